@@ -1,0 +1,74 @@
+// The only place that reads process.env: turns the environment into validated VerdictOptions.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ConfigError, DEFAULT_OPTIONS, validateOptions, type RedisTarget, type Role, type VerdictOptions } from "./options.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw new ConfigError(`${name} must be an integer (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
+function redisTarget(env: Env, dataDir: string): RedisTarget {
+  const clusterNodes = env.REDIS_CLUSTER_NODES;
+  if (clusterNodes) {
+    const nodes = clusterNodes.split(",").map((hostPort) => {
+      const [host, port] = hostPort.trim().split(":");
+      if (!host || !port || !Number.isInteger(Number(port))) {
+        throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port[,host:port...] (got ${JSON.stringify(clusterNodes)})`);
+      }
+      return { host, port: Number(port) };
+    });
+    return { kind: "cluster", nodes };
+  }
+  if (env.REDIS_URL) return { kind: "standalone", url: env.REDIS_URL };
+  return { kind: "embedded", dataDir };
+}
+
+/**
+ * The token secret: from VERDICT_TOKEN_SECRET, or, for the embedded laptop setup only, one generated
+ * once and kept beside the embedded Redis data so tokens survive restarts.
+ */
+function tokenSecret(env: Env, redis: RedisTarget, dataDir: string): string {
+  const fromEnv = env.VERDICT_TOKEN_SECRET;
+  if (fromEnv) return fromEnv;
+  if (redis.kind !== "embedded") {
+    throw new ConfigError("VERDICT_TOKEN_SECRET is required when REDIS_URL or REDIS_CLUSTER_NODES is set");
+  }
+  const file = join(dataDir, "token-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}): VerdictOptions {
+  const dataDir = resolve(env.VERDICT_DATA_DIR ?? ".verdict");
+  const redis = redisTarget(env, dataDir);
+  const role = (env.VERDICT_ROLE ?? DEFAULT_OPTIONS.role) as Role;
+  if (!["all", "ingress", "worker"].includes(role)) throw new ConfigError(`VERDICT_ROLE must be all, ingress or worker`);
+  return validateOptions({
+    role,
+    port: int(env, "VERDICT_PORT", DEFAULT_OPTIONS.port),
+    metricsPort: int(env, "VERDICT_METRICS_PORT", DEFAULT_OPTIONS.metricsPort),
+    redis,
+    keyPrefix: env.VERDICT_KEY_PREFIX ?? DEFAULT_OPTIONS.keyPrefix,
+    tokenSecret: tokenSecret(env, redis, dataDir),
+    shards: int(env, "VERDICT_SHARDS", DEFAULT_OPTIONS.shards),
+    maxShardBacklog: int(env, "VERDICT_MAX_SHARD_BACKLOG", DEFAULT_OPTIONS.maxShardBacklog),
+    enqueueTimeoutMs: int(env, "VERDICT_ENQUEUE_TIMEOUT_MS", DEFAULT_OPTIONS.enqueueTimeoutMs),
+    leaseTtlMs: int(env, "VERDICT_LEASE_TTL_MS", DEFAULT_OPTIONS.leaseTtlMs),
+    maxHotOutcomes: int(env, "VERDICT_MAX_HOT_OUTCOMES", DEFAULT_OPTIONS.maxHotOutcomes),
+    readBatchSize: int(env, "VERDICT_READ_BATCH_SIZE", DEFAULT_OPTIONS.readBatchSize),
+    maxProcessingAttempts: int(env, "VERDICT_MAX_PROCESSING_ATTEMPTS", DEFAULT_OPTIONS.maxProcessingAttempts),
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    logLevel: env.VERDICT_LOG_LEVEL ?? DEFAULT_OPTIONS.logLevel,
+    ...overrides,
+  });
+}

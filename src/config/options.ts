@@ -1,0 +1,88 @@
+// The service's one typed options object: every knob, its documented default, and validation at start.
+
+export type Role = "all" | "ingress" | "worker";
+
+/** How to reach Redis: an owned local server, one URL, or a cluster. */
+export type RedisTarget =
+  | { kind: "embedded"; dataDir: string }
+  | { kind: "standalone"; url: string }
+  | { kind: "cluster"; nodes: readonly { host: string; port: number }[] };
+
+export interface VerdictOptions {
+  /** Which parts this process runs. @default "all" */
+  role: Role;
+  /** HTTP port of the API and dashboard; 0 picks a free one. @default 8080 */
+  port: number;
+  /** Port of /metrics, /healthz and /readyz; 0 picks a free one. @default 9464 */
+  metricsPort: number;
+  /** Where Redis is. @default embedded redis-server under ./.verdict/ */
+  redis: RedisTarget;
+  /** Prefix of every Redis key; must not contain `{` or `}` (hash tags are the key builder's). @default "v:" */
+  keyPrefix: string;
+  /** Secret that signs API tokens (HMAC-SHA256). Required outside development. */
+  tokenSecret: string;
+  /** Number of shards; fixed for the life of a deployment. @default 64 */
+  shards: number;
+  /** A shard stream longer than this rejects new events (backpressure). @default 1_000_000 */
+  maxShardBacklog: number;
+  /** How long an enqueue may take before the event is answered unconfirmed. @default 2000 */
+  enqueueTimeoutMs: number;
+  /** Shard lease lifetime; a dead worker's shards move after this. @default 5000 */
+  leaseTtlMs: number;
+  /** Outcomes kept in memory per worker before the least recently used are dropped. @default 200_000 */
+  maxHotOutcomes: number;
+  /** Events read from a shard stream per XREADGROUP. @default 1000 */
+  readBatchSize: number;
+  /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
+  maxProcessingAttempts: number;
+  /** OTLP/HTTP endpoint for traces; tracing is off when absent. */
+  otlpEndpoint: string | undefined;
+  /** pino log level. @default "info" */
+  logLevel: string;
+}
+
+export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
+  role: "all",
+  port: 8080,
+  metricsPort: 9464,
+  keyPrefix: "v:",
+  shards: 64,
+  maxShardBacklog: 1_000_000,
+  enqueueTimeoutMs: 2000,
+  leaseTtlMs: 5000,
+  maxHotOutcomes: 200_000,
+  readBatchSize: 1000,
+  maxProcessingAttempts: 5,
+  otlpEndpoint: undefined,
+  logLevel: "info",
+});
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Rejects options the service cannot run with, naming the setting to fix. */
+export function validateOptions(options: VerdictOptions): VerdictOptions {
+  const problems: string[] = [];
+  const intIn = (name: string, value: number, min: number, max: number): void => {
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got ${value})`);
+    }
+  };
+  intIn("port", options.port, 0, 65535);
+  intIn("metricsPort", options.metricsPort, 0, 65535);
+  intIn("shards", options.shards, 1, 16384);
+  intIn("maxShardBacklog", options.maxShardBacklog, 1, Number.MAX_SAFE_INTEGER);
+  intIn("enqueueTimeoutMs", options.enqueueTimeoutMs, 1, 600_000);
+  intIn("leaseTtlMs", options.leaseTtlMs, 500, 600_000);
+  intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
+  intIn("readBatchSize", options.readBatchSize, 1, 100_000);
+  intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
+  if (/[{}]/.test(options.keyPrefix)) problems.push("keyPrefix must not contain '{' or '}'");
+  if (options.tokenSecret.length < 16) problems.push("tokenSecret must be at least 16 characters");
+  if (options.redis.kind === "cluster" && options.redis.nodes.length === 0) {
+    problems.push("a cluster needs at least one node");
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
+  return options;
+}

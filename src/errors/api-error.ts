@@ -1,0 +1,27 @@
+// The typed error every HTTP handler throws or returns; the edge turns it into the spec's error body.
+import { HTTP_ERROR_STATUS, type HttpErrorCode } from "./codes.js";
+
+/** One pointer into the request that explains a VALIDATION_ERROR, e.g. `events[12].action`. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  readonly status: number;
+
+  constructor(
+    readonly code: HttpErrorCode,
+    message: string,
+    readonly details?: readonly ErrorDetail[],
+    options?: { cause?: unknown; retryAfterSeconds?: number },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.status = HTTP_ERROR_STATUS[code];
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+
+  /** Seconds for the `Retry-After` header on 503 answers. */
+  readonly retryAfterSeconds: number | undefined;
+}

@@ -1,0 +1,33 @@
+// Every error code the service speaks, with the HTTP status it maps to where it is returned over HTTP.
+
+/** Codes returned over HTTP, with their status. */
+export const HTTP_ERROR_STATUS = {
+  TOKEN_INVALID: 401,
+  OUTCOME_NOT_FOUND: 404,
+  TASK_NOT_FOUND: 404,
+  AGENT_NOT_FOUND: 404,
+  CUSTOMER_NOT_FOUND: 404,
+  RATE_CARD_NOT_FOUND: 404,
+  DEAD_LETTER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  OUTCOME_EXISTS: 409,
+  VALIDATION_ERROR: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  QUEUE_REJECTED: 503,
+  QUEUE_UNCONFIRMED: 503,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type HttpErrorCode = keyof typeof HTTP_ERROR_STATUS;
+
+/** Codes surfaced only in the dead-letter queue (the HTTP answer stayed 202). */
+export type DeadLetterCode =
+  | "OUTCOME_NOT_FOUND"
+  | "OUTCOME_NOT_OPEN"
+  | "OUTCOME_IDENTITY_MISMATCH"
+  | "AGENT_NOT_FOUND"
+  | "CUSTOMER_NOT_FOUND"
+  | "RATE_CARD_NOT_FOUND"
+  | "RATE_CARD_ENTRY_NOT_FOUND"
+  | "PROCESSING_FAILED";

@@ -1,0 +1,65 @@
+// Connects to Redis as configured: one server or a cluster, behind one client type.
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+
+/** A standalone connection or a cluster client; both speak the same commands for one-slot work. */
+export type RedisClient = Redis | Cluster;
+
+export type RedisEndpoint =
+  | { kind: "standalone"; url: string }
+  | { kind: "socket"; path: string }
+  | { kind: "cluster"; nodes: readonly { host: string; port: number }[] };
+
+export interface ConnectOptions {
+  /** Name shown in CLIENT LIST, useful when reading a busy server. */
+  connectionName?: string;
+  /** Per-command timeout; commands past it fail instead of hanging. */
+  commandTimeoutMs?: number;
+  /** Queue commands while disconnected (true) or fail them at once (false). @default true */
+  offlineQueue?: boolean;
+}
+
+export function connectRedis(endpoint: RedisEndpoint, options: ConnectOptions = {}): RedisClient {
+  const common: RedisOptions = {
+    connectionName: options.connectionName,
+    commandTimeout: options.commandTimeoutMs,
+    enableOfflineQueue: options.offlineQueue ?? true,
+    maxRetriesPerRequest: options.offlineQueue === false ? 0 : 20,
+    lazyConnect: false,
+  };
+  switch (endpoint.kind) {
+    case "standalone":
+      return new Redis(endpoint.url, common);
+    case "socket":
+      return new Redis({ ...common, path: endpoint.path });
+    case "cluster": {
+      const clusterOptions: ClusterOptions = {
+        redisOptions: common,
+        enableOfflineQueue: common.enableOfflineQueue,
+        // Different shards live on different nodes; auto-pipelining batches per node without CROSSSLOT errors.
+        enableAutoPipelining: true,
+        slotsRefreshTimeout: 2000,
+      };
+      return new Cluster([...endpoint.nodes], clusterOptions);
+    }
+  }
+}
+
+/** Waits until the client is ready (a cluster may emit `ready` more than once while it forms). */
+export async function waitReady(client: RedisClient, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if ((await client.ping()) === "PONG") return;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, 100));
+  }
+  throw new Error(`Redis not ready after ${timeoutMs} ms`, { cause: lastError });
+}
+
+/** Every master of the deployment: one for a standalone server, each master node of a cluster. */
+export function masters(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes("master") : [client];
+}

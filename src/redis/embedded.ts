@@ -1,0 +1,77 @@
+// The laptop default: a redis-server owned by this process, append-only, listening on a unix socket under ./.verdict/.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+
+export class RedisServerMissingError extends Error {
+  override readonly name = "RedisServerMissingError";
+  constructor() {
+    super(
+      "No Redis configured and no redis-server on PATH. Install one (Debian/Ubuntu: sudo apt-get install redis-server; " +
+        "macOS: brew install redis) or point Verdict at a running Redis with REDIS_URL=redis://host:6379 " +
+        "(or REDIS_CLUSTER_NODES=host:port,...).",
+    );
+  }
+}
+
+export interface EmbeddedRedis {
+  socketPath: string;
+  /** True when this process started the server (and so stops it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+async function answersPing(socketPath: string): Promise<boolean> {
+  const probe = new Redis({ path: socketPath, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  try {
+    await probe.connect();
+    return (await probe.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/** Starts (or reuses, if one is already serving the data dir) the embedded redis-server. */
+export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
+  mkdirSync(dataDir, { recursive: true });
+  const socketPath = join(dataDir, "redis.sock");
+  if (existsSync(socketPath) && (await answersPing(socketPath))) {
+    return { socketPath, owned: false, stop: () => Promise.resolve() };
+  }
+  if (spawnSync("redis-server", ["--version"]).error) throw new RedisServerMissingError();
+  rmSync(socketPath, { force: true });
+  const child: ChildProcess = spawn(
+    "redis-server",
+    [
+      "--port", "0",
+      "--unixsocket", socketPath,
+      "--unixsocketperm", "700",
+      "--dir", dataDir,
+      "--appendonly", "yes",
+      "--appendfsync", "everysec",
+      "--save", "",
+      "--maxmemory-policy", "noeviction",
+      "--logfile", join(dataDir, "redis.log"),
+    ],
+    { stdio: "ignore" },
+  );
+  const deadline = Date.now() + 10_000;
+  while (!(await answersPing(socketPath))) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}; see ${join(dataDir, "redis.log")}`);
+    if (Date.now() > deadline) throw new Error(`redis-server did not answer on ${socketPath} within 10 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    socketPath,
+    owned: true,
+    stop: () =>
+      new Promise<void>((resolveStop) => {
+        if (child.exitCode !== null) return resolveStop();
+        child.once("exit", () => resolveStop());
+        child.kill("SIGTERM");
+      }),
+  };
+}
