@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// The `verdict` command line: one subcommand per file, loaded only when used so `verdict condition`
+// starts without loading the server.
+
+type Command = () => Promise<{ run(args: string[]): Promise<number> }>;
+
+const COMMANDS: Record<string, { summary: string; load: Command }> = {
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  verdict ${name.padEnd(10)} ${summary}`);
+  return `usage: verdict <command> [args]\n\n${lines.join("\n")}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    process.stderr.write(usage());
+    return name === undefined || name === "help" || name === "--help" ? 0 : 2;
+  }
+  const module = await command.load();
+  return module.run(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);
