@@ -5,6 +5,7 @@
 type Command = () => Promise<{ run(args: string[]): Promise<number> }>;
 
 const COMMANDS: Record<string, { summary: string; load: Command }> = {
+  condition: { summary: "check and try success conditions offline", load: () => import("./condition.js") },
 };
 
 function usage(): string {
