@@ -5,6 +5,9 @@
 type Command = () => Promise<{ run(args: string[]): Promise<number> }>;
 
 const COMMANDS: Record<string, { summary: string; load: Command }> = {
+  serve: { summary: "run the service [--role all|ingress|worker]", load: () => import("./serve.js") },
+  account: { summary: "account create NAME: new account, prints its token", load: () => import("./account.js") },
+  token: { summary: "token show|rotate ACCOUNT_ID: print or replace an account's token", load: () => import("./token.js") },
   condition: { summary: "check and try success conditions offline", load: () => import("./condition.js") },
 };
 

@@ -59,6 +59,11 @@ export async function waitReady(client: RedisClient, timeoutMs = 15_000): Promis
   throw new Error(`Redis not ready after ${timeoutMs} ms`, { cause: lastError });
 }
 
+/** A new connection (or cluster client) with the same settings, e.g. for a blocking read. */
+export function duplicateClient(client: RedisClient): RedisClient {
+  return client instanceof Cluster ? client.duplicate() : client.duplicate();
+}
+
 /** Every master of the deployment: one for a standalone server, each master node of a cluster. */
 export function masters(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes("master") : [client];

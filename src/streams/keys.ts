@@ -1,6 +1,9 @@
 // The one key builder: nobody else formats a Redis key. Every key of a shard carries the tag {s<N>} so one
 // Lua call's keys share a cluster slot; account-wide records carry {a:<account>}.
 
+/** Kinds of account configuration records. */
+export type RecordKind = "task" | "agent" | "customer" | "rate-card";
+
 export class Keys {
   constructor(private readonly prefix: string) {
     if (/[{}]/.test(prefix)) throw new Error("key prefix must not contain '{' or '}'");
@@ -64,31 +67,46 @@ export class Keys {
     return `${this.shardTag(shard)}:dlq:${accountId}`;
   }
 
+  /** The account's charges on this shard (a stream, one entry per confirmed Variant B outcome). */
+  charges(shard: number, accountId: string): string {
+    return `${this.shardTag(shard)}:charges:${accountId}`;
+  }
+
+  /** Billable events applied per customer of the account on this shard (hash customer -> count). */
+  usage(shard: number, accountId: string): string {
+    return `${this.shardTag(shard)}:usage:${accountId}`;
+  }
+
   // ---- per account ----
 
   account(accountId: string): string {
     return `${this.accountTag(accountId)}:account`;
   }
 
-  task(accountId: string, taskKey: string): string {
-    return `${this.accountTag(accountId)}:task:${taskKey}`;
+  /** One configuration record of the account (a task, agent, customer or rate card), as JSON. */
+  record(accountId: string, kind: RecordKind, key: string): string {
+    return `${this.accountTag(accountId)}:${kind}:${key}`;
   }
 
-  tasks(accountId: string): string {
-    return `${this.accountTag(accountId)}:tasks`;
+  /** The account's live records of one kind: a sorted set of keys (all score 0) listed in key order. */
+  records(accountId: string, kind: RecordKind): string {
+    return `${this.accountTag(accountId)}:${kind}s`;
   }
-
 
   // ---- global ----
 
-  /** Hash account id -> current token generation. */
+  /** Hash account id -> current token generation. Tagged like the rotation channel (same slot). */
   tokenGenerations(): string {
-    return `${this.prefix}token-generations`;
+    return `${this.prefix}{tokens}:generations`;
   }
 
-  /** Pub/sub channel announcing a rotated token: message "<account>:<generation>". */
+  /**
+   * Shard pub/sub channel (SPUBLISH/SSUBSCRIBE) announcing a rotated token: message "<account>:<generation>".
+   * It shares the generations hash's slot, so the rotation script can publish it, and subscribers listen on
+   * the very node that runs the rotation: no cluster-bus hop between a rotation and its announcement.
+   */
   tokenRotatedChannel(): string {
-    return `${this.prefix}token-rotated`;
+    return `${this.prefix}{tokens}:rotated`;
   }
 
   /** Sorted set of live workers scored by heartbeat expiry. */

@@ -1,0 +1,79 @@
+// Accounts and their API tokens: create, show (recomputed, never stored) and rotate (revokes the old one everywhere).
+import { randomInt } from "node:crypto";
+import { signToken } from "../auth/token.js";
+import type { RedisClient } from "../redis/client.js";
+import { Scripts } from "../redis/scripts.js";
+import type { Keys } from "../streams/keys.js";
+
+const ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+export class AccountNotFoundError extends Error {
+  override readonly name = "AccountNotFoundError";
+  constructor(readonly accountId: string) {
+    super(`no account ${accountId}`);
+  }
+}
+
+export interface AccountToken {
+  account_id: string;
+  token: string;
+}
+
+function newAccountId(): string {
+  let id = "acct_";
+  for (let i = 0; i < 20; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
+  return id;
+}
+
+export class Accounts {
+  private readonly scripts: Scripts<"set-token-generation">;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly tokenSecret: string,
+  ) {
+    this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), ["set-token-generation"]);
+  }
+
+  async create(name: string): Promise<AccountToken> {
+    if (name.trim() === "") throw new Error("an account needs a non-empty name");
+    for (;;) {
+      const accountId = newAccountId();
+      // The record first: a generation without a record would be a token for an account nobody can list.
+      const created = await this.redis.hsetnx(this.keys.account(accountId), "id", accountId);
+      if (created === 0) continue;
+      await this.redis.hset(this.keys.account(accountId), { name, created_at: new Date().toISOString() });
+      const generation = await this.setGeneration(accountId, "create");
+      if (generation === 0) continue;
+      return { account_id: accountId, token: signToken(this.tokenSecret, { accountId, generation }) };
+    }
+  }
+
+  /** The account's current token, recomputed from its generation. */
+  async show(accountId: string): Promise<AccountToken> {
+    const generation = await this.redis.hget(this.keys.tokenGenerations(), accountId);
+    if (generation === null) throw new AccountNotFoundError(accountId);
+    return { account_id: accountId, token: signToken(this.tokenSecret, { accountId, generation: Number(generation) }) };
+  }
+
+  /** A new token; the previous one stops working on every node as the rotation message arrives. */
+  async rotate(accountId: string): Promise<AccountToken> {
+    const generation = await this.setGeneration(accountId, "rotate");
+    if (generation === 0) throw new AccountNotFoundError(accountId);
+    return { account_id: accountId, token: signToken(this.tokenSecret, { accountId, generation }) };
+  }
+
+  async name(accountId: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.account(accountId), "name")) ?? undefined;
+  }
+
+  private async setGeneration(accountId: string, mode: "create" | "rotate"): Promise<number> {
+    const reply = await this.scripts.run(
+      "set-token-generation",
+      [this.keys.tokenGenerations()],
+      [accountId, this.keys.tokenRotatedChannel(), mode],
+    );
+    return Number(reply);
+  }
+}

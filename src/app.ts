@@ -1,0 +1,129 @@
+// Wires one Verdict process: Redis, then the parts its role runs (ingress, worker), then the operations port.
+import { Accounts } from "./accounts/accounts.js";
+import { TokenVerifier } from "./auth/token-verifier.js";
+import type { VerdictOptions } from "./config/options.js";
+import { startHttpServer } from "./ingress/http-server.js";
+import type { Route } from "./ingress/router.js";
+import { apiRoutes } from "./ingress/routes/index.js";
+import type { RedisClient } from "./redis/client.js";
+import { assertNoEviction } from "./redis/eviction-guard.js";
+import { openClient, openShardSubscriber, resolveRedis } from "./streams/connect.js";
+import { ShardEnqueuer } from "./streams/enqueue.js";
+import { Keys } from "./streams/keys.js";
+import { startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
+import { createLogger, type Logger } from "./telemetry/logger.js";
+import { createMetrics, type Metrics } from "./telemetry/metrics.js";
+
+/** What extra parts (routes, the worker) get from the running app. */
+export interface AppContext {
+  options: VerdictOptions;
+  /** The shared command connection (offline queue on). */
+  redis: RedisClient;
+  keys: Keys;
+  logger: Logger;
+  metrics: Metrics;
+  accounts: Accounts;
+  /** Conditions /readyz requires; push one for each part that must be up before the process is ready. */
+  readiness: ReadinessCheck[];
+}
+
+export interface VerdictExtras {
+  /** Defaults to a pino logger at options.logLevel. */
+  logger?: Logger;
+  /** More HTTP routes, built once the app's Redis and keys exist (served by roles all and ingress). */
+  extraRoutes?: (context: AppContext) => Route[];
+}
+
+export interface VerdictApp {
+  /** HTTP API port; 0 when this role serves no API (worker). */
+  port: number;
+  metricsPort: number;
+  redis: RedisClient;
+  keys: Keys;
+  /** Stops everything this app started, newest first. */
+  stop(): Promise<void>;
+}
+
+type Stopper = () => unknown;
+
+export async function startVerdict(options: VerdictOptions, extras: VerdictExtras = {}): Promise<VerdictApp> {
+  const logger = extras.logger ?? createLogger(options.logLevel, { role: options.role });
+  const stoppers: Stopper[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stoppers.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.warn({ err: error }, "error while stopping");
+      }
+    }
+  };
+
+  try {
+    const resolved = await resolveRedis(options.redis, logger);
+    stoppers.push(() => resolved.release());
+    const redis = await openClient(resolved.endpoint, { connectionName: "verdict" }, logger);
+    stoppers.push(() => redis.disconnect());
+    await assertNoEviction(redis);
+
+    const keys = new Keys(options.keyPrefix);
+    const metrics = createMetrics();
+    const readiness: ReadinessCheck[] = [
+      { name: "redis reachable", check: async () => (await redis.ping()) === "PONG" },
+    ];
+    const context: AppContext = { options, redis, keys, logger, metrics, accounts: new Accounts(redis, keys, options.tokenSecret), readiness };
+
+    let port = 0;
+    if (options.role === "all" || options.role === "ingress") {
+      // Own connections: enqueue fails fast when Redis is down (no offline queue); pub/sub needs its own.
+      const enqueueRedis = await openClient(resolved.endpoint, { connectionName: "verdict-enqueue", offlineQueue: false }, logger);
+      stoppers.push(() => enqueueRedis.disconnect());
+      const subscriber = openShardSubscriber(resolved.endpoint, "verdict-token-rotations", logger);
+      stoppers.push(() => subscriber.disconnect());
+      const verifier = await TokenVerifier.start({ redis, subscriber, keys, secret: options.tokenSecret, logger });
+      stoppers.push(() => verifier.stop());
+
+      const enqueuer = new ShardEnqueuer(enqueueRedis, keys, options, (outcome, events, seconds) => {
+        metrics.enqueueSeconds.labels(outcome).observe(seconds);
+        metrics.enqueueCallEvents.observe(events);
+      });
+      const routes = [
+        ...apiRoutes({ enqueuer, shards: options.shards, metrics }),
+        ...(extras.extraRoutes?.(context) ?? []),
+      ];
+      const http = await startHttpServer({
+        routes,
+        authenticate: (header) => verifier.authenticate(header),
+        logger,
+        metrics,
+        port: options.port,
+      });
+      stoppers.push(() => http.close());
+      port = http.port;
+      // Listening is checked once here; enqueue's own connection must be up for the ingress to work.
+      readiness.push({ name: "ingress enqueue connection", check: () => enqueueRedis.status === "ready" });
+    }
+
+    if (options.role === "all" || options.role === "worker") {
+      // WORKER STARTUP (roles all|worker) plugs in here: start the shard actors and the monitor from
+      // src/actors and src/monitor with `context`, push their stop function onto `stoppers`, and push a
+      // readiness check "joined shard membership" onto `readiness`. Until then this role runs no worker.
+    }
+
+    const health = await startHealthServer(options.metricsPort, metrics.registry, readiness);
+    stoppers.push(() => health.close());
+    logger.info({ port, metricsPort: health.port }, "verdict started");
+
+    let stopping: Promise<void> | undefined;
+    return {
+      port,
+      metricsPort: health.port,
+      redis,
+      keys,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,129 @@
+// POST /v1/events and POST /v1/events/batch: validate, stamp, shard and enqueue; answer only what Redis confirmed.
+import { ApiError } from "../../errors/api-error.js";
+import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/enqueue.js";
+import { packEnvelope, type EventEnvelope } from "../../streams/event-envelope.js";
+import { shardOf } from "../../streams/shard.js";
+import type { Metrics } from "../../telemetry/metrics.js";
+import type { Route } from "../router.js";
+import { parseBatch, parseEvent } from "../validate-events.js";
+
+export const MAX_EVENT_BODY_BYTES = 256 * 1024;
+export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
+/** Seconds a client should wait before retrying a 503. */
+const RETRY_AFTER_SECONDS = 1;
+
+export interface EventRouteDeps {
+  enqueuer: ShardEnqueuer;
+  shards: number;
+  metrics: Metrics;
+  /** Payload bytes per sequential chunk of one shard within a batch. @default 1 MiB */
+  batchChunkBytes?: number;
+}
+
+type Failure = "rejected" | "unconfirmed";
+
+interface Prepared {
+  index: number;
+  shard: number;
+  item: EnqueueItem;
+}
+
+function prepare(envelope: EventEnvelope, index: number, shards: number): Prepared {
+  const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload: packEnvelope(envelope) };
+  if (envelope.idempotencyKey !== undefined) item.idempotencyKey = envelope.idempotencyKey;
+  return { index, shard: shardOf(envelope.accountId, envelope.outcomeKey, shards), item };
+}
+
+export function eventRoutes(deps: EventRouteDeps): Route[] {
+  const { enqueuer, shards, metrics } = deps;
+  const chunkBytes = deps.batchChunkBytes ?? 1024 * 1024;
+  const count = (result: EnqueueResult, n = 1): void => {
+    metrics.events.labels(result === "appended" ? "accepted" : result).inc(n);
+  };
+
+  /**
+   * Writes one shard's share of a batch in send order, chunk after chunk. Once an outcome's event fails,
+   * its later events are not sent (rejected: never sent); other outcomes carry on.
+   */
+  async function writeShard(shard: number, items: Prepared[], results: EnqueueResult[]): Promise<void> {
+    const failedOutcomes = new Set<string>();
+    let at = 0;
+    while (at < items.length) {
+      const chunk: Prepared[] = [];
+      let bytes = 0;
+      while (at < items.length && (chunk.length === 0 || bytes + items[at]!.item.payload.length <= chunkBytes)) {
+        const next = items[at++]!;
+        if (failedOutcomes.has(next.item.outcomeKey)) {
+          results[next.index] = "rejected";
+          continue;
+        }
+        chunk.push(next);
+        bytes += next.item.payload.length;
+      }
+      if (chunk.length === 0) continue;
+      const outcomes = await enqueuer.submit(shard, chunk.map((p) => p.item));
+      chunk.forEach((prepared, i) => {
+        const result = outcomes[i]!;
+        results[prepared.index] = result;
+        if (result === "rejected" || result === "unconfirmed") failedOutcomes.add(prepared.item.outcomeKey);
+      });
+    }
+  }
+
+  return [
+    {
+      method: "POST",
+      path: "/v1/events",
+      maxBodyBytes: MAX_EVENT_BODY_BYTES,
+      async handler(req) {
+        const { shard, item } = prepare(parseEvent(req.body, req), 0, shards);
+        const [result] = await enqueuer.submit(shard, [item]);
+        count(result!);
+        switch (result) {
+          case "appended":
+          case "duplicate":
+            return { status: 202, body: { accepted: true, duplicate: result === "duplicate" } };
+          case "rejected":
+            throw new ApiError("QUEUE_REJECTED", "the queue did not accept the event; it was not enqueued, retry later", undefined, {
+              retryAfterSeconds: RETRY_AFTER_SECONDS,
+            });
+          default:
+            throw new ApiError(
+              "QUEUE_UNCONFIRMED",
+              "the event could not be confirmed enqueued; retry with the same idempotency_key to be safe",
+              undefined,
+              { retryAfterSeconds: RETRY_AFTER_SECONDS },
+            );
+        }
+      },
+    },
+    {
+      method: "POST",
+      path: "/v1/events/batch",
+      maxBodyBytes: MAX_BATCH_BODY_BYTES,
+      async handler(req) {
+        const events = parseBatch(req.body, req);
+        const byShard = new Map<number, Prepared[]>();
+        for (let index = 0; index < events.length; index++) {
+          const prepared = prepare(events[index]!, index, shards);
+          const list = byShard.get(prepared.shard);
+          if (list) list.push(prepared);
+          else byShard.set(prepared.shard, [prepared]);
+        }
+        const results: EnqueueResult[] = new Array<EnqueueResult>(events.length);
+        await Promise.all([...byShard].map(([shard, items]) => writeShard(shard, items, results)));
+
+        const failed: { index: number; reason: Failure }[] = [];
+        const duplicates: number[] = [];
+        const tally: Record<EnqueueResult, number> = { appended: 0, duplicate: 0, rejected: 0, unconfirmed: 0 };
+        results.forEach((result, index) => {
+          if (result === "rejected" || result === "unconfirmed") failed.push({ index, reason: result });
+          else if (result === "duplicate") duplicates.push(index);
+          tally[result]++;
+        });
+        for (const [result, n] of Object.entries(tally) as [EnqueueResult, number][]) if (n > 0) count(result, n);
+        return { status: 202, body: { accepted: events.length - failed.length, failed, duplicates } };
+      },
+    },
+  ];
+}

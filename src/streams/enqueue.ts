@@ -1,0 +1,201 @@
+// Appends validated events to their shard streams with group commit: every submission that arrives in the
+// same event-loop turn for a shard shares one script call, and each learns the fate of its own events.
+import { masters, type RedisClient } from "../redis/client.js";
+import { Scripts } from "../redis/scripts.js";
+import { ENVELOPE_FIELD } from "./event-envelope.js";
+import type { Keys } from "./keys.js";
+
+/** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
+export type EnqueueResult = "appended" | "duplicate" | "rejected" | "unconfirmed";
+
+export interface EnqueueItem {
+  accountId: string;
+  outcomeKey: string;
+  idempotencyKey?: string;
+  /** The packed EventEnvelope. */
+  payload: Buffer;
+}
+
+export interface EnqueuerOptions {
+  /** A stream already this long refuses the call. */
+  maxShardBacklog: number;
+  /** A call not answered within this is unconfirmed. */
+  enqueueTimeoutMs: number;
+  /** Events per script call; a larger submission still goes whole, alone. @default 1000 */
+  maxEventsPerCall?: number;
+  /** Payload bytes per script call; a larger submission still goes whole, alone. @default 4 MiB */
+  maxBytesPerCall?: number;
+}
+
+/** Told once per script call, for metrics. */
+export type CallObserver = (outcome: "ok" | "backlog" | "rejected" | "unconfirmed", events: number, seconds: number) => void;
+
+interface Submission {
+  items: readonly EnqueueItem[];
+  bytes: number;
+  resolve(results: EnqueueResult[]): void;
+}
+
+/** Redis replies that mean the script never ran, so nothing of the call was written. */
+const REFUSED_BEFORE_RUNNING = /^(OOM|BUSY|LOADING|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOSCRIPT|MISCONF|NOPERM|NOAUTH|MOVED|ASK)\b/;
+/** ioredis errors for a command it refused to send (offline queue disabled and not connected). */
+const NOT_SENT = /enableOfflineQueue options is false/;
+
+class EnqueueTimeout extends Error {
+  override readonly name = "EnqueueTimeout";
+}
+
+export class ShardEnqueuer {
+  private readonly scripts: Scripts<"enqueue">;
+  private readonly pending = new Map<number, Submission[]>();
+  private flushScheduled = false;
+  private readonly maxEvents: number;
+  private readonly maxBytes: number;
+
+  /**
+   * `redis` should be a connection of its own with the offline queue disabled, so a Redis that is down
+   * fails a call at once (rejected: never sent) instead of queueing it until the timeout.
+   */
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly options: EnqueuerOptions,
+    private readonly observe: CallObserver = () => {},
+  ) {
+    this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), ["enqueue"]);
+    this.maxEvents = options.maxEventsPerCall ?? 1000;
+    this.maxBytes = options.maxBytesPerCall ?? 4 * 1024 * 1024;
+  }
+
+  /**
+   * Enqueues `items` (all of one shard) in order, in one script call shared with other submissions of the
+   * same turn; the items of one submission are never split across calls, so they share one fate.
+   */
+  submit(shard: number, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
+    return new Promise((resolve) => {
+      let bytes = 0;
+      for (const item of items) bytes += item.payload.length;
+      let queue = this.pending.get(shard);
+      if (!queue) {
+        queue = [];
+        this.pending.set(shard, queue);
+      }
+      queue.push({ items, bytes, resolve });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // After the poll phase: every request read in this turn has submitted by then.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const pending = [...this.pending];
+    this.pending.clear();
+    // Every call of this turn is written synchronously below: corked, they leave in one write per node.
+    const sockets = masters(this.redis).map((node) => node.stream).filter((socket) => socket !== undefined && !socket.destroyed);
+    for (const socket of sockets) socket.cork();
+    try {
+      this.writeCalls(pending);
+    } finally {
+      for (const socket of sockets) socket.uncork();
+    }
+  }
+
+  private writeCalls(pending: [number, Submission[]][]): void {
+    for (const [shard, submissions] of pending) {
+      let call: Submission[] = [];
+      let events = 0;
+      let bytes = 0;
+      for (const submission of submissions) {
+        if (call.length > 0 && (events + submission.items.length > this.maxEvents || bytes + submission.bytes > this.maxBytes)) {
+          void this.send(shard, call);
+          call = [];
+          events = 0;
+          bytes = 0;
+        }
+        call.push(submission);
+        events += submission.items.length;
+        bytes += submission.bytes;
+      }
+      if (call.length > 0) void this.send(shard, call);
+    }
+  }
+
+  /** Runs one script call for the submissions and resolves each; never rejects. */
+  private async send(shard: number, submissions: Submission[]): Promise<void> {
+    const started = performance.now();
+    const count = submissions.reduce((sum, s) => sum + s.items.length, 0);
+    const failAll = (reason: "rejected" | "unconfirmed"): void => {
+      for (const s of submissions) s.resolve(s.items.map(() => reason));
+    };
+    if (this.redis.status !== "ready") {
+      this.observe("rejected", count, (performance.now() - started) / 1000);
+      failAll("rejected");
+      return;
+    }
+    const keys = [this.keys.stream(shard)];
+    const hashIndex = new Map<string, number>();
+    const args: (string | number | Buffer)[] = [this.options.maxShardBacklog, ENVELOPE_FIELD];
+    for (const submission of submissions) {
+      for (const item of submission.items) {
+        if (item.idempotencyKey === undefined) {
+          args.push(0, "", item.payload);
+          continue;
+        }
+        const hash = this.keys.idempotency(shard, item.accountId, item.outcomeKey);
+        let index = hashIndex.get(hash);
+        if (index === undefined) {
+          keys.push(hash);
+          index = keys.length;
+          hashIndex.set(hash, index);
+        }
+        args.push(index, item.idempotencyKey, item.payload);
+      }
+    }
+
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EnqueueTimeout(`enqueue to shard ${shard} took over ${this.options.enqueueTimeoutMs} ms`)), this.options.enqueueTimeoutMs);
+    });
+    let reply: unknown;
+    try {
+      reply = await Promise.race([this.scripts.run("enqueue", keys, args), timeout]);
+    } catch (error) {
+      const reason = classify(error);
+      this.observe(reason, count, (performance.now() - started) / 1000);
+      failAll(reason);
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (reply === -1) {
+      this.observe("backlog", count, seconds);
+      failAll("rejected");
+      return;
+    }
+    if (typeof reply !== "string" || reply.length !== count) {
+      // The script ran but answered in a shape we do not know: the events may be in the stream.
+      this.observe("unconfirmed", count, seconds);
+      failAll("unconfirmed");
+      return;
+    }
+    this.observe("ok", count, seconds);
+    let at = 0;
+    for (const submission of submissions) {
+      const results: EnqueueResult[] = [];
+      for (let i = 0; i < submission.items.length; i++) results.push(reply.charCodeAt(at++) === 49 ? "appended" : "duplicate");
+      submission.resolve(results);
+    }
+  }
+}
+
+/** Never sent or refused before running -> rejected; sent and then lost, timed out or failed -> unconfirmed. */
+function classify(error: unknown): "rejected" | "unconfirmed" {
+  if (error instanceof EnqueueTimeout || !(error instanceof Error)) return "unconfirmed";
+  if (NOT_SENT.test(error.message)) return "rejected";
+  if (error.name === "ReplyError" && REFUSED_BEFORE_RUNNING.test(error.message)) return "rejected";
+  return "unconfirmed";
+}

@@ -1,0 +1,70 @@
+// The operations port every role serves: /metrics (Prometheus), /healthz (alive) and /readyz (can do its work).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+
+/** One condition of readiness, e.g. "ingress listening", "redis reachable", "joined shard membership". */
+export interface ReadinessCheck {
+  name: string;
+  check(): boolean | Promise<boolean>;
+}
+
+export interface HealthServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+async function failing(checks: readonly ReadinessCheck[]): Promise<string[]> {
+  const results = await Promise.all(
+    checks.map(async (c) => {
+      try {
+        return (await c.check()) ? undefined : c.name;
+      } catch {
+        return c.name;
+      }
+    }),
+  );
+  return results.filter((name): name is string => name !== undefined);
+}
+
+/** `checks` is read on every /readyz, so checks added after start count. */
+export function startHealthServer(port: number, registry: Registry, checks: readonly ReadinessCheck[]): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const reply = (status: number, type: string, body: string): void => {
+      res.writeHead(status, { "Content-Type": type });
+      res.end(body);
+    };
+    if (req.method !== "GET" && req.method !== "HEAD") return reply(405, "text/plain", "method not allowed\n");
+    if (path === "/healthz") return reply(200, "application/json", '{"status":"ok"}\n');
+    if (path === "/readyz") {
+      failing(checks).then(
+        (down) => reply(down.length === 0 ? 200 : 503, "application/json", `${JSON.stringify({ ready: down.length === 0, failing: down })}\n`),
+        () => reply(503, "application/json", '{"ready":false}\n'),
+      );
+      return;
+    }
+    if (path === "/metrics") {
+      registry.metrics().then(
+        (text) => reply(200, registry.contentType, text),
+        (error: unknown) => reply(500, "text/plain", `${String(error)}\n`),
+      );
+      return;
+    }
+    reply(404, "text/plain", "not found\n");
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => {
+      server.off("error", reject);
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise<void>((resolveClose) => {
+            server.close(() => resolveClose());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,47 @@
+// Prometheus metrics of one running app: its own registry, so several apps in one process (tests) stay apart.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface Metrics {
+  registry: Registry;
+  /** HTTP requests answered, by route pattern, method and status. */
+  httpRequests: Counter<"route" | "method" | "status">;
+  /** Events by what became of them at the edge: accepted, duplicate, rejected, unconfirmed. */
+  events: Counter<"result">;
+  /** Latency of enqueue script calls, by outcome (ok, backlog, rejected, unconfirmed). */
+  enqueueSeconds: Histogram<"outcome">;
+  /** Events carried per enqueue script call (how well group commit coalesces). */
+  enqueueCallEvents: Histogram;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "verdict_" });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: "verdict_http_requests_total",
+      help: "HTTP requests answered, by route pattern, method and status",
+      labelNames: ["route", "method", "status"],
+      registers: [registry],
+    }),
+    events: new Counter({
+      name: "verdict_events_total",
+      help: "Events received at the edge, by result: accepted, duplicate, rejected, unconfirmed",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    enqueueSeconds: new Histogram({
+      name: "verdict_enqueue_seconds",
+      help: "Latency of one enqueue script call, by outcome: ok, backlog, rejected, unconfirmed",
+      labelNames: ["outcome"],
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    enqueueCallEvents: new Histogram({
+      name: "verdict_enqueue_call_events",
+      help: "Events carried by one enqueue script call",
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+      registers: [registry],
+    }),
+  };
+}
