@@ -1,11 +1,16 @@
 // Wires one Verdict process: Redis, then the parts its role runs (ingress, worker), then the operations port.
 import { Accounts } from "./accounts/accounts.js";
+import { Worker } from "./actors/worker.js";
+import { resourceRoutes } from "./api/routes/index.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
 import type { Route } from "./ingress/router.js";
 import { apiRoutes } from "./ingress/routes/index.js";
 import type { RedisClient } from "./redis/client.js";
+import { SettlementMonitor } from "./monitor/settlement-monitor.js";
+import { createAgentOutcome } from "./outcomes/agent-outcome.js";
+import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./streams/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
@@ -89,6 +94,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       });
       const routes = [
         ...apiRoutes({ enqueuer, shards: options.shards, metrics }),
+        ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer }),
         ...(extras.extraRoutes?.(context) ?? []),
       ];
       const http = await startHttpServer({
@@ -105,9 +111,21 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     }
 
     if (options.role === "all" || options.role === "worker") {
-      // WORKER STARTUP (roles all|worker) plugs in here: start the shard actors and the monitor from
-      // src/actors and src/monitor with `context`, push their stop function onto `stoppers`, and push a
-      // readiness check "joined shard membership" onto `readiness`. Until then this role runs no worker.
+      const records = new RecordStore(redis, keys);
+      const worker = new Worker({
+        client: redis,
+        keys,
+        options,
+        logger,
+        registry: metrics.registry,
+        createFromEvent: (event) => createAgentOutcome(records, event),
+      });
+      await worker.start();
+      stoppers.push(() => worker.stop());
+      const monitor = new SettlementMonitor(worker);
+      monitor.start();
+      stoppers.push(() => monitor.stop());
+      readiness.push({ name: "joined shard membership", check: () => worker.joined });
     }
 
     const health = await startHealthServer(options.metricsPort, metrics.registry, readiness);

@@ -1,0 +1,92 @@
+// Collects the effects of one batch of a shard and writes them in one atomic Lua call (commit.lua).
+import { Packr } from "msgpackr";
+import type { ScriptArg } from "../redis/scripts.js";
+
+export type CommitResult = { ok: true } | { ok: false; reason: "lease-lost" } | { ok: false; reason: "create-conflict"; key: string };
+
+type Op = (string | number)[];
+
+const packr = new Packr({ useRecords: false, moreTypes: false });
+
+export class BatchCommit {
+  private readonly keyIndex = new Map<string, number>();
+  private readonly keys: string[];
+  private readonly ops: Op[] = [];
+  private readonly blobs: ScriptArg[] = [];
+  private readonly acks: string[] = [];
+
+  constructor(leaseKey: string, streamKey: string, dueKey: string) {
+    this.keys = [leaseKey, streamKey, dueKey];
+  }
+
+  get empty(): boolean {
+    return this.ops.length === 0 && this.acks.length === 0;
+  }
+
+  private key(name: string): number {
+    let index = this.keyIndex.get(name);
+    if (index === undefined) {
+      this.keys.push(name);
+      index = this.keys.length; // Lua indexes from 1
+      this.keyIndex.set(name, index);
+    }
+    return index;
+  }
+
+  private blob(bytes: ScriptArg): number {
+    this.blobs.push(bytes);
+    return this.blobs.length + 4; // ARGV[1..4] are fixed
+  }
+
+  set(key: string, bytes: Buffer): void {
+    this.ops.push(["set", this.key(key), this.blob(bytes)]);
+  }
+
+  /** Writes a new outcome's first snapshot; the whole commit fails if the key was taken meanwhile. */
+  create(key: string, bytes: Buffer): void {
+    this.ops.push(["create", this.key(key), this.blob(bytes)]);
+  }
+
+  log(key: string, entryId: string, bytes: Buffer): void {
+    this.ops.push(["log", this.key(key), entryId, this.blob(bytes)]);
+  }
+
+  index(key: string, member: string): void {
+    this.ops.push(["index", this.key(key), member]);
+  }
+
+  /** Schedules (or with null, unschedules) the member in the shard's due-time index. */
+  due(member: string, at: number | null): void {
+    this.ops.push(["due", member, at ?? -1]);
+  }
+
+  append(key: string, bytes: Buffer): void {
+    this.ops.push(["append", this.key(key), this.blob(bytes)]);
+  }
+
+  expire(key: string, ms: number): void {
+    this.ops.push(["expire", this.key(key), ms]);
+  }
+
+  count(key: string, field: string, by: number): void {
+    this.ops.push(["count", this.key(key), field, by]);
+  }
+
+  ack(entryId: string): void {
+    this.acks.push(entryId);
+  }
+
+  /** Runs the commit. `run` is the registered commit script. */
+  async execute(
+    run: (keys: readonly string[], args: readonly ScriptArg[]) => Promise<unknown>,
+    leaseValue: string,
+    group: string,
+  ): Promise<CommitResult> {
+    const reply = Number(await run(this.keys, [leaseValue, group, packr.pack(this.ops), packr.pack(this.acks), ...this.blobs]));
+    if (reply === 1) return { ok: true };
+    if (reply === -1) return { ok: false, reason: "lease-lost" };
+    const op = this.ops[-2 - reply - 1];
+    const keyIndex = typeof op?.[1] === "number" ? op[1] : 0;
+    return { ok: false, reason: "create-conflict", key: this.keys[keyIndex - 1] ?? "" };
+  }
+}

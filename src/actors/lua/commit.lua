@@ -1,0 +1,84 @@
+--[[
+  Commits the effect of one batch of a shard atomically: outcome snapshots, event log entries, due-time
+  index, outcome index, dead letters, charges, and the XACK of the stream entries they came from. Either
+  all of it happens or none: preconditions are checked before the first write.
+
+  KEYS[1] shard lease key (fencing)
+  KEYS[2] shard stream key
+  KEYS[3] shard due-time index (sorted set)
+  KEYS[4..] keys named by the operations, by index into KEYS
+  ARGV[1] expected lease value "<worker>:<token>"
+  ARGV[2] consumer group
+  ARGV[3] operations, msgpack array of arrays (blobs are ARGV indexes):
+          {"set", k, a}            SET KEYS[k] ARGV[a]
+          {"create", k, a}         like set, but KEYS[k] must not exist (precondition)
+          {"log", k, id, a}        XADD KEYS[k] id e ARGV[a]          (outcome event log)
+          {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
+          {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
+          {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
+          {"expire", k, ms}        PEXPIRE KEYS[k] ms
+          {"count", k, f, n}       HINCRBY KEYS[k] f n                 (billable usage)
+  ARGV[4] stream entry ids to acknowledge, msgpack array
+  ARGV[5..] blobs
+
+  Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken.
+]]
+-- @include "lease-held"
+if not leaseHeld(KEYS[1], ARGV[1]) then
+  return -1
+end
+
+local ops = cmsgpack.unpack(ARGV[3])
+local acks = cmsgpack.unpack(ARGV[4])
+
+for i, op in ipairs(ops) do
+  if op[1] == 'create' and redis.call('EXISTS', KEYS[op[2]]) == 1 then
+    return -2 - i
+  end
+end
+
+for _, op in ipairs(ops) do
+  local kind = op[1]
+  if kind == 'set' or kind == 'create' then
+    redis.call('SET', KEYS[op[2]], ARGV[op[3]])
+  elseif kind == 'log' then
+    redis.call('XADD', KEYS[op[2]], op[3], 'e', ARGV[op[4]])
+  elseif kind == 'index' then
+    redis.call('ZADD', KEYS[op[2]], 'NX', 0, op[3])
+  elseif kind == 'due' then
+    if op[3] < 0 then
+      redis.call('ZREM', KEYS[3], op[2])
+    else
+      redis.call('ZADD', KEYS[3], op[3], op[2])
+    end
+  elseif kind == 'append' then
+    redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
+  elseif kind == 'expire' then
+    redis.call('PEXPIRE', KEYS[op[2]], op[3])
+  elseif kind == 'count' then
+    redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
+  end
+end
+
+if #acks > 0 then
+  redis.call('XACK', KEYS[2], ARGV[2], unpack(acks))
+  -- Trim what every committed snapshot has applied: entries before the oldest still pending, or, with
+  -- nothing pending, before the last delivered one.
+  local pending = redis.call('XPENDING', KEYS[2], ARGV[2])
+  local floor = pending[2]
+  if not floor then
+    for _, group in ipairs(redis.call('XINFO', 'GROUPS', KEYS[2])) do
+      for j = 1, #group, 2 do
+        if group[j] == 'name' and group[j + 1] == ARGV[2] then
+          for f = 1, #group, 2 do
+            if group[f] == 'last-delivered-id' then floor = group[f + 1] end
+          end
+        end
+      end
+    end
+  end
+  if floor then
+    redis.call('XTRIM', KEYS[2], 'MINID', floor)
+  end
+end
+return 1

@@ -1,0 +1,24 @@
+--[[
+  Opens an outcome from a task (POST /v1/outcomes): writes its first snapshot unless the key is taken.
+  The shard actor loads snapshots it does not hold, so an event enqueued after this returns finds it.
+
+  KEYS[1] outcome snapshot key
+  KEYS[2] account's outcome index on this shard (sorted set by creation time)
+  KEYS[3] shard due-time index
+  ARGV[1] snapshot (msgpack)
+  ARGV[2] index member ("<zero-padded creation ms>\n<key>", score 0: listed in lexical order)
+  ARGV[3] due-time member
+  ARGV[4] due time (ms), or -1 for none
+
+  Returns false when created, or the existing snapshot when the key was taken.
+]]
+local existing = redis.call('GET', KEYS[1])
+if existing then
+  return existing
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[2])
+if tonumber(ARGV[4]) >= 0 then
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
+end
+return false

@@ -1,0 +1,381 @@
+// One shard's actor: the only writer of its outcomes while it holds the shard lease. It reads the shard
+// stream through a consumer group, folds events into hot outcomes in stream order, lets time pass when the
+// monitor ticks, and commits each batch's effect atomically with the XACK.
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { Logger } from "../telemetry/logger.js";
+import { tracer } from "../telemetry/tracing.js";
+import { dueAtOf } from "../outcomes/due-time.js";
+import { indexMember } from "../outcomes/outcome-store.js";
+import { packDeadLetter } from "../outcomes/dead-letter.js";
+import { entryIdAfter, packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
+import { applyEventToOutcome, passTime, type Rejection } from "../outcomes/outcome-step.js";
+import type { ChargeRecord } from "../outcomes/charge.js";
+import type { RedisClient } from "../redis/client.js";
+import type { Scripts } from "../redis/scripts.js";
+import { ENVELOPE_FIELD, unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
+import type { Keys } from "../streams/keys.js";
+import { BatchCommit, type CommitResult } from "./batch-commit.js";
+import type { HotOutcomes } from "./hot-outcomes.js";
+import type { ActorMetrics } from "./actor-metrics.js";
+
+export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release";
+
+/** Creates a Variant B outcome for an unseen key from the agent's contract, or says why it cannot. */
+export type CreateFromEvent = (event: EventEnvelope, entryId: string) => Promise<OutcomeRecord | Rejection>;
+
+export interface ShardActorDeps {
+  shard: number;
+  /** "<worker>:<token>": every commit checks it (fencing). */
+  leaseValue: string;
+  workerId: string;
+  client: RedisClient;
+  /** Dedicated connection for the blocking XREADGROUP, so it never stalls other commands. */
+  reader: RedisClient;
+  keys: Keys;
+  scripts: Scripts<ActorScript>;
+  hot: HotOutcomes;
+  createFromEvent: CreateFromEvent;
+  readBatchSize: number;
+  maxProcessingAttempts: number;
+  logger: Logger;
+  metrics: ActorMetrics;
+  /** Called once when a commit finds the lease gone: the worker stops this actor. */
+  onLeaseLost(shard: number): void;
+}
+
+export const CONSUMER_GROUP = "verdict";
+const BLOCK_MS = 100;
+/** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
+const CLOCK_GRACE_MS = 100;
+const DUE_PAGE = 500;
+const MAX_DUE_PAGES_PER_TICK = 100;
+/** Idempotency keys of an event whose outcome does not exist are kept this long. */
+const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
+
+interface StreamEntry {
+  id: string;
+  envelope: Buffer | undefined;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export class ShardActor {
+  private stopping = false;
+  private running: Promise<void> | undefined;
+  /** Read our own pending entries (redeliveries, retries) before new ones. */
+  private pendingFirst = true;
+  private tickRequested = false;
+  private streamDrained = false;
+  private readonly attempts = new Map<string, { count: number; lastError: string }>();
+
+  constructor(private readonly deps: ShardActorDeps) {}
+
+  get shard(): number {
+    return this.deps.shard;
+  }
+
+  start(): void {
+    this.running = this.run().catch((error: unknown) => {
+      this.deps.logger.error({ err: error, shard: this.deps.shard }, "shard actor stopped on an error");
+    });
+  }
+
+  /** Stops after the batch in hand is committed; the reader connection is closed to end a blocking read. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.deps.reader.disconnect();
+    await this.running;
+    this.deps.hot.dropShard(this.deps.shard);
+  }
+
+  /** The monitor's tick: due verdicts are made as soon as the stream is drained. */
+  requestTick(): void {
+    this.tickRequested = true;
+  }
+
+  private async run(): Promise<void> {
+    const { client, keys, shard } = this.deps;
+    try {
+      await client.xgroup("CREATE", keys.stream(shard), CONSUMER_GROUP, "0", "MKSTREAM");
+    } catch (error) {
+      if (!String(error).includes("BUSYGROUP")) throw error;
+    }
+    await this.claimOrphans();
+    while (!this.stopping) {
+      try {
+        if (this.tickRequested && this.streamDrained) {
+          this.tickRequested = false;
+          await this.traced("shard.settle_due", {}, () => this.settleDue(Date.now() - CLOCK_GRACE_MS));
+          continue;
+        }
+        const entries = await this.read();
+        if (this.stopping) break;
+        if (entries.length === 0) {
+          if (this.pendingFirst) this.pendingFirst = false;
+          else this.streamDrained = true;
+          continue;
+        }
+        this.streamDrained = !this.pendingFirst && entries.length < this.deps.readBatchSize;
+        await this.traced("shard.batch", { "verdict.entries": entries.length }, () => this.processBatch(entries));
+      } catch (error) {
+        if (this.stopping) break;
+        // Redis trouble or a commit whose fate is unknown: forget what memory may hold ahead of Redis and
+        // read our pending entries again; the snapshots' last applied entry ids make that safe.
+        this.deps.logger.warn({ err: error, shard }, "shard batch failed; retrying from pending entries");
+        this.deps.hot.dropShard(shard);
+        this.pendingFirst = true;
+        await sleep(200);
+      }
+    }
+  }
+
+  /** Runs one unit of the actor's work in a span, so a trace shows where a batch's time went. */
+  private traced(name: string, attributes: Record<string, number>, work: () => Promise<void>): Promise<void> {
+    return tracer().startActiveSpan(name, { attributes: { "verdict.shard": this.deps.shard, ...attributes } }, async (span) => {
+      try {
+        await work();
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  /**
+   * Takes over the previous owners' pending entries before reading new ones, and removes consumers left
+   * with nothing pending (a consumer with pending entries is never deleted: they could not be claimed).
+   */
+  private async claimOrphans(): Promise<void> {
+    const { client, keys, shard, workerId } = this.deps;
+    const stream = keys.stream(shard);
+    let cursor = "0-0";
+    do {
+      const reply = (await client.xautoclaim(stream, CONSUMER_GROUP, workerId, 0, cursor, "COUNT", 1000, "JUSTID")) as [string, string[], string[]?];
+      cursor = reply[0];
+    } while (cursor !== "0-0");
+    const consumers = (await client.xinfo("CONSUMERS", stream, CONSUMER_GROUP)) as unknown[][];
+    for (const fields of consumers) {
+      const info = new Map<string, unknown>();
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
+      const name = String(info.get("name"));
+      if (name !== workerId && Number(info.get("pending")) === 0) {
+        await client.xgroup("DELCONSUMER", stream, CONSUMER_GROUP, name);
+      }
+    }
+    this.pendingFirst = true;
+  }
+
+  private async read(): Promise<StreamEntry[]> {
+    const { reader, keys, shard, workerId, readBatchSize } = this.deps;
+    const stream = keys.stream(shard);
+    const reply = (
+      this.pendingFirst
+        ? await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", readBatchSize, "STREAMS", stream, "0")
+        : await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", readBatchSize, "BLOCK", BLOCK_MS, "STREAMS", stream, ">")
+    );
+    const raw = reply?.[0]?.[1] ?? [];
+    return raw.map(([id, fields]) => {
+      let envelope: Buffer | undefined;
+      // Re-reading pending entries gives null fields for entries deleted (trimmed) since delivery.
+      if (fields) {
+        for (let i = 0; i + 1 < fields.length; i += 2) {
+          if (fields[i]?.toString() === ENVELOPE_FIELD) envelope = fields[i + 1];
+        }
+      }
+      return { id: id.toString(), envelope };
+    });
+  }
+
+  /** Outcomes not in memory are fetched in one MGET (a shard's keys share a slot). */
+  private async load(refs: Iterable<string>): Promise<Map<string, OutcomeRecord>> {
+    const { client, keys, shard, hot } = this.deps;
+    const loaded = new Map<string, OutcomeRecord>();
+    const missing: string[] = [];
+    for (const ref of refs) {
+      const record = hot.get(shard, ref);
+      if (record) loaded.set(ref, record);
+      else missing.push(ref);
+    }
+    if (missing.length > 0) {
+      const snapshots = await client.mgetBuffer(
+        ...missing.map((ref) => {
+          const { accountId, outcomeKey } = parseOutcomeRef(ref);
+          return keys.outcome(shard, accountId, outcomeKey);
+        }),
+      );
+      missing.forEach((ref, i) => {
+        const bytes = snapshots[i];
+        if (bytes) loaded.set(ref, unpackOutcome(bytes));
+      });
+      this.deps.metrics.snapshotLoads.inc(missing.length);
+    }
+    return loaded;
+  }
+
+  private newCommit(): BatchCommit {
+    const { keys, shard } = this.deps;
+    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard));
+  }
+
+  private async processBatch(entries: StreamEntry[]): Promise<void> {
+    const { keys, shard } = this.deps;
+    const started = performance.now();
+    const events = entries.map((entry) => ({ entry, event: entry.envelope ? unpackEnvelope(entry.envelope) : undefined }));
+    const records = await this.load(
+      new Set(events.flatMap(({ event }) => (event ? [outcomeRef(event.accountId, event.outcomeKey)] : []))),
+    );
+    const commit = this.newCommit();
+    const changed = new Map<string, { record: OutcomeRecord; created: boolean }>();
+    let deadLettered = 0;
+
+    const deadLetter = (event: EventEnvelope, rejection: Rejection, attempts = 1): void => {
+      commit.append(
+        keys.deadLetters(shard, event.accountId),
+        packDeadLetter({ code: rejection.code, message: rejection.message, event, attempts }),
+      );
+      deadLettered++;
+    };
+
+    for (const { entry, event } of events) {
+      commit.ack(entry.id);
+      // An entry trimmed or deleted before it was read has nothing to apply.
+      if (!event || !entry.envelope) continue;
+      const ref = outcomeRef(event.accountId, event.outcomeKey);
+      const failed = this.attempts.get(entry.id);
+      if (failed && failed.count >= this.deps.maxProcessingAttempts) {
+        // A poison event never blocks its shard: set aside with the error it kept raising.
+        deadLetter(event, { code: "PROCESSING_FAILED", message: failed.lastError }, failed.count);
+        this.attempts.delete(entry.id);
+        continue;
+      }
+      try {
+        let record = records.get(ref);
+        if (record && !entryIdAfter(entry.id, record.lastEntryId)) continue; // already applied: redelivery
+        let created = false;
+        if (!record) {
+          if (event.variant === "A") {
+            deadLetter(event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
+            commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+            continue;
+          }
+          const creation = await this.deps.createFromEvent(event, entry.id);
+          if ("code" in creation) {
+            deadLetter(event, creation);
+            commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+            continue;
+          }
+          record = creation;
+          created = true;
+          records.set(ref, record);
+        }
+        const effect = applyEventToOutcome(record, event, entry.id);
+        if (effect.changed || created) changed.set(ref, { record, created: created || changed.get(ref)?.created === true });
+        if (effect.logged) {
+          commit.log(keys.eventLog(shard, event.accountId, event.outcomeKey), entry.id, entry.envelope);
+          // An applied Variant B event is billable; idempotent retries never reach here twice.
+          if (record.origin.kind === "agent") commit.count(keys.usage(shard, event.accountId), record.origin.customerKey, 1);
+        }
+        if (effect.rejection) deadLetter(event, effect.rejection);
+        if (effect.charge) this.charge(commit, record, effect.charge);
+      } catch (error) {
+        // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off,
+        // and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
+        const count = (failed?.count ?? 0) + 1;
+        this.attempts.set(entry.id, { count, lastError: error instanceof Error ? error.message : String(error) });
+        this.deps.logger.warn({ err: error, shard, entry: entry.id, attempt: count }, "event processing failed");
+        for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
+        this.pendingFirst = true;
+        await sleep(Math.min(2000, 50 * 2 ** count));
+        return;
+      }
+    }
+
+    this.stage(commit, changed);
+    const result = await this.execute(commit);
+    if (!result.ok) {
+      for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
+      this.pendingFirst = true;
+      return;
+    }
+    for (const [ref, { record }] of changed) this.deps.hot.set(shard, ref, record);
+    for (const [ref, record] of records) if (!changed.has(ref)) this.deps.hot.set(shard, ref, record);
+    const { metrics } = this.deps;
+    metrics.eventsProcessed.inc(entries.length);
+    metrics.deadLetters.inc(deadLettered);
+    metrics.batchSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
+    commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), Buffer.from(JSON.stringify(charge)));
+    this.deps.metrics.charges.inc();
+  }
+
+  /** Adds snapshot, due-time and index writes for every changed outcome. */
+  private stage(commit: BatchCommit, changed: Map<string, { record: OutcomeRecord; created: boolean }>): void {
+    const { keys, shard } = this.deps;
+    for (const [ref, { record, created }] of changed) {
+      const key = keys.outcome(shard, record.accountId, record.key);
+      if (created) {
+        commit.create(key, packOutcome(record));
+        commit.index(keys.outcomeIndex(shard, record.accountId), indexMember(record.createdAt, record.key));
+      } else {
+        commit.set(key, packOutcome(record));
+      }
+      commit.due(ref, dueAtOf(record));
+      if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
+    }
+  }
+
+  private async execute(commit: BatchCommit): Promise<CommitResult> {
+    const result = await commit.execute(
+      (keys, args) => this.deps.scripts.run("commit", keys, args),
+      this.deps.leaseValue,
+      CONSUMER_GROUP,
+    );
+    if (!result.ok && result.reason === "lease-lost") {
+      this.stopping = true;
+      this.deps.onLeaseLost(this.deps.shard);
+    } else if (!result.ok) {
+      this.deps.logger.info({ shard: this.deps.shard, key: result.key }, "outcome created concurrently; reprocessing batch");
+    }
+    return result;
+  }
+
+  /** Makes every verdict due by `until`: IDLE quiescence and settlement, from the shard's due-time index. */
+  private async settleDue(until: number): Promise<void> {
+    const { client, keys, shard } = this.deps;
+    // Bounded per tick: a due time that failed to move could otherwise spin here; the next tick goes on.
+    for (let page = 0; page < MAX_DUE_PAGES_PER_TICK; page++) {
+      const refs = await client.zrangebyscore(keys.due(shard), "-inf", until, "LIMIT", 0, DUE_PAGE);
+      if (refs.length === 0) return;
+      const records = await this.load(refs);
+      const commit = this.newCommit();
+      const changed = new Map<string, { record: OutcomeRecord; created: boolean }>();
+      for (const ref of refs) {
+        const record = records.get(ref);
+        if (!record || record.status !== "OPEN") {
+          commit.due(ref, null);
+          continue;
+        }
+        // An outcome whose clock is ahead of `until` (an event stamped after it) is brought to its own clock.
+        const passed = passTime(record, Math.max(until, record.clock));
+        if (passed.charge) this.charge(commit, record, passed.charge);
+        changed.set(ref, { record, created: false });
+      }
+      this.stage(commit, changed);
+      const result = await this.execute(commit);
+      if (!result.ok) {
+        for (const ref of refs) this.deps.hot.delete(shard, ref);
+        return;
+      }
+      for (const [ref, { record }] of changed) this.deps.hot.set(shard, ref, record);
+      if (refs.length < DUE_PAGE) return;
+    }
+  }
+}

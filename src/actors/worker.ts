@@ -1,0 +1,146 @@
+// A worker process's share of the shards: joins the membership, takes the leases rendezvous hashing gives
+// it, runs one actor per owned shard, gives shards up when others join, and takes over those of the dead.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Registry } from "prom-client";
+import { duplicateClient, type RedisClient } from "../redis/client.js";
+import { Scripts } from "../redis/scripts.js";
+import type { Keys } from "../streams/keys.js";
+import type { Logger } from "../telemetry/logger.js";
+import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
+import { desiredShards } from "./assignment.js";
+import { HotOutcomes } from "./hot-outcomes.js";
+import { Membership } from "./membership.js";
+import { ShardActor, type ActorScript, type CreateFromEvent } from "./shard-actor.js";
+
+export interface WorkerOptions {
+  shards: number;
+  leaseTtlMs: number;
+  maxHotOutcomes: number;
+  readBatchSize: number;
+  maxProcessingAttempts: number;
+}
+
+export interface WorkerDeps {
+  client: RedisClient;
+  keys: Keys;
+  options: WorkerOptions;
+  logger: Logger;
+  registry: Registry;
+  createFromEvent: CreateFromEvent;
+}
+
+const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release"];
+
+export class Worker {
+  readonly id = `w-${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  private readonly actors = new Map<number, { actor: ShardActor; leaseValue: string }>();
+  private readonly scripts: Scripts<ActorScript>;
+  private readonly membership: Membership;
+  private readonly hot: HotOutcomes;
+  private readonly metrics: ActorMetrics;
+  private timer: NodeJS.Timeout | undefined;
+  private rebalancing: Promise<void> = Promise.resolve();
+  private stopped = false;
+  /** True once this worker has joined the membership: what /readyz reports for a worker. */
+  joined = false;
+
+  constructor(private readonly deps: WorkerDeps) {
+    this.scripts = new Scripts(deps.client, new URL("./lua/", import.meta.url), SCRIPT_NAMES);
+    this.membership = new Membership(deps.client, deps.keys, this.id, deps.options.leaseTtlMs);
+    this.hot = new HotOutcomes(deps.options.maxHotOutcomes);
+    this.metrics = createActorMetrics(deps.registry);
+  }
+
+  /** Shards this worker currently owns, for tests and the readiness endpoint. */
+  get ownedShards(): number[] {
+    return [...this.actors.keys()].sort((a, b) => a - b);
+  }
+
+  async start(): Promise<void> {
+    await this.rebalance();
+    this.joined = true;
+    // Renew well within the lease lifetime, so a slow tick never lets a lease lapse.
+    const interval = Math.max(100, Math.floor(this.deps.options.leaseTtlMs / 5));
+    this.timer = setInterval(() => {
+      this.rebalancing = this.rebalancing.then(() => this.rebalance()).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error }, "rebalance failed; retrying on the next beat");
+      });
+    }, interval);
+  }
+
+  requestTick(): void {
+    for (const { actor } of this.actors.values()) actor.requestTick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.rebalancing;
+    await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
+    await this.membership.leave();
+  }
+
+  private async rebalance(): Promise<void> {
+    if (this.stopped) return;
+    const live = await this.membership.heartbeat();
+    const desired = desiredShards(this.id, live, this.deps.options.shards);
+    const { keys, options } = this.deps;
+    // Give up what is no longer ours first, so the new owner can take it on its next beat.
+    for (const shard of [...this.actors.keys()]) {
+      if (!desired.has(shard)) await this.release(shard);
+    }
+    for (const [shard, { leaseValue }] of this.actors) {
+      const renewed = await this.scripts.run("lease-renew", [keys.lease(shard)], [leaseValue, options.leaseTtlMs]);
+      if (Number(renewed) !== 1) this.lost(shard);
+    }
+    for (const shard of desired) {
+      if (this.actors.has(shard)) continue;
+      const leaseValue = await this.scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], [this.id, options.leaseTtlMs]);
+      if (typeof leaseValue === "string") this.own(shard, leaseValue);
+    }
+    this.metrics.ownedShards.set(this.actors.size);
+    this.metrics.hotOutcomes.set(this.hot.size);
+  }
+
+  private own(shard: number, leaseValue: string): void {
+    const { client, keys, options, logger, createFromEvent } = this.deps;
+    const actor = new ShardActor({
+      shard,
+      leaseValue,
+      workerId: this.id,
+      client,
+      reader: duplicateClient(client),
+      keys,
+      scripts: this.scripts,
+      hot: this.hot,
+      createFromEvent,
+      readBatchSize: options.readBatchSize,
+      maxProcessingAttempts: options.maxProcessingAttempts,
+      logger,
+      metrics: this.metrics,
+      onLeaseLost: (lostShard) => this.lost(lostShard),
+    });
+    this.actors.set(shard, { actor, leaseValue });
+    actor.start();
+    logger.info({ shard, lease: leaseValue }, "took shard");
+  }
+
+  /** The lease is gone (expired or taken): stop writing at once; Redis refuses our commits anyway. */
+  private lost(shard: number): void {
+    const owned = this.actors.get(shard);
+    if (!owned) return;
+    this.actors.delete(shard);
+    this.deps.logger.warn({ shard }, "lost shard lease");
+    void owned.actor.stop();
+  }
+
+  private async release(shard: number): Promise<void> {
+    const owned = this.actors.get(shard);
+    if (!owned) return;
+    this.actors.delete(shard);
+    await owned.actor.stop();
+    await this.scripts.run("lease-release", [this.deps.keys.lease(shard)], [owned.leaseValue]);
+    this.deps.logger.info({ shard }, "released shard");
+  }
+}

@@ -1,0 +1,43 @@
+// Checks shared by the read and configuration routes: typia results to VALIDATION_ERROR, list paging
+// parameters, and the 404 of each record kind.
+import type { IValidation } from "typia";
+import { ApiError, type ErrorDetail } from "../errors/api-error.js";
+
+/** Returns the validated body, or throws VALIDATION_ERROR pointing at each failing field. */
+export function validBody<T>(result: IValidation<T>): T {
+  if (result.success) return result.data;
+  const details: ErrorDetail[] = result.errors.map((error) => ({
+    path: error.path.replace(/^\$input\.?/, "") || "body",
+    message: `expected ${error.expected}`,
+  }));
+  throw new ApiError("VALIDATION_ERROR", "request body is invalid", details);
+}
+
+export interface Paging {
+  limit: number;
+  cursor: string | null;
+}
+
+/** `limit` 1..1000 (default 100) and an opaque `cursor`. */
+export function paging(query: URLSearchParams): Paging {
+  const rawLimit = query.get("limit");
+  let limit = 100;
+  if (rawLimit !== null) {
+    limit = Number(rawLimit);
+    if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > 1000) {
+      throw new ApiError("VALIDATION_ERROR", "limit must be an integer from 1 to 1000", [{ path: "limit", message: "expected an integer from 1 to 1000" }]);
+    }
+  }
+  const cursor = query.get("cursor");
+  return { limit, cursor: cursor === null || cursor === "" ? null : cursor };
+}
+
+export function invalidCursor(): ApiError {
+  return new ApiError("VALIDATION_ERROR", "cursor is not one this API returned", [{ path: "cursor", message: "unknown cursor" }]);
+}
+
+/** An optional non-empty query filter. */
+export function filterParam(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name);
+  return value === null || value === "" ? undefined : value;
+}

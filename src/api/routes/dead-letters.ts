@@ -1,0 +1,43 @@
+// The dead-letter queue: list (filter by code) and replay, which sends the event through the shard again.
+import { ApiError } from "../../errors/api-error.js";
+import type { Route } from "../../ingress/router.js";
+import type { DeadLetterStore } from "../../outcomes/dead-letter-store.js";
+import type { EventEnvelope } from "../../streams/event-envelope.js";
+import { filterParam, invalidCursor, paging } from "../request-checks.js";
+
+/** Enqueues a replayed event; resolves once it is in its shard stream, rejects when it could not be. */
+export type ReplayEnqueue = (event: EventEnvelope) => Promise<void>;
+
+export function deadLetterRoutes(deadLetters: DeadLetterStore, enqueueReplay: ReplayEnqueue): Route[] {
+  return [
+    {
+      method: "GET",
+      path: "/v1/dlq",
+      async handler(req) {
+        const { limit, cursor } = paging(req.query);
+        const page = await deadLetters.list(req.accountId, filterParam(req.query, "code"), limit, cursor);
+        if (!page) throw invalidCursor();
+        return { status: 200, body: { dead_letters: page.items, next_cursor: page.nextCursor } };
+      },
+    },
+    {
+      method: "POST",
+      path: "/v1/dlq/:id/replay",
+      async handler(req) {
+        const id = req.params.id ?? "";
+        const letter = await deadLetters.get(req.accountId, id);
+        // Removing first makes a concurrent second replay of the same letter a 404, never a second event.
+        if (!letter || !(await deadLetters.remove(req.accountId, id))) {
+          throw new ApiError("DEAD_LETTER_NOT_FOUND", `no dead letter ${id}`);
+        }
+        try {
+          await enqueueReplay({ ...letter.record.event, receivedAt: req.receivedAt });
+        } catch (error) {
+          await deadLetters.restore(req.accountId, letter);
+          throw error;
+        }
+        return { status: 202, body: { replayed: true, id } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,43 @@
+// The read and configuration API (everything beyond event submission), assembled for the app.
+import { ApiError } from "../../errors/api-error.js";
+import type { Route } from "../../ingress/router.js";
+import { DeadLetterStore } from "../../outcomes/dead-letter-store.js";
+import { OutcomeStore } from "../../outcomes/outcome-store.js";
+import type { RedisClient } from "../../redis/client.js";
+import { RecordStore } from "../../records/record-store.js";
+import { packEnvelope } from "../../streams/event-envelope.js";
+import type { ShardEnqueuer } from "../../streams/enqueue.js";
+import type { Keys } from "../../streams/keys.js";
+import { shardOf } from "../../streams/shard.js";
+import { chargeRoutes } from "./charges.js";
+import { configurationRoutes } from "./configuration.js";
+import { deadLetterRoutes, type ReplayEnqueue } from "./dead-letters.js";
+import { outcomeRoutes } from "./outcomes.js";
+import { taskRoutes } from "./tasks.js";
+
+export interface ResourceRouteDeps {
+  redis: RedisClient;
+  keys: Keys;
+  shards: number;
+  enqueuer: ShardEnqueuer;
+}
+
+export function resourceRoutes({ redis, keys, shards, enqueuer }: ResourceRouteDeps): Route[] {
+  const records = new RecordStore(redis, keys);
+  const outcomes = new OutcomeStore(redis, keys, shards);
+  // A replayed event skips the idempotency claim: its key is held by the original entry, which was never applied.
+  const replay: ReplayEnqueue = async (event) => {
+    const [result] = await enqueuer.submit(shardOf(event.accountId, event.outcomeKey, shards), [
+      { accountId: event.accountId, outcomeKey: event.outcomeKey, payload: packEnvelope(event) },
+    ]);
+    if (result === "rejected") throw new ApiError("QUEUE_REJECTED", "the queue refused the event; retry later", undefined, { retryAfterSeconds: 1 });
+    if (result === "unconfirmed") throw new ApiError("QUEUE_UNCONFIRMED", "the enqueue could not be confirmed", undefined, { retryAfterSeconds: 1 });
+  };
+  return [
+    ...taskRoutes(records),
+    ...outcomeRoutes(outcomes, records),
+    ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
+    ...configurationRoutes(records),
+    ...chargeRoutes(redis, keys, shards),
+  ];
+}

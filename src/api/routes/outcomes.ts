@@ -1,0 +1,93 @@
+// Outcomes: open one from a task, read one (evaluated at read time), list with filters, read its event log.
+import typia, { type tags } from "typia";
+import { parseDuration } from "../../condition/index.js";
+import { ApiError } from "../../errors/api-error.js";
+import type { Route } from "../../ingress/router.js";
+import type { OutcomeStore } from "../../outcomes/outcome-store.js";
+import { presentOutcome } from "../../outcomes/present-outcome.js";
+import type { RecordStore } from "../../records/record-store.js";
+import type { TaskRecord } from "../../records/task.js";
+import { filterParam, invalidCursor, paging, validBody } from "../request-checks.js";
+
+interface OpenOutcomeBody {
+  key: string & tags.MinLength<1> & tags.MaxLength<512>;
+  task_key: string & tags.MinLength<1> & tags.MaxLength<512>;
+  settles_at?: (string & tags.Format<"date-time">) | null;
+}
+
+const validateOpen = typia.createValidate<OpenOutcomeBody>();
+const STATUSES = new Set(["OPEN", "CONFIRMED", "FAILED"]);
+
+function notFound(key: string): ApiError {
+  return new ApiError("OUTCOME_NOT_FOUND", `no outcome ${key}`);
+}
+
+export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore): Route[] {
+  return [
+    {
+      method: "POST",
+      path: "/v1/outcomes",
+      async handler(req) {
+        const body = validBody(validateOpen(req.body));
+        const task = await records.get<TaskRecord>(req.accountId, "task", body.task_key);
+        if (!task) throw new ApiError("TASK_NOT_FOUND", `no task ${body.task_key}`);
+        const result = await outcomes.open({
+          accountId: req.accountId,
+          key: body.key,
+          taskKey: task.key,
+          goal: task.goal,
+          condition: task.condition,
+          settlementPeriodMs: task.settlement_period === null ? null : parseDuration(task.settlement_period),
+          settlesAt: body.settles_at ? Date.parse(body.settles_at) : null,
+          now: req.receivedAt,
+        });
+        if (result.kind === "conflict") {
+          throw new ApiError("OUTCOME_EXISTS", `outcome ${body.key} already exists and was not opened from task ${body.task_key}`);
+        }
+        return { status: result.kind === "created" ? 201 : 200, body: presentOutcome(result.record, Date.now()) };
+      },
+    },
+    {
+      method: "GET",
+      path: "/v1/outcomes",
+      async handler(req) {
+        const { limit, cursor } = paging(req.query);
+        const status = filterParam(req.query, "status");
+        if (status !== undefined && !STATUSES.has(status)) {
+          throw new ApiError("VALIDATION_ERROR", "status must be OPEN, CONFIRMED or FAILED", [{ path: "status", message: "expected OPEN, CONFIRMED or FAILED" }]);
+        }
+        const filter = {
+          status,
+          taskKey: filterParam(req.query, "task_key"),
+          agentKey: filterParam(req.query, "agent_key"),
+          customerKey: filterParam(req.query, "customer_key"),
+        };
+        const page = await outcomes.list(req.accountId, filter, limit, cursor);
+        const now = Date.now();
+        return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
+      },
+    },
+    {
+      method: "GET",
+      path: "/v1/outcomes/:key",
+      async handler(req) {
+        const key = req.params.key ?? "";
+        const record = await outcomes.get(req.accountId, key);
+        if (!record) throw notFound(key);
+        return { status: 200, body: presentOutcome(record, Date.now()) };
+      },
+    },
+    {
+      method: "GET",
+      path: "/v1/outcomes/:key/events",
+      async handler(req) {
+        const key = req.params.key ?? "";
+        const { limit, cursor } = paging(req.query);
+        if (cursor !== null && !/^\d+-\d+$/.test(cursor)) throw invalidCursor();
+        if (!(await outcomes.get(req.accountId, key))) throw notFound(key);
+        const page = await outcomes.events(req.accountId, key, limit, cursor);
+        return { status: 200, body: { events: page.events, next_cursor: page.nextCursor } };
+      },
+    },
+  ];
+}

@@ -1,0 +1,69 @@
+// Variant B creation: the first event for an unseen key resolves customer, agent, rate card and price, and
+// the outcome snapshots them, so later edits to the agent or the rate card never change it.
+import { initialState, parseDuration } from "../condition/index.js";
+import type { AgentRecord } from "../records/agent.js";
+import type { CustomerRecord } from "../records/customer.js";
+import type { RateCardRecord } from "../records/rate-card.js";
+import type { RecordStore } from "../records/record-store.js";
+import type { EventEnvelope } from "../streams/event-envelope.js";
+import { emptyTally } from "./charge.js";
+import { compiledCondition } from "./compiled-conditions.js";
+import type { OutcomeRecord } from "./outcome-record.js";
+import type { Rejection } from "./outcome-step.js";
+
+/** Resolves a new key's contract, rejecting in the order decisions.md fixes. */
+export async function createAgentOutcome(records: RecordStore, event: EventEnvelope): Promise<OutcomeRecord | Rejection> {
+  const { accountId } = event;
+  const customerKey = event.customerKey ?? "";
+  const customer = await records.get<CustomerRecord>(accountId, "customer", customerKey);
+  if (!customer) return { code: "CUSTOMER_NOT_FOUND", message: `no customer ${customerKey}` };
+
+  let agent: AgentRecord | undefined;
+  if (event.agentKey !== undefined) {
+    agent = await records.get<AgentRecord>(accountId, "agent", event.agentKey);
+    if (!agent) return { code: "AGENT_NOT_FOUND", message: `no agent ${event.agentKey}` };
+  }
+  const rateCard = customer.rate_card_key === null ? undefined : await records.get<RateCardRecord>(accountId, "rate-card", customer.rate_card_key);
+  if (!rateCard) return { code: "RATE_CARD_NOT_FOUND", message: `customer ${customerKey} has no rate card` };
+
+  if (!agent) {
+    // Inference: a rate card with exactly one entry names the agent.
+    const only = rateCard.entries.length === 1 ? rateCard.entries[0] : undefined;
+    agent = only ? await records.get<AgentRecord>(accountId, "agent", only.agent_key) : undefined;
+    if (!agent) {
+      return { code: "AGENT_NOT_FOUND", message: `no agent_key given and it cannot be inferred from rate card ${rateCard.key}` };
+    }
+  }
+  const agentKey = agent.key;
+  const entry = rateCard.entries.find((candidate) => candidate.agent_key === agentKey);
+  if (!entry) return { code: "RATE_CARD_ENTRY_NOT_FOUND", message: `rate card ${rateCard.key} has no entry for agent ${agentKey}` };
+
+  const compiled = compiledCondition(agent.condition);
+  const at = event.receivedAt;
+  return {
+    v: 1,
+    accountId,
+    key: event.outcomeKey,
+    origin: {
+      kind: "agent",
+      agentKey,
+      customerKey,
+      rateCardKey: rateCard.key,
+      currency: rateCard.currency,
+      unitAmount: entry.unit_amount,
+      attributionMethod: agent.attribution_method,
+      attribution: emptyTally(),
+    },
+    goal: agent.goal,
+    condition: compiled.text,
+    settlementPeriodMs: agent.settlement_period === null ? null : parseDuration(agent.settlement_period),
+    status: "OPEN",
+    createdAt: at,
+    settlesAt: null,
+    verdictAt: null,
+    clock: at,
+    conditionState: initialState(compiled, at),
+    observations: {},
+    lastEntryId: "0-0",
+  };
+}

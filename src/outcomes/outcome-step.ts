@@ -1,0 +1,129 @@
+// The outcome's transitions as pure functions: fold one event in, or let time pass. No I/O: the shard actor
+// loads and commits; these decide.
+import { advanceTime, applyEvent, settle, type Verdict } from "../condition/index.js";
+import type { DeadLetterCode } from "../errors/codes.js";
+import type { EventEnvelope } from "../streams/event-envelope.js";
+import { applyAttribution, chargeFor, type ChargeRecord } from "./charge.js";
+import { compiledCondition } from "./compiled-conditions.js";
+import type { OutcomeRecord } from "./outcome-record.js";
+
+export interface Rejection {
+  code: DeadLetterCode;
+  message: string;
+}
+
+/** What one event did: the outcome may change and the event may still be rejected (e.g. it arrived after a verdict due earlier). */
+export interface EventEffect {
+  /** The outcome changed and must be snapshotted. */
+  changed: boolean;
+  /** The event was applied and belongs in the outcome's event log. */
+  logged: boolean;
+  rejection?: Rejection;
+  /** Written when this event's processing confirmed a Variant B outcome. */
+  charge?: ChargeRecord;
+}
+
+const NOT_OPEN = (record: OutcomeRecord): Rejection => ({
+  code: "OUTCOME_NOT_OPEN",
+  message: `outcome ${record.key} is ${record.status}`,
+});
+
+/** Variant B identity rules: the key's customer and agent never change, and a task outcome takes no Variant B event. */
+function identityMismatch(record: OutcomeRecord, event: EventEnvelope): Rejection | undefined {
+  if (event.variant !== "B") return undefined;
+  const origin = record.origin;
+  if (origin.kind === "task") {
+    return { code: "OUTCOME_IDENTITY_MISMATCH", message: `outcome ${record.key} was opened from task ${origin.taskKey}` };
+  }
+  if (event.customerKey !== origin.customerKey) {
+    return { code: "OUTCOME_IDENTITY_MISMATCH", message: `outcome ${record.key} belongs to customer ${origin.customerKey}` };
+  }
+  if (event.agentKey !== undefined && event.agentKey !== origin.agentKey) {
+    return { code: "OUTCOME_IDENTITY_MISMATCH", message: `outcome ${record.key} belongs to agent ${origin.agentKey}` };
+  }
+  return undefined;
+}
+
+/** Records a verdict; a confirmed Variant B outcome yields its one charge. */
+function conclude(record: OutcomeRecord, verdict: Verdict): ChargeRecord | undefined {
+  record.status = verdict.kind === "confirm" ? "CONFIRMED" : "FAILED";
+  record.verdictAt = verdict.at;
+  return record.status === "CONFIRMED" ? chargeFor(record) : undefined;
+}
+
+/**
+ * Lets time pass up to `until`: IDLE expiries (quiescence) and settlement at `settles_at`. Returns the
+ * charge if a verdict confirmed a Variant B outcome; `record.status` tells whether a verdict was reached.
+ */
+export function passTime(record: OutcomeRecord, until: number): { changed: boolean; charge?: ChargeRecord } {
+  // Time never runs back; at the same instant a settlement (a deadline an event set in the past) still applies.
+  if (record.status !== "OPEN" || until < record.clock) return { changed: false };
+  record.clock = until;
+  const compiled = compiledCondition(record.condition);
+  const settlesAt = record.settlesAt;
+  let verdict: Verdict | null;
+  if (settlesAt !== null && settlesAt <= until) {
+    verdict = advanceTime(compiled, record.conditionState, settlesAt) ?? settle(compiled, record.conditionState, settlesAt);
+  } else {
+    verdict = advanceTime(compiled, record.conditionState, until);
+  }
+  if (!verdict) return { changed: true };
+  const charge = conclude(record, verdict);
+  return charge ? { changed: true, charge } : { changed: true };
+}
+
+/** The next `settles_at` after an event: its own deadline, else event time plus the settlement period. */
+function nextSettlesAt(record: OutcomeRecord, event: EventEnvelope, at: number): number | null {
+  const deadline = event.properties?.settles_at;
+  if (typeof deadline === "string") return Date.parse(deadline);
+  if (record.settlementPeriodMs !== null) return at + record.settlementPeriodMs;
+  // No period: keep a deadline an earlier event set (or null).
+  return record.settlesAt;
+}
+
+/** Folds one event into an existing outcome, in the order the spec gives: identity, open, then apply. */
+export function applyEventToOutcome(record: OutcomeRecord, event: EventEnvelope, entryId: string): EventEffect {
+  const mismatch = identityMismatch(record, event);
+  if (mismatch) return { changed: false, logged: false, rejection: mismatch };
+  if (record.status !== "OPEN") return { changed: false, logged: false, rejection: NOT_OPEN(record) };
+
+  const at = Math.max(event.receivedAt, record.clock);
+  // A verdict due before this event (IDLE expiry first at the same instant, or settlement) happens first.
+  const passed = passTime(record, at);
+  if (record.status !== "OPEN") {
+    const effect: EventEffect = { changed: true, logged: false, rejection: NOT_OPEN(record) };
+    if (passed.charge) effect.charge = passed.charge;
+    return effect;
+  }
+
+  const compiled = compiledCondition(record.condition);
+  // Variant B conditions read only `value`; other properties stay on the event log.
+  const properties =
+    record.origin.kind === "agent"
+      ? event.properties && "value" in event.properties
+        ? { value: event.properties.value }
+        : {}
+      : event.properties;
+  observe(record, event, at);
+  if (record.origin.kind === "agent") applyAttribution(record.origin.attribution, event.properties?.attribution);
+  record.lastEntryId = entryId;
+  record.settlesAt = nextSettlesAt(record, event, at);
+
+  const verdict = applyEvent(compiled, record.conditionState, { action: event.action, properties, at });
+  const effect: EventEffect = { changed: true, logged: true };
+  if (verdict) {
+    const charge = conclude(record, verdict);
+    if (charge) effect.charge = charge;
+  }
+  return effect;
+}
+
+function observe(record: OutcomeRecord, event: EventEnvelope, at: number): void {
+  const observation = (record.observations[event.action] ??= { count: 0, hasValue: false, lastValue: null, lastAt: at });
+  observation.count += 1;
+  observation.lastAt = at;
+  if (event.properties && "value" in event.properties) {
+    observation.hasValue = true;
+    observation.lastValue = event.properties.value ?? null;
+  }
+}

@@ -1,0 +1,196 @@
+// Reads and creation of outcomes from Redis, for any ingress node: snapshots, listings merged across
+// shards, event logs, and opening an outcome from a task.
+import { initialState } from "../condition/index.js";
+import type { RedisClient } from "../redis/client.js";
+import { Scripts } from "../redis/scripts.js";
+import { shardOf } from "../streams/shard.js";
+import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
+import type { Keys } from "../streams/keys.js";
+import { compiledCondition } from "./compiled-conditions.js";
+import { dueAtOf } from "./due-time.js";
+import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
+import { outcomeRef } from "./outcome-ref.js";
+
+export interface OpenRequest {
+  accountId: string;
+  key: string;
+  taskKey: string;
+  goal: string | null;
+  condition: string;
+  settlementPeriodMs: number | null;
+  settlesAt: number | null;
+  now: number;
+}
+
+export type OpenResult = { kind: "created" | "existing"; record: OutcomeRecord } | { kind: "conflict"; record: OutcomeRecord };
+
+export interface LoggedEvent {
+  id: string;
+  action: string;
+  properties: Record<string, unknown>;
+  idempotency_key: string | null;
+  received_at: string;
+}
+
+export interface ListFilter {
+  status?: string;
+  taskKey?: string;
+  agentKey?: string;
+  customerKey?: string;
+}
+
+/**
+ * Index member of an outcome: creation time (zero-padded, so lexical order is time order) and key. All
+ * members score 0, so ZRANGEBYLEX pages exactly from a cursor, same-millisecond outcomes included.
+ */
+export function indexMember(createdAt: number, key: string): string {
+  return `${String(createdAt).padStart(15, "0")}\n${key}`;
+}
+
+function keyOfMember(member: string): string {
+  return member.slice(member.indexOf("\n") + 1);
+}
+
+/** Cursors are opaque to clients: base64url of the position. */
+export function encodeCursor(position: string): string {
+  return Buffer.from(position).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): string {
+  return Buffer.from(cursor, "base64url").toString();
+}
+
+export class OutcomeStore {
+  private readonly scripts: Scripts<"open-outcome">;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly shards: number,
+  ) {
+    this.scripts = new Scripts(client, new URL("../actors/lua/", import.meta.url), ["open-outcome"]);
+  }
+
+  shardOf(accountId: string, key: string): number {
+    return shardOf(accountId, key, this.shards);
+  }
+
+  async get(accountId: string, key: string): Promise<OutcomeRecord | undefined> {
+    const bytes = await this.client.getBuffer(this.keys.outcome(this.shardOf(accountId, key), accountId, key));
+    return bytes ? unpackOutcome(bytes) : undefined;
+  }
+
+  /**
+   * Writes the outcome's first snapshot unless its key is taken. The shard actor loads what it does not
+   * hold from Redis, so an event enqueued after this returns is applied to it.
+   */
+  async open(request: OpenRequest): Promise<OpenResult> {
+    const { accountId, key, now } = request;
+    const compiled = compiledCondition(request.condition);
+    const settlesAt = request.settlesAt ?? (request.settlementPeriodMs === null ? null : now + request.settlementPeriodMs);
+    const record: OutcomeRecord = {
+      v: 1,
+      accountId,
+      key,
+      origin: { kind: "task", taskKey: request.taskKey },
+      goal: request.goal,
+      condition: compiled.text,
+      settlementPeriodMs: request.settlementPeriodMs,
+      status: "OPEN",
+      createdAt: now,
+      settlesAt,
+      verdictAt: null,
+      clock: now,
+      conditionState: initialState(compiled, now),
+      observations: {},
+      lastEntryId: "0-0",
+    };
+    const shard = this.shardOf(accountId, key);
+    const existing = await this.scripts.runBuffer(
+      "open-outcome",
+      [this.keys.outcome(shard, accountId, key), this.keys.outcomeIndex(shard, accountId), this.keys.due(shard)],
+      [packOutcome(record), indexMember(now, key), outcomeRef(accountId, key), dueAtOf(record) ?? -1],
+    );
+    if (!Buffer.isBuffer(existing)) return { kind: "created", record };
+    const current = unpackOutcome(existing);
+    const sameTask = current.origin.kind === "task" && current.origin.taskKey === request.taskKey;
+    return { kind: sameTask ? "existing" : "conflict", record: current };
+  }
+
+  /** The account's outcomes, oldest first, merged across shards, filtered; up to `limit` per page. */
+  async list(
+    accountId: string,
+    filter: ListFilter,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null }> {
+    let after = cursor === null ? null : decodeCursor(cursor);
+    const records: OutcomeRecord[] = [];
+    // Walk the merged index in pages until `limit` outcomes pass the filter or the index ends.
+    for (;;) {
+      const page = await this.indexPage(accountId, after, limit + 1);
+      const snapshots = await this.loadAll(accountId, page.map(keyOfMember));
+      for (const [i, member] of page.entries()) {
+        const record = snapshots[i];
+        after = member;
+        if (!record || !matches(record, filter)) continue;
+        records.push(record);
+        if (records.length === limit) {
+          const more = i < page.length - 1 || (await this.indexPage(accountId, after, 1)).length > 0;
+          return { records, nextCursor: more ? encodeCursor(after) : null };
+        }
+      }
+      if (page.length <= limit) return { records, nextCursor: null };
+    }
+  }
+
+  private async indexPage(accountId: string, after: string | null, count: number): Promise<string[]> {
+    const from = after === null ? "-" : `(${after}`;
+    const perShard = await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) =>
+        this.client.zrangebylex(this.keys.outcomeIndex(shard, accountId), from, "+", "LIMIT", 0, count),
+      ),
+    );
+    return perShard
+      .flat()
+      .sort()
+      .slice(0, count);
+  }
+
+  private async loadAll(accountId: string, outcomeKeys: string[]): Promise<(OutcomeRecord | undefined)[]> {
+    const bytes = await Promise.all(
+      outcomeKeys.map((key) => this.client.getBuffer(this.keys.outcome(this.shardOf(accountId, key), accountId, key))),
+    );
+    return bytes.map((b) => (b ? unpackOutcome(b) : undefined));
+  }
+
+  /** The outcome's applied events, oldest first; the cursor is the last entry id returned. */
+  async events(accountId: string, key: string, limit: number, cursor: string | null): Promise<{ events: LoggedEvent[]; nextCursor: string | null }> {
+    const log = this.keys.eventLog(this.shardOf(accountId, key), accountId, key);
+    const from = cursor === null ? "-" : `(${cursor}`;
+    const reply = (await this.client.xrangeBuffer(log, from, "+", "COUNT", limit + 1)) as [Buffer, Buffer[]][];
+    const page = reply.slice(0, limit);
+    const events = page.map(([id, fields]) => presentLogged(id.toString(), unpackEnvelope(fields[1] ?? Buffer.alloc(0))));
+    const last = events[events.length - 1];
+    return { events, nextCursor: reply.length > limit && last ? last.id : null };
+  }
+}
+
+function presentLogged(id: string, event: EventEnvelope): LoggedEvent {
+  return {
+    id,
+    action: event.action,
+    properties: event.properties ?? {},
+    idempotency_key: event.idempotencyKey ?? null,
+    received_at: new Date(event.receivedAt).toISOString(),
+  };
+}
+
+function matches(record: OutcomeRecord, filter: ListFilter): boolean {
+  if (filter.status !== undefined && record.status !== filter.status) return false;
+  const origin = record.origin;
+  if (filter.taskKey !== undefined && !(origin.kind === "task" && origin.taskKey === filter.taskKey)) return false;
+  if (filter.agentKey !== undefined && !(origin.kind === "agent" && origin.agentKey === filter.agentKey)) return false;
+  if (filter.customerKey !== undefined && !(origin.kind === "agent" && origin.customerKey === filter.customerKey)) return false;
+  return true;
+}

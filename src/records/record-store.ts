@@ -1,0 +1,71 @@
+// Account configuration records (tasks, agents, customers, rate cards): JSON under the account's hash tag,
+// upserted and listed atomically, listed in key order with a cursor.
+import type { RedisClient } from "../redis/client.js";
+import { Scripts } from "../redis/scripts.js";
+import type { Keys, RecordKind } from "../streams/keys.js";
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+type RecordScript = "put-record" | "delete-record";
+
+export class RecordStore {
+  private readonly scripts: Scripts<RecordScript>;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+  ) {
+    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["put-record", "delete-record"]);
+  }
+
+  /** Creates or replaces; true when it was created. */
+  async put(accountId: string, kind: RecordKind, key: string, record: object): Promise<boolean> {
+    const created = await this.scripts.run(
+      "put-record",
+      [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)],
+      [JSON.stringify(record), key],
+    );
+    return Number(created) === 1;
+  }
+
+  async get<T>(accountId: string, kind: RecordKind, key: string): Promise<T | undefined> {
+    const json = await this.client.get(this.keys.record(accountId, kind, key));
+    return json === null ? undefined : (JSON.parse(json) as T);
+  }
+
+  /** True when a record was deleted. */
+  async delete(accountId: string, kind: RecordKind, key: string): Promise<boolean> {
+    const deleted = await this.scripts.run(
+      "delete-record",
+      [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)],
+      [key],
+    );
+    return Number(deleted) === 1;
+  }
+
+  /** A page of records in key order; the cursor is the last key returned. */
+  async list<T>(accountId: string, kind: RecordKind, limit: number, cursor: string | null): Promise<Page<T>> {
+    const index = this.keys.records(accountId, kind);
+    const from = cursor === null ? "-" : `(${cursor}`;
+    const names = await this.client.zrangebylex(index, from, "+", "LIMIT", 0, limit + 1);
+    const page = names.slice(0, limit);
+    const json = page.length === 0 ? [] : await this.client.mget(...page.map((key) => this.keys.record(accountId, kind, key)));
+    const items = json.flatMap((text) => (text === null ? [] : [JSON.parse(text) as T]));
+    return { items, nextCursor: names.length > limit ? (page[page.length - 1] ?? null) : null };
+  }
+
+  /** Every record of a kind (GET /v1/tasks lists all active tasks, unpaginated by the spec). */
+  async all<T>(accountId: string, kind: RecordKind): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page<T> = await this.list<T>(accountId, kind, 1000, cursor);
+      items.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return items;
+  }
+}

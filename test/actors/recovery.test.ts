@@ -1,0 +1,141 @@
+// Recovery: verdicts due while every worker was down are made on restart; a flushed script cache does not
+// stop work; a worker that lost its lease cannot write; a Redis killed and restarted from its append-only
+// file loses nothing that was acknowledged.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Packr } from "msgpackr";
+import { afterAll, describe, expect, it } from "vitest";
+import { masters } from "../../src/redis/client.js";
+import { Scripts } from "../../src/redis/scripts.js";
+import { Keys } from "../../src/streams/keys.js";
+import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
+import { eventually, startTestApp, type TestApp } from "../support/app.js";
+import { freePort } from "../support/processes.js";
+
+const packr = new Packr({ useRecords: false });
+
+async function setUp(t: TestApp, condition: string, extra: Record<string, unknown> = {}): Promise<void> {
+  expect((await t.request("PUT", "/v1/tasks/t", { name: "t", condition, ...extra })).status).toBe(201);
+}
+
+async function statusOf(t: TestApp, key: string): Promise<string> {
+  return ((await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`)).body as { status: string }).status;
+}
+
+async function countOf(t: TestApp, key: string, action: string): Promise<number> {
+  const body = (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`)).body as { observations: Record<string, { count: number }> };
+  return body.observations[action]?.count ?? 0;
+}
+
+describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
+  const apps: TestApp[] = [];
+  afterAll(async () => {
+    await Promise.all(apps.map((a) => a.stop().catch(() => undefined)));
+  });
+
+  it("makes verdicts that fell due while all workers were stopped", async () => {
+    const first = await startTestApp(deployment);
+    await setUp(first, "NOT escalated", { settlement_period: "1s" });
+    const keys = Array.from({ length: 20 }, (_, i) => `restart:${i}`);
+    for (const key of keys) {
+      expect((await first.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
+      expect((await first.request("POST", "/v1/events", { outcome_key: key, action: i(key) })).status).toBe(202);
+    }
+    await eventually(async () => ((await Promise.all(keys.map((k) => countOf(first, k, i(k))))).every((c) => c === 1) ? true : undefined));
+    await first.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+
+    const second = await startTestApp(deployment, { keyPrefix: first.options.keyPrefix });
+    apps.push(second);
+    const token = first.token;
+    await eventually(async () => {
+      const statuses = await Promise.all(keys.map((k) => second.request("GET", `/v1/outcomes/${encodeURIComponent(k)}`, undefined, token)));
+      return statuses.every((s) => (s.body as { status: string }).status === "CONFIRMED") ? true : undefined;
+    }, 10_000, "verdicts after restart");
+  });
+
+  it("keeps working after SCRIPT FLUSH (NOSCRIPT is recovered)", async () => {
+    const t = await startTestApp(deployment);
+    apps.push(t);
+    await setUp(t, "never");
+    expect((await t.request("POST", "/v1/outcomes", { key: "flush", task_key: "t" })).status).toBe(201);
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(masters(t.app.redis).map((node) => node.script("FLUSH")));
+      const events = Array.from({ length: 20 }, () => ({ outcome_key: "flush", action: "tick" }));
+      expect((await t.request("POST", "/v1/events/batch", { events })).status).toBe(202);
+    }
+    await eventually(async () => ((await countOf(t, "flush", "tick")) === 100 ? true : undefined), 10_000, "100 ticks");
+    expect(await statusOf(t, "flush")).toBe("OPEN");
+  });
+
+  it("refuses commits from a worker whose lease was taken over (fencing)", async () => {
+    const client = await connectTo(deployment);
+    try {
+      const keys = new Keys(uniquePrefix());
+      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"] as const);
+      const shard = 3;
+      const stale = await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000]);
+      expect(stale).toBe("w1:1");
+      // The lease lapses (w1 paused too long) and w2 takes the shard with a newer token.
+      await client.del(keys.lease(shard));
+      expect(await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w2", 60_000])).toBe("w2:2");
+      const target = keys.outcome(shard, "acct", "o");
+      const ops = packr.pack([["set", 4, 5]]);
+      const reply = await scripts.run("commit", [keys.lease(shard), keys.stream(shard), keys.due(shard), target], ["w1:1", "verdict", ops, packr.pack([]), "stale"]);
+      expect(Number(reply)).toBe(-1);
+      expect(await client.exists(target)).toBe(0);
+      const fresh = await scripts.run("commit", [keys.lease(shard), keys.stream(shard), keys.due(shard), target], ["w2:2", "verdict", ops, packr.pack([]), "fresh"]);
+      expect(Number(fresh)).toBe(1);
+      expect(await client.get(target)).toBe("fresh");
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+/** One action name per key, so each outcome's event is told apart in the log. */
+function i(key: string): string {
+  return `step_${key.split(":")[1] ?? "0"}`;
+}
+
+describe("redis restart with append-only persistence", () => {
+  let redis: ChildProcess | undefined;
+  const dir = mkdtempSync(join(tmpdir(), "verdict-aof-"));
+  afterAll(() => {
+    redis?.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function startRedis(port: number): ChildProcess {
+    return spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
+  }
+
+  it("loses nothing acknowledged when Redis is killed and restarted", async () => {
+    const port = await freePort();
+    redis = startRedis(port);
+    await new Promise((r) => setTimeout(r, 300));
+    const t = await startTestApp("standalone", { redis: { kind: "standalone", url: `redis://127.0.0.1:${port}` } });
+    try {
+      await setUp(t, "never");
+      expect((await t.request("POST", "/v1/outcomes", { key: "aof", task_key: "t" })).status).toBe(201);
+      let accepted = 0;
+      for (let round = 0; round < 10; round++) {
+        const events = Array.from({ length: 100 }, (_, n) => ({ outcome_key: "aof", action: "tick", properties: { value: round * 100 + n } }));
+        const reply = await t.request("POST", "/v1/events/batch", { events });
+        accepted += (reply.body as { accepted: number }).accepted;
+      }
+      expect(accepted).toBe(1000);
+      // SIGKILL: no shutdown save; only the append-only file brings the data back.
+      await new Promise<void>((resolve) => {
+        redis?.once("exit", () => resolve());
+        redis?.kill("SIGKILL");
+      });
+      redis = startRedis(port);
+      await eventually(async () => ((await countOf(t, "aof", "tick").catch(() => 0)) === 1000 ? true : undefined), 30_000, "1000 ticks after restart");
+    } finally {
+      await t.stop();
+    }
+  });
+});

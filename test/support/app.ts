@@ -1,0 +1,76 @@
+// An in-process Verdict for suites: the whole service on free ports against one test deployment, with its
+// own key prefix and a fresh account, plus a small JSON client.
+import { startVerdict, type VerdictApp } from "../../src/app.js";
+import { Accounts } from "../../src/accounts/accounts.js";
+import { DEFAULT_OPTIONS, type VerdictOptions } from "../../src/config/options.js";
+import { endpointOf, uniquePrefix, type Deployment } from "./redis.js";
+
+export const TEST_TOKEN_SECRET = "test-secret-0123456789abcdef";
+
+export interface TestApp {
+  app: VerdictApp;
+  baseUrl: string;
+  accountId: string;
+  token: string;
+  options: VerdictOptions;
+  /** A second account on the same app, for isolation tests. */
+  newAccount(): Promise<{ accountId: string; token: string }>;
+  request(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: unknown; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export function testOptions(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): VerdictOptions {
+  const endpoint = endpointOf(deployment);
+  return {
+    ...DEFAULT_OPTIONS,
+    port: 0,
+    metricsPort: 0,
+    redis: endpoint.kind === "cluster" ? { kind: "cluster", nodes: endpoint.nodes } : { kind: "standalone", url: endpoint.kind === "standalone" ? endpoint.url : "" },
+    keyPrefix: uniquePrefix(),
+    tokenSecret: TEST_TOKEN_SECRET,
+    shards: 8,
+    leaseTtlMs: 2000,
+    logLevel: "silent",
+    ...overrides,
+  };
+}
+
+export async function startTestApp(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): Promise<TestApp> {
+  const options = testOptions(deployment, overrides);
+  const app = await startVerdict(options);
+  const accounts = new Accounts(app.redis, app.keys, options.tokenSecret);
+  const first = await accounts.create("test");
+  const baseUrl = `http://127.0.0.1:${app.port}`;
+  return {
+    app,
+    baseUrl,
+    accountId: first.account_id,
+    token: first.token,
+    options,
+    async newAccount() {
+      const created = await accounts.create("other");
+      return { accountId: created.account_id, token: created.token };
+    },
+    async request(method, path, body, token = first.token) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown), headers: response.headers };
+    },
+    stop: () => app.stop(),
+  };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
