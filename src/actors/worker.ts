@@ -123,7 +123,7 @@ export class Worker {
     });
     this.actors.set(shard, { actor, leaseValue });
     actor.start();
-    logger.info({ shard, lease: leaseValue }, "took shard");
+    logger.debug({ shard, lease: leaseValue }, "took shard");
   }
 
   /** The lease is gone (expired or taken): stop writing at once; Redis refuses our commits anyway. */
@@ -141,6 +141,6 @@ export class Worker {
     this.actors.delete(shard);
     await owned.actor.stop();
     await this.scripts.run("lease-release", [this.deps.keys.lease(shard)], [owned.leaseValue]);
-    this.deps.logger.info({ shard }, "released shard");
+    this.deps.logger.debug({ shard }, "released shard");
   }
 }

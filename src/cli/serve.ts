@@ -5,6 +5,7 @@ import type { Role } from "../config/options.js";
 import { createLogger } from "../telemetry/logger.js";
 
 const ROLES: readonly Role[] = ["all", "ingress", "worker"];
+const STOP_GRACE_MS = 10_000;
 
 function parseRole(args: string[]): Role | undefined {
   for (let i = 0; i < args.length; i++) {
@@ -35,7 +36,14 @@ export async function run(args: string[]): Promise<number> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+  // A Redis that is gone would make the orderly stop wait on retries; past the grace period, just leave
+  // (leases expire and another worker reclaims pending entries: nothing accepted is lost).
+  const grace = setTimeout(() => {
+    logger.warn({ graceMs: STOP_GRACE_MS }, "stop did not finish in time; exiting");
+    process.exit(1);
+  }, STOP_GRACE_MS);
   await app.stop();
+  clearTimeout(grace);
   // uWebSockets.js keeps open keep-alive sockets; the service is stopped, so leave now.
   process.exit(0);
 }

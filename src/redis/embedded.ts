@@ -24,6 +24,8 @@ export interface EmbeddedRedis {
 
 async function answersPing(socketPath: string): Promise<boolean> {
   const probe = new Redis({ path: socketPath, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  // No server yet is the expected answer here, not an error worth ioredis's "unhandled error" warning.
+  probe.on("error", () => {});
   try {
     await probe.connect();
     return (await probe.ping()) === "PONG";
@@ -56,7 +58,9 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
       "--maxmemory-policy", "noeviction",
       "--logfile", join(dataDir, "redis.log"),
     ],
-    { stdio: "ignore" },
+    // Its own process group: Ctrl-C in a terminal signals the whole foreground group, and Verdict must
+    // finish its shutdown (committing, releasing leases) before its Redis goes. Verdict stops it last.
+    { stdio: "ignore", detached: true },
   );
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(socketPath))) {

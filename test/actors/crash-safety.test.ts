@@ -24,14 +24,16 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
   });
 
   /** Kills the oldest worker with SIGKILL every two seconds and starts a replacement, until stopped. */
-  function killEveryTwoSeconds(env: Record<string, string>): { stop(): Promise<void> } {
+  function killEveryTwoSeconds(env: Record<string, string>): { stop(): Promise<number> } {
     let killing = true;
+    let kills = 0;
     const loop = (async () => {
       while (killing) {
         await new Promise((r) => setTimeout(r, 2000));
         if (!killing) break;
         const victim = workers.shift();
         await victim?.kill("SIGKILL");
+        kills++;
         workers.push(await spawnVerdict("worker", env));
       }
     })();
@@ -39,6 +41,7 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
       stop: async () => {
         killing = false;
         await loop;
+        return kills;
       },
     };
   }
@@ -72,7 +75,7 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
 
     // Keep killing for a while after the last event, then let the survivors finish.
     await new Promise((r) => setTimeout(r, 3000));
-    await killer.stop();
+    expect(await killer.stop()).toBeGreaterThanOrEqual(2);
 
     const pending = new Set(keys);
     await eventually(
@@ -116,7 +119,7 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
       await new Promise((r) => setTimeout(r, 1000));
     }
     await new Promise((r) => setTimeout(r, 2000));
-    await killer.stop();
+    expect(await killer.stop()).toBeGreaterThanOrEqual(2);
 
     const allCharges = async (): Promise<{ outcome_key: string; amount: number }[]> => {
       const all: { outcome_key: string; amount: number }[] = [];
