@@ -37,6 +37,12 @@ export interface VerdictExtras {
   logger?: Logger;
   /** More HTTP routes, built once the app's Redis and keys exist (served by roles all and ingress). */
   extraRoutes?: (context: AppContext) => Route[];
+  /**
+   * The business clock: receive times stamped at the edge, read-time evaluation and the monitor's time
+   * points. Leases and timeouts always use real time. Tests freeze it to check exact IDLE brackets.
+   * @default Date.now
+   */
+  clock?: () => number;
 }
 
 export interface VerdictApp {
@@ -53,6 +59,7 @@ type Stopper = () => unknown;
 
 export async function startVerdict(options: VerdictOptions, extras: VerdictExtras = {}): Promise<VerdictApp> {
   const logger = extras.logger ?? createLogger(options.logLevel, { role: options.role });
+  const clock = extras.clock ?? Date.now;
   const stoppers: Stopper[] = [];
   const stopAll = async (): Promise<void> => {
     for (const stop of stoppers.splice(0).reverse()) {
@@ -94,7 +101,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       });
       const routes = [
         ...apiRoutes({ enqueuer, shards: options.shards, metrics }),
-        ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer }),
+        ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }),
         ...(extras.extraRoutes?.(context) ?? []),
       ];
       const http = await startHttpServer({
@@ -103,6 +110,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         logger,
         metrics,
         port: options.port,
+        clock,
       });
       stoppers.push(() => http.close());
       port = http.port;
@@ -119,6 +127,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         logger,
         registry: metrics.registry,
         createFromEvent: (event) => createAgentOutcome(records, event),
+        clock,
       });
       await worker.start();
       stoppers.push(() => worker.stop());

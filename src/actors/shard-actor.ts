@@ -40,6 +40,8 @@ export interface ShardActorDeps {
   maxProcessingAttempts: number;
   logger: Logger;
   metrics: ActorMetrics;
+  /** The business clock: time points are processed up to it. */
+  clock: () => number;
   /** Called once when a commit finds the lease gone: the worker stops this actor. */
   onLeaseLost(shard: number): void;
 }
@@ -108,7 +110,7 @@ export class ShardActor {
       try {
         if (this.tickRequested && this.streamDrained) {
           this.tickRequested = false;
-          await this.traced("shard.settle_due", {}, () => this.settleDue(Date.now() - CLOCK_GRACE_MS));
+          await this.traced("shard.settle_due", {}, () => this.settleDue(this.deps.clock() - CLOCK_GRACE_MS));
           continue;
         }
         const entries = await this.read();

@@ -28,6 +28,8 @@ export interface WorkerDeps {
   logger: Logger;
   registry: Registry;
   createFromEvent: CreateFromEvent;
+  /** The business clock for time points (settlement, IDLE). @default Date.now */
+  clock?: () => number;
 }
 
 const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release"];
@@ -119,6 +121,7 @@ export class Worker {
       maxProcessingAttempts: options.maxProcessingAttempts,
       logger,
       metrics: this.metrics,
+      clock: this.deps.clock ?? Date.now,
       onLeaseLost: (lostShard) => this.lost(lostShard),
     });
     this.actors.set(shard, { actor, leaseValue });

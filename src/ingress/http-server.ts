@@ -16,6 +16,8 @@ export interface HttpServerDeps {
   /** 0 picks a free port. */
   port: number;
   host?: string;
+  /** The business clock stamped on requests (`receivedAt`). @default Date.now */
+  clock?: () => number;
 }
 
 export interface HttpServer {
@@ -64,6 +66,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
   assertNativeUws();
   const router = new Router(deps.routes);
   const { logger, metrics } = deps;
+  const clock = deps.clock ?? Date.now;
   let inFlight = 0;
   // One labelled child per (route, method, status): resolving labels per request costs more than the count.
   const counters = new Map<string, { inc(): void }>();
@@ -116,7 +119,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
 
   const app = uWS.App();
   app.any("/*", (res, req) => {
-    const receivedAt = Date.now();
+    const receivedAt = clock();
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
     const clientId = req.getHeader("x-request-id");

@@ -35,9 +35,13 @@ export function testOptions(deployment: Deployment, overrides: Partial<VerdictOp
   };
 }
 
-export async function startTestApp(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): Promise<TestApp> {
+export async function startTestApp(
+  deployment: Deployment,
+  overrides: Partial<VerdictOptions> = {},
+  extras: { clock?: () => number } = {},
+): Promise<TestApp> {
   const options = testOptions(deployment, overrides);
-  const app = await startVerdict(options);
+  const app = await startVerdict(options, extras);
   const accounts = new Accounts(app.redis, app.keys, options.tokenSecret);
   const first = await accounts.create("test");
   const baseUrl = `http://127.0.0.1:${app.port}`;

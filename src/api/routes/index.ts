@@ -20,9 +20,10 @@ export interface ResourceRouteDeps {
   keys: Keys;
   shards: number;
   enqueuer: ShardEnqueuer;
+  clock: () => number;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys);
   const outcomes = new OutcomeStore(redis, keys, shards);
   // A replayed event skips the idempotency claim: its key is held by the original entry, which was never applied.
@@ -35,7 +36,7 @@ export function resourceRoutes({ redis, keys, shards, enqueuer }: ResourceRouteD
   };
   return [
     ...taskRoutes(records),
-    ...outcomeRoutes(outcomes, records),
+    ...outcomeRoutes(outcomes, records, clock),
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
     ...configurationRoutes(records),
     ...chargeRoutes(redis, keys, shards),

@@ -22,7 +22,8 @@ function notFound(key: string): ApiError {
   return new ApiError("OUTCOME_NOT_FOUND", `no outcome ${key}`);
 }
 
-export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore): Route[] {
+/** `clock` is the business clock that reads evaluate against (IDLE brackets, progress). */
+export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, clock: () => number): Route[] {
   return [
     {
       method: "POST",
@@ -44,7 +45,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore): Rou
         if (result.kind === "conflict") {
           throw new ApiError("OUTCOME_EXISTS", `outcome ${body.key} already exists and was not opened from task ${body.task_key}`);
         }
-        return { status: result.kind === "created" ? 201 : 200, body: presentOutcome(result.record, Date.now()) };
+        return { status: result.kind === "created" ? 201 : 200, body: presentOutcome(result.record, clock()) };
       },
     },
     {
@@ -63,7 +64,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore): Rou
           customerKey: filterParam(req.query, "customer_key"),
         };
         const page = await outcomes.list(req.accountId, filter, limit, cursor);
-        const now = Date.now();
+        const now = clock();
         return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
       },
     },
@@ -74,7 +75,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore): Rou
         const key = req.params.key ?? "";
         const record = await outcomes.get(req.accountId, key);
         if (!record) throw notFound(key);
-        return { status: 200, body: presentOutcome(record, Date.now()) };
+        return { status: 200, body: presentOutcome(record, clock()) };
       },
     },
     {
