@@ -12,7 +12,7 @@ import { SettlementMonitor } from "./monitor/settlement-monitor.js";
 import { createAgentOutcome } from "./outcomes/agent-outcome.js";
 import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
-import { openClient, openShardSubscriber, resolveRedis } from "./streams/connect.js";
+import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./streams/keys.js";
 import { startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";

@@ -1,7 +1,7 @@
 // `verdict account create NAME`: creates an account and prints {"account_id", "token"}.
 import { Accounts } from "../accounts/accounts.js";
 import { optionsFromEnv } from "../config/env.js";
-import { openClient, resolveRedis } from "../streams/connect.js";
+import { openClient, resolveRedis } from "../redis/connect.js";
 import { Keys } from "../streams/keys.js";
 import { silentLogger } from "../telemetry/logger.js";
 

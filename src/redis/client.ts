@@ -35,8 +35,11 @@ export function connectRedis(endpoint: RedisEndpoint, options: ConnectOptions = 
       const clusterOptions: ClusterOptions = {
         redisOptions: common,
         enableOfflineQueue: common.enableOfflineQueue,
-        // Different shards live on different nodes; auto-pipelining batches per node without CROSSSLOT errors.
-        enableAutoPipelining: true,
+        // No auto-pipelining: ioredis groups an auto-pipelined custom (Lua) command by its first argument,
+        // which for scripts is the key count, not a key, and then refuses pipelines that mix slots ("All keys
+        // in the pipeline should belong to the same slots allocation group"). Verdict batches on its own
+        // (group commit, one script call per shard), so each call goes straight to its node.
+        enableAutoPipelining: false,
         slotsRefreshTimeout: 2000,
       };
       return new Cluster([...endpoint.nodes], clusterOptions);

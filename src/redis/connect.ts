@@ -1,7 +1,7 @@
 // Opens the Redis the options name: starts (or reuses) the embedded redis-server, or points at a URL or cluster.
 import { Cluster } from "ioredis";
-import { connectRedis, waitReady, type ConnectOptions, type RedisClient, type RedisEndpoint } from "../redis/client.js";
-import { startEmbeddedRedis } from "../redis/embedded.js";
+import { connectRedis, waitReady, type ConnectOptions, type RedisClient, type RedisEndpoint } from "./client.js";
+import { startEmbeddedRedis } from "./embedded.js";
 import type { RedisTarget } from "../config/options.js";
 import type { Logger } from "../telemetry/logger.js";
 
@@ -63,10 +63,6 @@ export async function openClient(endpoint: RedisEndpoint, options: ConnectOption
   try {
     await waitReady(client);
     if (client instanceof Cluster) {
-      // ioredis routes an auto-pipelined custom (Lua) command by its first argument, the key count, not
-      // its first key, and then refuses the mixed pipeline ("same slots allocation group"). Script callers
-      // coalesce on their own (group commit), so send each call straight to its node.
-      client.options.enableAutoPipelining = false;
       client.on("+node", (node: { status: string; connect(): Promise<void> }) => {
         if (node.status === "wait") node.connect().catch(() => {});
       });
