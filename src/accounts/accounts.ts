@@ -5,6 +5,9 @@ import type { RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../streams/keys.js";
 
+/** Longest wait for running nodes to acknowledge a rotation. */
+const ROTATION_ACK_TIMEOUT_MS = 2000;
+
 const ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 export class AccountNotFoundError extends Error {
@@ -69,11 +72,28 @@ export class Accounts {
   }
 
   private async setGeneration(accountId: string, mode: "create" | "rotate"): Promise<number> {
-    const reply = await this.scripts.run(
+    const reply = (await this.scripts.run(
       "set-token-generation",
       [this.keys.tokenGenerations()],
       [accountId, this.keys.tokenRotatedChannel(), mode],
-    );
-    return Number(reply);
+    )) as [number, number];
+    const [generation, subscribers] = reply;
+    if (mode === "rotate" && generation > 0) await this.awaitAcknowledgements(accountId, generation, subscribers);
+    return generation;
+  }
+
+  /**
+   * Pub/sub delivery is asynchronous: the rotation took effect in Redis, but a node may not have read the
+   * announcement yet. Each node acknowledges a rotation once it applied it; waiting for as many
+   * acknowledgements as the announcement reached makes "rotate returned" mean "every running node refuses
+   * the old token". A node that misses it (a dropped connection) reloads all generations on reconnect,
+   * so the wait is bounded rather than unconditional.
+   */
+  private async awaitAcknowledgements(accountId: string, generation: number, subscribers: number): Promise<void> {
+    const key = this.keys.tokenRotationAcks(accountId, generation);
+    const deadline = Date.now() + ROTATION_ACK_TIMEOUT_MS;
+    while ((await this.redis.llen(key)) < subscribers && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   }
 }

@@ -12,6 +12,9 @@ const MAX_VERIFIED_TOKENS = 10_000;
 /** Missed rotation messages (a subscriber reconnect) are caught up by a full reload this often. */
 const RELOAD_INTERVAL_MS = 10_000;
 
+/** Acknowledgements of a rotation are only read while `rotate` waits; keep them briefly. */
+const ROTATION_ACK_TTL_MS = 60_000;
+
 export interface TokenVerifierDeps {
   /** Commands (HGET/HGETALL of the generations hash). */
   redis: RedisClient;
@@ -87,7 +90,16 @@ export class TokenVerifier {
       this.deps.logger.warn({ message }, "ignoring malformed token rotation message");
       return;
     }
-    this.learn(message.slice(0, colon), generation);
+    const accountId = message.slice(0, colon);
+    this.learn(accountId, generation);
+    // Tell the rotating side this node now refuses the old token (it waits for every node's word).
+    const acks = this.deps.keys.tokenRotationAcks(accountId, generation);
+    this.deps.redis
+      .multi()
+      .rpush(acks, "1")
+      .pexpire(acks, ROTATION_ACK_TTL_MS)
+      .exec()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not acknowledge a token rotation"));
   }
 
   /** Generations only move forward, whichever of pub/sub and a reload reports first. */

@@ -109,6 +109,11 @@ export class Keys {
     return `${this.prefix}{tokens}:rotated`;
   }
 
+  /** Nodes that applied one rotation (a list of node ids), so `rotate` returns only once all have. */
+  tokenRotationAcks(accountId: string, generation: number): string {
+    return `${this.prefix}{tokens}:acks:${accountId}:${generation}`;
+  }
+
   /** Sorted set of live workers scored by heartbeat expiry. */
   workers(): string {
     return `${this.prefix}workers`;

@@ -7,17 +7,18 @@
   ARGV[2] shard pub/sub channel (same slot as KEYS[1]) announcing "<account>:<generation>"
   ARGV[3] mode: "create" (set 1 if absent) or "rotate" (increment if present)
 
-  Returns the new generation, or 0 when the mode's precondition failed (create: exists; rotate: unknown).
+  Returns {generation, subscribers that received the announcement}, or {0, 0} when the mode's
+  precondition failed (create: exists; rotate: unknown).
 ]]
 local exists = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1
 local generation
 if ARGV[3] == 'create' then
-  if exists then return 0 end
+  if exists then return {0, 0} end
   redis.call('HSET', KEYS[1], ARGV[1], 1)
   generation = 1
 else
-  if not exists then return 0 end
+  if not exists then return {0, 0} end
   generation = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 end
-redis.call('SPUBLISH', ARGV[2], ARGV[1] .. ':' .. generation)
-return generation
+local subscribers = redis.call('SPUBLISH', ARGV[2], ARGV[1] .. ':' .. generation)
+return {generation, subscribers}
