@@ -7,6 +7,7 @@ export interface ActorMetrics {
   verdicts: Counter<"status">;
   charges: Counter;
   snapshotLoads: Counter;
+  malformedEntries: Counter;
   batchSeconds: Histogram;
   ownedShards: Gauge;
   hotOutcomes: Gauge;
@@ -20,6 +21,7 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
     verdicts: new Counter({ name: "verdict_verdicts_total", help: "Outcomes that reached a verdict", labelNames: ["status"], registers }),
     charges: new Counter({ name: "verdict_charges_total", help: "Charges recorded for confirmed Variant B outcomes", registers }),
     snapshotLoads: new Counter({ name: "verdict_snapshot_loads_total", help: "Outcome snapshots loaded from Redis (hot-state misses)", registers }),
+    malformedEntries: new Counter({ name: "verdict_malformed_entries_total", help: "Shard stream entries that were not event envelopes (not written by the ingress)", registers }),
     batchSeconds: new Histogram({
       name: "verdict_batch_commit_seconds",
       help: "Time to apply and commit one read batch of a shard",

@@ -228,7 +228,7 @@ export class ShardActor {
   private async processBatch(entries: StreamEntry[]): Promise<void> {
     const { keys, shard } = this.deps;
     const started = performance.now();
-    const events = entries.map((entry) => ({ entry, event: entry.envelope ? unpackEnvelope(entry.envelope) : undefined }));
+    const events = entries.map((entry) => ({ entry, event: this.decode(entry) }));
     const records = await this.load(
       new Set(events.flatMap(({ event }) => (event ? [outcomeRef(event.accountId, event.outcomeKey)] : []))),
     );
@@ -311,6 +311,25 @@ export class ShardActor {
     metrics.eventsProcessed.inc(entries.length);
     metrics.deadLetters.inc(deadLettered);
     metrics.batchSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  /**
+   * The entry's event, or undefined when there is none to apply: deleted since delivery, or bytes that are
+   * not an envelope. The ingress never writes the latter (something else wrote to the stream); it names no
+   * account whose dead-letter queue could hold it, so it is logged, counted and acknowledged rather than
+   * left to block the shard.
+   */
+  private decode(entry: StreamEntry): EventEnvelope | undefined {
+    if (!entry.envelope) return undefined;
+    try {
+      const event = unpackEnvelope(entry.envelope);
+      if (typeof event.accountId === "string" && typeof event.outcomeKey === "string" && typeof event.action === "string") return event;
+    } catch {
+      // fall through to the log below
+    }
+    this.deps.logger.error({ shard: this.deps.shard, entry: entry.id }, "stream entry is not an event envelope; acknowledged without applying");
+    this.deps.metrics.malformedEntries.inc();
+    return undefined;
   }
 
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
