@@ -15,13 +15,10 @@ import {
   envInt,
   envNumber,
   jsonBody,
-  newRunId,
-  openOutcomes,
+  mixedOutcomeKey,
   params,
   pick,
-  putTask,
-  requireToken,
-  setupVariantB,
+  setupMixedRun,
   summarize,
   variantMix,
 } from "./lib/verdict.js";
@@ -75,36 +72,12 @@ const eventsAccepted = new Counter("events_accepted");
 /** Events listed in `failed`, plus every event of a batch that was not answered 202. */
 const eventsFailed = new Counter("events_failed");
 
-/**
- * @typedef {object} SetupData
- * @property {string} runId
- * @property {string} taskKey
- * @property {string} agentKey
- * @property {string} customerKey
- */
-
-/** @returns {SetupData} */
+/** @returns {import("./lib/verdict.js").MixedRun} */
 export function setup() {
-  requireToken();
-  const runId = newRunId("batch");
-  const data = { runId: runId, taskKey: runId + "-task", agentKey: "", customerKey: "" };
-  if (MIX.bShare < 1) {
-    putTask(data.taskKey, { name: "k6 batch " + runId, goal: "Load test", condition: CONDITION });
-    /** @type {string[]} */
-    const keys = [];
-    for (let i = 0; i < OUTCOMES; i++) keys.push(runId + ":a:" + i);
-    openOutcomes(keys, data.taskKey, { parallel: OPEN_PARALLEL });
-  }
-  if (MIX.bShare > 0) {
-    const b = setupVariantB(runId, { condition: CONDITION });
-    data.agentKey = b.agentKey;
-    data.customerKey = b.customerKey;
-  }
-  console.log("batch: run " + runId + ", " + OUTCOMES + " outcomes per variant, " + BATCH_SIZE + " events per batch");
-  return data;
+  return setupMixedRun("batch", MIX, { outcomes: OUTCOMES, condition: CONDITION, openParallel: OPEN_PARALLEL });
 }
 
-/** @param {SetupData} data */
+/** @param {import("./lib/verdict.js").MixedRun} data */
 export default function (data) {
   const n = exec.scenario.iterationInTest;
   /** @type {Record<string, unknown>[]} */
@@ -114,14 +87,14 @@ export default function (data) {
     const i = seq % OUTCOMES;
     if (Math.random() < MIX.bShare) {
       events.push({
-        key: data.runId + ":b:" + i,
+        key: mixedOutcomeKey(data.runId, "b", i),
         customer_key: data.customerKey,
         agent_key: data.agentKey,
         action: ACTION,
         properties: { value: seq },
       });
     } else {
-      events.push({ outcome_key: data.runId + ":a:" + i, action: ACTION, properties: { value: seq } });
+      events.push({ outcome_key: mixedOutcomeKey(data.runId, "a", i), action: ACTION, properties: { value: seq } });
     }
   }
   const res = http.post(apiUrl("/v1/events/batch"), JSON.stringify({ events: events }), params("events_batch"));

@@ -15,13 +15,10 @@ import {
   envInt,
   envNumber,
   jsonBody,
-  newRunId,
-  openOutcomes,
+  mixedOutcomeKey,
   params,
   pick,
-  putTask,
-  requireToken,
-  setupVariantB,
+  setupMixedRun,
   summarize,
   variantMix,
 } from "./lib/verdict.js";
@@ -72,46 +69,12 @@ export const options = {
 
 const eventsSent = new Counter("events_sent");
 
-/**
- * @typedef {object} SetupData
- * @property {string} runId
- * @property {string} taskKey
- * @property {string} agentKey
- * @property {string} customerKey
- */
-
-/** @returns {SetupData} */
+/** @returns {import("./lib/verdict.js").MixedRun} */
 export function setup() {
-  requireToken();
-  const runId = newRunId("single");
-  const data = { runId: runId, taskKey: runId + "-task", agentKey: "", customerKey: "" };
-  if (MIX.bShare < 1) {
-    putTask(data.taskKey, { name: "k6 single " + runId, goal: "Load test", condition: CONDITION });
-    /** @type {string[]} */
-    const keys = [];
-    for (let i = 0; i < OUTCOMES; i++) keys.push(outcomeKey(runId, "a", i));
-    openOutcomes(keys, data.taskKey, { parallel: OPEN_PARALLEL });
-  }
-  if (MIX.bShare > 0) {
-    const b = setupVariantB(runId, { condition: CONDITION });
-    data.agentKey = b.agentKey;
-    data.customerKey = b.customerKey;
-  }
-  console.log("single: run " + runId + ", " + OUTCOMES + " outcomes per variant, B share " + MIX.bShare);
-  return data;
+  return setupMixedRun("single", MIX, { outcomes: OUTCOMES, condition: CONDITION, openParallel: OPEN_PARALLEL });
 }
 
-/**
- * @param {string} runId
- * @param {string} variant
- * @param {number} i
- * @returns {string}
- */
-function outcomeKey(runId, variant, i) {
-  return runId + ":" + variant + ":" + i;
-}
-
-/** @param {SetupData} data */
+/** @param {import("./lib/verdict.js").MixedRun} data */
 export default function (data) {
   const n = exec.scenario.iterationInTest;
   const i = n % OUTCOMES;
@@ -119,9 +82,9 @@ export default function (data) {
   /** @type {Record<string, unknown>} */
   const event =
     variant === "A"
-      ? { outcome_key: outcomeKey(data.runId, "a", i), action: ACTION, properties: { value: n } }
+      ? { outcome_key: mixedOutcomeKey(data.runId, "a", i), action: ACTION, properties: { value: n } }
       : {
-          key: outcomeKey(data.runId, "b", i),
+          key: mixedOutcomeKey(data.runId, "b", i),
           customer_key: data.customerKey,
           agent_key: data.agentKey,
           action: ACTION,

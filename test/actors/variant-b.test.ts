@@ -2,20 +2,10 @@
 // dead-letter code from a real request; agent inference; identity rules; attribution and charges; usage.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChargeRecord as Charge } from "../../src/outcomes/charge.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 
-interface Charge {
-  outcome_key: string;
-  customer_key: string;
-  agent_key: string;
-  rate_card_key: string;
-  currency: string;
-  unit_amount: number;
-  attribution: number;
-  amount: number;
-  confirmed_at: string;
-}
 
 const unique = (label: string): string => `${label}-${randomBytes(4).toString("hex")}`;
 

@@ -487,3 +487,52 @@ export function summarize(script, data, extra) {
 
 /** Trend statistics shown in summaries (adds p(99) and count to k6's defaults). */
 export const TREND_STATS = ["avg", "min", "med", "p(90)", "p(95)", "p(99)", "max", "count"];
+
+/**
+ * What setup() hands every VU in the mixed-variant scripts.
+ * @typedef {object} MixedRun
+ * @property {string} runId
+ * @property {string} taskKey
+ * @property {string} agentKey
+ * @property {string} customerKey
+ */
+
+/**
+ * The key of outcome `i` of a variant ("a" task-based, "b" agent-based) in a run; keys carry colons on
+ * purpose, so the service's path decoding is exercised too.
+ * @param {string} runId
+ * @param {string} variant
+ * @param {number} i
+ * @returns {string}
+ */
+export function mixedOutcomeKey(runId, variant, i) {
+  return runId + ":" + variant + ":" + i;
+}
+
+/**
+ * Sets up a run mixing both variants: a task with `outcomes` opened outcomes for Variant A (when some
+ * events are A), and an agent, rate card and customer for Variant B (when some are B).
+ * @param {string} name script name, for keys and the log line
+ * @param {{ bShare: number }} mix
+ * @param {{ outcomes: number, condition: string, openParallel: number }} options
+ * @returns {MixedRun}
+ */
+export function setupMixedRun(name, mix, options) {
+  requireToken();
+  const runId = newRunId(name);
+  const data = { runId: runId, taskKey: runId + "-task", agentKey: "", customerKey: "" };
+  if (mix.bShare < 1) {
+    putTask(data.taskKey, { name: "k6 " + name + " " + runId, goal: "Load test", condition: options.condition });
+    /** @type {string[]} */
+    const keys = [];
+    for (let i = 0; i < options.outcomes; i++) keys.push(mixedOutcomeKey(runId, "a", i));
+    openOutcomes(keys, data.taskKey, { parallel: options.openParallel });
+  }
+  if (mix.bShare > 0) {
+    const b = setupVariantB(runId, { condition: options.condition });
+    data.agentKey = b.agentKey;
+    data.customerKey = b.customerKey;
+  }
+  console.log(name + ": run " + runId + ", " + options.outcomes + " outcomes per variant, B share " + mix.bShare);
+  return data;
+}
