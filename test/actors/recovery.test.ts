@@ -1,10 +1,6 @@
 // Recovery: verdicts due while every worker was down are made on restart; a flushed script cache does not
 // stop work; a worker that lost its lease cannot write; a Redis killed and restarted from its append-only
 // file loses nothing that was acknowledged.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Packr } from "msgpackr";
 import { afterAll, describe, expect, it } from "vitest";
 import { masters } from "../../src/redis/client.js";
@@ -12,7 +8,7 @@ import { Scripts } from "../../src/redis/scripts.js";
 import { Keys } from "../../src/streams/keys.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
-import { freePort } from "../support/processes.js";
+import { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";
 
 const packr = new Packr({ useRecords: false });
 
@@ -47,7 +43,7 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
     await first.stop();
     await new Promise((r) => setTimeout(r, 1500));
 
-    const second = await startTestApp(deployment, { keyPrefix: first.options.keyPrefix });
+    const second = await startTestApp(deployment, { keyPrefix: first.options.keyPrefix, tokenSecret: first.options.tokenSecret });
     apps.push(second);
     const token = first.token;
     await eventually(async () => {
@@ -101,22 +97,14 @@ function i(key: string): string {
 }
 
 describe("redis restart with append-only persistence", () => {
-  let redis: ChildProcess | undefined;
-  const dir = mkdtempSync(join(tmpdir(), "verdict-aof-"));
-  afterAll(() => {
-    redis?.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+  let redis: PrivateRedis | undefined;
+  afterAll(async () => {
+    await redis?.cleanup();
   });
 
-  function startRedis(port: number): ChildProcess {
-    return spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
-  }
-
   it("loses nothing acknowledged when Redis is killed and restarted", async () => {
-    const port = await freePort();
-    redis = startRedis(port);
-    await new Promise((r) => setTimeout(r, 300));
-    const t = await startTestApp("standalone", { redis: { kind: "standalone", url: `redis://127.0.0.1:${port}` } });
+    redis = await startPrivateRedis(["--appendonly", "yes", "--appendfsync", "always", "--maxmemory-policy", "noeviction"]);
+    const t = await startTestApp("standalone", { redis: { kind: "standalone", url: redis.url } });
     try {
       await setUp(t, "never");
       expect((await t.request("POST", "/v1/outcomes", { key: "aof", task_key: "t" })).status).toBe(201);
@@ -128,11 +116,8 @@ describe("redis restart with append-only persistence", () => {
       }
       expect(accepted).toBe(1000);
       // SIGKILL: no shutdown save; only the append-only file brings the data back.
-      await new Promise<void>((resolve) => {
-        redis?.once("exit", () => resolve());
-        redis?.kill("SIGKILL");
-      });
-      redis = startRedis(port);
+      await redis.kill();
+      await redis.restart();
       await eventually(async () => ((await countOf(t, "aof", "tick").catch(() => 0)) === 1000 ? true : undefined), 30_000, "1000 ticks after restart");
     } finally {
       await t.stop();

@@ -1,53 +1,25 @@
-// Shared by the ingress suites: an app started in-process on free ports against a test deployment, with an
-// account and its token, plus HTTP helpers (fetch for ordinary requests, raw sockets for framing control).
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Accounts } from "../../src/accounts/accounts.js";
-import { startVerdict, type VerdictApp } from "../../src/app.js";
-import { DEFAULT_OPTIONS, type RedisTarget, type VerdictOptions } from "../../src/config/options.js";
-import { silentLogger } from "../../src/telemetry/logger.js";
-import { endpointOf, uniquePrefix, type Deployment } from "../support/redis.js";
+// Shared by the ingress suites: an ingress-only app (the shared test app without a worker) plus HTTP
+// helpers (fetch for ordinary requests, raw sockets for framing control).
+import { connect } from "node:net";
+import { DEFAULT_OPTIONS, type VerdictOptions } from "../../src/config/options.js";
+import { startTestApp as startSharedTestApp, testOptions as sharedTestOptions, type TestApp } from "../support/app.js";
+import type { Deployment } from "../support/redis.js";
 
-export interface TestApp {
-  app: VerdictApp;
-  base: string;
-  accounts: Accounts;
-  accountId: string;
-  token: string;
-  options: VerdictOptions;
-}
+export type { TestApp };
 
-export function targetOf(deployment: Deployment): RedisTarget {
-  const endpoint = endpointOf(deployment);
-  if (endpoint.kind === "cluster") return { kind: "cluster", nodes: endpoint.nodes };
-  if (endpoint.kind === "standalone") return { kind: "standalone", url: endpoint.url };
-  throw new Error("tests use standalone or cluster deployments");
-}
+/**
+ * Ingress suites run no worker (nothing consumes the streams they inspect) and use the production shard
+ * count, which their shard-targeting keys assume.
+ */
+const INGRESS_DEFAULTS: Partial<VerdictOptions> = { role: "ingress", shards: DEFAULT_OPTIONS.shards };
 
 export function testOptions(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): VerdictOptions {
-  return {
-    ...DEFAULT_OPTIONS,
-    role: "ingress",
-    port: 0,
-    metricsPort: 0,
-    redis: targetOf(deployment),
-    keyPrefix: uniquePrefix(),
-    tokenSecret: randomBytes(24).toString("base64url"),
-    ...overrides,
-  };
+  return sharedTestOptions(deployment, { ...INGRESS_DEFAULTS, ...overrides });
 }
 
-/** Starts an ingress-only app (no worker consumes the streams under test) and creates one account. */
-export async function startTestApp(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): Promise<TestApp> {
-  const options = testOptions(deployment, overrides);
-  const app = await startVerdict(options, { logger: silentLogger });
-  const accounts = new Accounts(app.redis, app.keys, options.tokenSecret);
-  const { account_id: accountId, token } = await accounts.create("test");
-  return { app, base: `http://127.0.0.1:${app.port}`, accounts, accountId, token, options };
+/** An ingress-only app with one account (see test/support/app.ts). */
+export function startTestApp(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): Promise<TestApp> {
+  return startSharedTestApp(deployment, { ...INGRESS_DEFAULTS, ...overrides });
 }
 
 export interface Reply {
@@ -170,53 +142,4 @@ export function batchOfSize(bytes: number, key = "sized"): Buffer {
   return Buffer.concat([Buffer.from('{"events":['), inner, Buffer.from("]}")]);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export interface PrivateRedis {
-  url: string;
-  /** Kills the server (SIGKILL) and waits for it to exit. */
-  kill(): Promise<void>;
-  /** Kills it if still running and removes its directory. */
-  cleanup(): Promise<void>;
-}
-
-/** A redis-server of the test's own (for killing it, or for settings the shared servers must not get). */
-export async function startPrivateRedis(extra: string[] = []): Promise<PrivateRedis> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "verdict-private-redis-"));
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", ...extra], { stdio: "ignore" });
-  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
-  const kill = async (): Promise<void> => {
-    if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
-    await exited;
-  };
-  const url = `redis://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on("error", () => resolve(false));
-    });
-    if (ok) break;
-    if (attempt > 100) throw new Error("private redis-server did not start");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    kill,
-    cleanup: async () => {
-      await kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+export { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";

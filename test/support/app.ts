@@ -1,15 +1,16 @@
 // An in-process Verdict for suites: the whole service on free ports against one test deployment, with its
 // own key prefix and a fresh account, plus a small JSON client.
+import { randomBytes } from "node:crypto";
 import { startVerdict, type VerdictApp } from "../../src/app.js";
 import { Accounts } from "../../src/accounts/accounts.js";
 import { DEFAULT_OPTIONS, type VerdictOptions } from "../../src/config/options.js";
 import { endpointOf, uniquePrefix, type Deployment } from "./redis.js";
 
-export const TEST_TOKEN_SECRET = "test-secret-0123456789abcdef";
-
 export interface TestApp {
   app: VerdictApp;
-  baseUrl: string;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  accounts: Accounts;
   accountId: string;
   token: string;
   options: VerdictOptions;
@@ -27,7 +28,7 @@ export function testOptions(deployment: Deployment, overrides: Partial<VerdictOp
     metricsPort: 0,
     redis: endpoint.kind === "cluster" ? { kind: "cluster", nodes: endpoint.nodes } : { kind: "standalone", url: endpoint.kind === "standalone" ? endpoint.url : "" },
     keyPrefix: uniquePrefix(),
-    tokenSecret: TEST_TOKEN_SECRET,
+    tokenSecret: randomBytes(24).toString("base64url"),
     shards: 8,
     leaseTtlMs: 2000,
     logLevel: "silent",
@@ -44,10 +45,11 @@ export async function startTestApp(
   const app = await startVerdict(options, extras);
   const accounts = new Accounts(app.redis, app.keys, options.tokenSecret);
   const first = await accounts.create("test");
-  const baseUrl = `http://127.0.0.1:${app.port}`;
+  const base = `http://127.0.0.1:${app.port}`;
   return {
     app,
-    baseUrl,
+    base,
+    accounts,
     accountId: first.account_id,
     token: first.token,
     options,
@@ -56,7 +58,7 @@ export async function startTestApp(
       return { accountId: created.account_id, token: created.token };
     },
     async request(method, path, body, token = first.token) {
-      const response = await fetch(`${baseUrl}${path}`, {
+      const response = await fetch(`${base}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),
