@@ -15,8 +15,8 @@ export class BatchCommit {
   private readonly blobs: ScriptArg[] = [];
   private readonly acks: string[] = [];
 
-  constructor(leaseKey: string, streamKey: string, dueKey: string) {
-    this.keys = [leaseKey, streamKey, dueKey];
+  constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string) {
+    this.keys = [leaseKey, streamKey, dueKey, fenceKey];
   }
 
   get empty(): boolean {

@@ -222,7 +222,7 @@ export class ShardActor {
 
   private newCommit(): BatchCommit {
     const { keys, shard } = this.deps;
-    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard));
+    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard));
   }
 
   private async processBatch(entries: StreamEntry[]): Promise<void> {

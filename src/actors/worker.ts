@@ -92,10 +92,13 @@ export class Worker {
     for (const shard of [...this.actors.keys()]) {
       if (!desired.has(shard)) await this.release(shard);
     }
-    for (const [shard, { leaseValue }] of this.actors) {
-      const renewed = await this.scripts.run("lease-renew", [keys.lease(shard)], [leaseValue, options.leaseTtlMs]);
-      if (Number(renewed) !== 1) this.lost(shard);
-    }
+    // All at once: one slow renewal must not make the others late.
+    await Promise.all(
+      [...this.actors].map(async ([shard, { leaseValue }]) => {
+        const renewed = await this.scripts.run("lease-renew", [keys.lease(shard), keys.fence(shard)], [leaseValue, options.leaseTtlMs]);
+        if (Number(renewed) !== 1) this.lost(shard);
+      }),
+    );
     for (const shard of desired) {
       if (this.actors.has(shard)) continue;
       const leaseValue = await this.scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], [this.id, options.leaseTtlMs]);
@@ -143,7 +146,7 @@ export class Worker {
     if (!owned) return;
     this.actors.delete(shard);
     await owned.actor.stop();
-    await this.scripts.run("lease-release", [this.deps.keys.lease(shard)], [owned.leaseValue]);
+    await this.scripts.run("lease-release", [this.deps.keys.lease(shard), this.deps.keys.fence(shard)], [owned.leaseValue]);
     this.deps.logger.debug({ shard }, "released shard");
   }
 }

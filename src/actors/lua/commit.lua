@@ -6,7 +6,8 @@
   KEYS[1] shard lease key (fencing)
   KEYS[2] shard stream key
   KEYS[3] shard due-time index (sorted set)
-  KEYS[4..] keys named by the operations, by index into KEYS
+  KEYS[4] shard fence key (token counter)
+  KEYS[5..] keys named by the operations, by index into KEYS
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] consumer group
   ARGV[3] operations, msgpack array of arrays (blobs are ARGV indexes):
@@ -24,7 +25,7 @@
   Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken.
 ]]
 -- @include "lease-held"
-if not leaseHeld(KEYS[1], ARGV[1]) then
+if not leaseHeld(KEYS[1], KEYS[4], ARGV[1]) then
   return -1
 end
 
