@@ -3,7 +3,7 @@
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../streams/keys.js";
 import { packDeadLetter, unpackDeadLetter, type DeadLetterRecord } from "./dead-letter.js";
-import { filteredPage, formatPosition, parsePosition } from "./merged-shard-streams.js";
+import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "./merged-shard-streams.js";
 import { decodeCursor, encodeCursor } from "./outcome-store.js";
 
 /** The spec's submitted Event, rebuilt from the envelope. */
@@ -71,7 +71,7 @@ export class DeadLetterStore {
     const page = await filteredPage(this.client, this.shards, (shard) => this.keys.deadLetters(shard, accountId), after, limit, (entry) => {
       const record = unpackDeadLetter(entry.payload);
       return code !== undefined && record.code !== code ? undefined : present({ shard: entry.shard, entryId: entry.entryId, record });
-    });
+    }, {}, code === undefined ? limit + 1 : Math.max(limit + 1, FILTERED_PAGE));
     return { items: page.items, nextCursor: page.next ? encodeCursor(formatPosition(page.next)) : null };
   }
 

@@ -2,6 +2,9 @@
 // account-wide lists whose entries are written per shard (dead letters, charges).
 import type { RedisClient } from "../redis/client.js";
 
+/** Entries read per step by a list whose filter may skip many. */
+export const FILTERED_PAGE = 500;
+
 export interface ShardEntry {
   shard: number;
   entryId: string;
@@ -67,11 +70,13 @@ export async function filteredPage<T>(
   limit: number,
   decode: (entry: ShardEntry) => T | undefined,
   range: { from?: number; to?: number } = {},
+  /** Entries read per step; larger when `decode` filters, so a sparse match does not take many round trips. */
+  pageSize = limit + 1,
 ): Promise<{ items: T[]; next: StreamPosition | null }> {
   const items: T[] = [];
   let position = after;
   for (;;) {
-    const page = await mergedPage(client, shards, keyOf, position, limit + 1, range);
+    const page = await mergedPage(client, shards, keyOf, position, pageSize, range);
     for (const [i, entry] of page.entries()) {
       position = entry;
       const item = decode(entry);
@@ -82,6 +87,6 @@ export async function filteredPage<T>(
         return { items, next: more ? entry : null };
       }
     }
-    if (page.length <= limit) return { items, next: null };
+    if (page.length < pageSize) return { items, next: null };
   }
 }

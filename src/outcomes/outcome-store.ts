@@ -8,6 +8,7 @@ import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js
 import type { Keys } from "../streams/keys.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import { dueAtOf } from "./due-time.js";
+import { FILTERED_PAGE } from "./merged-shard-streams.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
 import { outcomeRef } from "./outcome-ref.js";
 
@@ -126,9 +127,12 @@ export class OutcomeStore {
   ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null }> {
     let after = cursor === null ? null : decodeCursor(cursor);
     const records: OutcomeRecord[] = [];
+    // A filter may skip most of the index: walk it in large pages then, not `limit` at a time.
+    const filtered = Object.values(filter).some((value) => value !== undefined);
+    const pageSize = filtered ? Math.max(limit + 1, FILTERED_PAGE) : limit + 1;
     // Walk the merged index in pages until `limit` outcomes pass the filter or the index ends.
     for (;;) {
-      const page = await this.indexPage(accountId, after, limit + 1);
+      const page = await this.indexPage(accountId, after, pageSize);
       const snapshots = await this.loadAll(accountId, page.map(keyOfMember));
       for (const [i, member] of page.entries()) {
         const record = snapshots[i];
@@ -140,7 +144,7 @@ export class OutcomeStore {
           return { records, nextCursor: more ? encodeCursor(after) : null };
         }
       }
-      if (page.length <= limit) return { records, nextCursor: null };
+      if (page.length < pageSize) return { records, nextCursor: null };
     }
   }
 

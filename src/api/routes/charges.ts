@@ -2,7 +2,7 @@
 import { ApiError } from "../../errors/api-error.js";
 import type { Route } from "../../ingress/router.js";
 import type { ChargeRecord } from "../../outcomes/charge.js";
-import { filteredPage, formatPosition, parsePosition } from "../../outcomes/merged-shard-streams.js";
+import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "../../outcomes/merged-shard-streams.js";
 import { decodeCursor, encodeCursor } from "../../outcomes/outcome-store.js";
 import type { RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../streams/keys.js";
@@ -44,6 +44,7 @@ export function chargeRoutes(client: RedisClient, keys: Keys, shards: number): R
           },
           // A charge is committed at or after its confirmation, so entries before `from` cannot match.
           from === undefined ? {} : { from },
+          customerKey === undefined && to === undefined ? limit + 1 : Math.max(limit + 1, FILTERED_PAGE),
         );
         return { status: 200, body: { charges: page.items, next_cursor: page.next ? encodeCursor(formatPosition(page.next)) : null } };
       },
