@@ -1,0 +1,307 @@
+// What the Node benchmarks share: free ports, throwaway redis-server processes, child processes (the load
+// generator, the prober, peers, Verdict through its built CLI), and small HTTP and /metrics helpers.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import type { LoadResult, LoadSpec } from "./load.js";
+
+export type { LoadResult, LoadSpec } from "./load.js";
+
+/** The clock load.ts and probe.ts report on, comparable across processes of this machine. */
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+
+export function benchScript(name: string): string {
+  return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Children still running when the benchmark ends (or fails) are killed, so nothing is left behind. */
+const children = new Set<ChildProcess>();
+
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
+}
+
+export function killAll(): void {
+  for (const child of children) child.kill("SIGKILL");
+}
+
+/** Signals one child and waits until it is gone (SIGKILL after `graceMs` if another signal did not end it). */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL", graceMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = signal === "SIGKILL" ? undefined : setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+export interface BenchRedis {
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** An admin connection (INFO, FLUSHALL, lease look-ups). */
+  admin: Redis;
+  stop(): Promise<void>;
+}
+
+export function redisVersion(): string {
+  const out = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
+  if (out.error) throw new Error("redis-server is not on PATH (sudo apt-get install redis-server)");
+  return /v=(\S+)/.exec(out.stdout)?.[1] ?? out.stdout.trim();
+}
+
+/** A throwaway redis-server on a free port (never 6379): no persistence, noeviction as Verdict requires. */
+export async function startRedis(dir: string): Promise<BenchRedis> {
+  redisVersion();
+  let port = await freePort();
+  while (port === 6379) port = await freePort();
+  const child = track(
+    spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"],
+      { stdio: "ignore" },
+    ),
+  );
+  for (let attempt = 0; ; attempt++) {
+    const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    probe.on("error", () => {});
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch (error) {
+      if (attempt > 100) {
+        child.kill("SIGKILL");
+        throw error;
+      }
+      await sleep(50);
+    } finally {
+      probe.disconnect();
+    }
+  }
+  const admin = new Redis({ port, host: "127.0.0.1" });
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    child,
+    admin,
+    stop: async () => {
+      admin.disconnect();
+      await stopChild(child);
+    },
+  };
+}
+
+/** Runs a bench script (dist/bench/NAME.js) in a child process and returns the JSON it prints. */
+export function runJsonChild<T>(name: string, arg: unknown, nodeArgs: string[] = []): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(process.execPath, [...nodeArgs, benchScript(name), JSON.stringify(arg)], { stdio: ["ignore", "pipe", "inherit"] }));
+    let out = "";
+    child.stdout?.on("data", (data: Buffer) => (out += data.toString()));
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`${name} exited with ${code}`));
+      try {
+        resolve(JSON.parse(out) as T);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+let bodiesFiles = 0;
+
+/** The load generator (bench/load.ts) in a child process, driving `bodies` at `path`. */
+export function load(
+  dir: string,
+  spec: Omit<LoadSpec, "bodiesFile" | "seconds" | "warmupSeconds"> & { bodies: string[]; seconds?: number; warmupSeconds?: number },
+): Promise<LoadResult> {
+  const bodiesFile = join(dir, `bodies-${bodiesFiles++}.json`);
+  writeFileSync(bodiesFile, JSON.stringify(spec.bodies));
+  const full: LoadSpec = { seconds: 0, warmupSeconds: 0, ...spec, bodiesFile };
+  delete (full as Partial<typeof spec>).bodies;
+  return runJsonChild<LoadResult>("load", full);
+}
+
+export const rate = (r: LoadResult): number => (r.seconds > 0 ? r.requests / r.seconds : 0);
+
+/** Starts a long-running bench script and waits for the first JSON line it prints (its ports). */
+export function startServerChild<T>(name: string, arg: unknown, nodeArgs: string[] = [], ipc = false): Promise<{ child: ChildProcess; info: T }> {
+  return new Promise((resolve, reject) => {
+    const child = track(
+      spawn(process.execPath, [...nodeArgs, benchScript(name), JSON.stringify(arg)], {
+        stdio: ipc ? ["ignore", "pipe", "inherit", "ipc"] : ["ignore", "pipe", "inherit"],
+      }),
+    );
+    let out = "";
+    const onData = (data: Buffer): void => {
+      out += data.toString();
+      const line = out.indexOf("\n");
+      if (line < 0) return;
+      child.stdout?.off("data", onData);
+      child.stdout?.resume();
+      resolve({ child, info: JSON.parse(out.slice(0, line)) as T });
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+  });
+}
+
+export interface VerdictProcess {
+  child: ChildProcess;
+  port: number;
+  metricsPort: number;
+}
+
+/** Env that points the built CLI at a benchmark Redis. */
+export interface VerdictEnv {
+  redisUrl: string;
+  keyPrefix: string;
+  tokenSecret: string;
+  dataDir: string;
+  extra?: Record<string, string>;
+}
+
+/** `verdict serve --role ROLE` through the built CLI, as in production; resolves once /readyz is 200. */
+export async function spawnVerdict(role: "ingress" | "worker" | "all", env: VerdictEnv, nodeArgs: string[] = []): Promise<VerdictProcess> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const child = track(
+    spawn(process.execPath, [...nodeArgs, CLI, "serve", "--role", role], {
+      env: {
+        ...process.env,
+        REDIS_URL: env.redisUrl,
+        VERDICT_KEY_PREFIX: env.keyPrefix,
+        VERDICT_TOKEN_SECRET: env.tokenSecret,
+        VERDICT_DATA_DIR: env.dataDir,
+        VERDICT_LOG_LEVEL: "warn",
+        VERDICT_PORT: String(port),
+        VERDICT_METRICS_PORT: String(metricsPort),
+        ...env.extra,
+      },
+      // BENCH_DEBUG: show the processes' logs (warnings and worse; pino writes to stdout).
+      stdio: ["ignore", process.env.BENCH_DEBUG ? "inherit" : "ignore", "inherit"],
+    }),
+  );
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`verdict ${role} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`verdict ${role} not ready within 30 s`);
+    await sleep(50);
+  }
+  return { child, port, metricsPort };
+}
+
+/** One sample of a Prometheus metric from a /metrics port, e.g. `verdict_verdicts_total{status="CONFIRMED"}`; 0 when absent. */
+export async function metric(metricsPort: number, sample: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const escaped = sample.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const match = new RegExp(`^${escaped} (\\S+)$`, "m").exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+/** Polls until `read()` reaches `target`; resolves with the time it did (on `now()`), or throws after `timeoutMs`. */
+export async function waitUntil(read: () => Promise<number>, target: number, timeoutMs: number, everyMs = 20): Promise<number> {
+  const deadline = now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value >= target) return now();
+    if (now() > deadline) throw new Error(`timed out at ${value} of ${target}`);
+    await sleep(everyMs);
+  }
+}
+
+export interface ApiAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** One API request with a bearer token (setup and polling; not on any measured hot path but the storm's list polls). */
+export async function api(port: number, token: string, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+export async function apiOk(port: number, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const answer = await api(port, token, method, path, body);
+  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+/** Resident set size of a process from /proc (bytes). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** Single-event bodies of the ingest runs: Variant A and B alternating over 1,000 keys. */
+export function singleBodies(): string[] {
+  return Array.from({ length: 1000 }, (_, i) =>
+    JSON.stringify(
+      i % 2 === 0
+        ? { outcome_key: `order-${i}`, action: "payment_captured", properties: { value: i, currency: "EUR" } }
+        : { key: `ticket-${i}`, customer_key: "cust-42", agent_key: "support-bot", action: "agent_response", properties: { value: i } },
+    ),
+  );
+}
+
+/** 500-event batch bodies of the ingest runs (Variant B, 100 keys per batch). */
+export function batchBodies(): string[] {
+  return Array.from({ length: 20 }, (_, b) =>
+    JSON.stringify({
+      events: Array.from({ length: 500 }, (_, i) => ({ key: `ticket-${b}-${i % 100}`, customer_key: "cust-42", action: "agent_response", properties: { value: i } })),
+    }),
+  );
+}
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time the whole machine spent busy (all cores, not idle or iowait), in seconds, from /proc/stat. */
+export function machineBusySeconds(): number {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
+  return (user + nice + system + irq + softirq + steal) / 100;
+}

@@ -1,0 +1,700 @@
+// `npm run bench`: the Node benchmark of Verdict next to its peers, in one run on this machine. It starts its
+// own redis-server processes (free ports, no persistence, noeviction), Verdict as separate processes through
+// the built CLI (`serve --role ingress` and `--role worker`), a bare uWebSockets.js + XADD server and a
+// Fastify + BullMQ server (each in its own process), a BullMQ Worker process, and the load generator
+// (bench/load.ts) and read-after-write prober (bench/probe.ts) in child processes. It drives the scenarios
+// of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
+//
+// BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
+// BENCH_ONLY (comma-separated: ingest,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
+// (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Accounts } from "../src/accounts/accounts.js";
+import { shardOf } from "../src/streams/shard.js";
+import { Keys } from "../src/streams/keys.js";
+import {
+  api,
+  apiOk,
+  batchBodies,
+  benchScript,
+  cpuSecondsOf,
+  machineBusySeconds,
+  killAll,
+  load,
+  metric,
+  now,
+  rate,
+  redisVersion,
+  runJsonChild,
+  singleBodies,
+  sleep,
+  spawnVerdict,
+  startRedis,
+  startServerChild,
+  stopChild,
+  track,
+  waitUntil,
+  type BenchRedis,
+  type LoadResult,
+  type VerdictEnv,
+  type VerdictProcess,
+} from "./harness.js";
+import type { ProbeResult } from "./probe.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ALL = ["ingest", "e2e", "visible", "storm", "bullmq", "memory", "takeover"] as const;
+type Scenario = (typeof ALL)[number];
+const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
+const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
+const WARMUP = 2;
+const SINGLE_CONNECTIONS = 64;
+const BATCH_CONNECTIONS = 8;
+const BATCH = 500;
+const E2E_OUTCOMES = 10_000;
+const E2E_EVENTS = Math.max(100_000, Math.round((50_000 * SECONDS) / BATCH) * BATCH);
+const BULLMQ_EVENTS = Math.max(20_000, Math.round((10_000 * SECONDS) / BATCH) * BATCH);
+const PROBES = 16;
+const PROBE_INTERVAL_MS = 50;
+const MEMORY_OUTCOMES = 100_000;
+const MEMORY_WARMUP_OUTCOMES = 1_000;
+const MEMORY_CONDITION = "COUNT(step)>=3 AND NOT escalated AND G(score>=0) AND F(review:score>=4) AND customer_csat_set AND IDLE(1d)";
+const STORM_OUTCOMES = 10_000;
+const STORM_PERIOD = "2s";
+const STORM_PERIOD_MS = 2000;
+const TAKEOVER_OUTCOMES = 10_000;
+const TAKEOVER_LEASE_TTL_MS = 1000;
+const SHARDS = 64;
+const KEY_PREFIX = "bench:";
+const TOKEN_SECRET = "bench-secret-bench-secret";
+const PEER_TOKEN = "bench-peer-token";
+
+/** BENCH_PROFILE=ingress,worker runs those Verdict processes under --cpu-prof (profiles in BENCH_PROFILE_DIR). */
+const PROFILE = new Set((process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean));
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? join(tmpdir(), "verdict-bench-profiles");
+const profileArgs = (role: string): string[] => (PROFILE.has(role) ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${role}-${Date.now()}.cpuprofile`] : []);
+
+const RESULTS_FILE = fileURLToPath(new URL("../../bench/RESULTS.md", import.meta.url));
+
+// ---------------------------------------------------------------------------------------------------------
+
+interface Stack {
+  redis: BenchRedis;
+  token: string;
+  accountId: string;
+  ingress: VerdictProcess;
+  workers: VerdictProcess[];
+  env: VerdictEnv;
+  stop(): Promise<void>;
+}
+
+async function createAccount(redis: BenchRedis): Promise<{ token: string; accountId: string }> {
+  const { token, account_id: accountId } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), TOKEN_SECRET).create("bench");
+  return { token, accountId };
+}
+
+function verdictEnv(redis: BenchRedis, dir: string, extra: Record<string, string> = {}): VerdictEnv {
+  return { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "verdict-data"), extra: { VERDICT_SHARDS: String(SHARDS), ...extra } };
+}
+
+/** A fresh Redis, an account, the ingress and `workers` worker processes. */
+async function startStack(dir: string, workers: number, extra: Record<string, string> = {}): Promise<Stack> {
+  const redis = await startRedis(dir);
+  const { token, accountId } = await createAccount(redis);
+  const env = verdictEnv(redis, dir, extra);
+  const ingress = await spawnVerdict("ingress", env, profileArgs("ingress"));
+  const started: VerdictProcess[] = [];
+  for (let i = 0; i < workers; i++) started.push(await spawnVerdict("worker", env, profileArgs("worker")));
+  return {
+    redis,
+    token,
+    accountId,
+    ingress,
+    workers: started,
+    env,
+    stop: async () => {
+      // SIGTERM: the orderly stop (and a --cpu-prof profile written on exit).
+      await Promise.all([ingress, ...started].map((p) => stopChild(p.child, "SIGTERM")));
+      await redis.stop();
+    },
+  };
+}
+
+async function processed(metricsPorts: number[]): Promise<number> {
+  const values = await Promise.all(metricsPorts.map((port) => metric(port, "verdict_events_processed_total").catch(() => 0)));
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** Opens outcomes through POST /v1/outcomes with the load generator (32 connections, each body once). */
+async function openOutcomes(dir: string, stack: { ingress: VerdictProcess; token: string }, taskKey: string, keys: string[], settlesAt?: string): Promise<LoadResult> {
+  const bodies = keys.map((key) => JSON.stringify(settlesAt ? { key, task_key: taskKey, settles_at: settlesAt } : { key, task_key: taskKey }));
+  const result = await load(dir, { port: stack.ingress.port, path: "/v1/outcomes", token: stack.token, bodies, connections: 32, maxRequests: keys.length, expectStatus: 201 });
+  if (result.errors > 0) throw new Error(`opening ${keys.length} outcomes of ${taskKey}: ${result.errors} not 201`);
+  return result;
+}
+
+/** 500-event batch bodies that give every key one event, in order; `properties` per event. */
+function eventBatches(keys: string[], action: string, properties?: Record<string, unknown>): string[] {
+  const bodies: string[] = [];
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const events = keys.slice(i, i + BATCH).map((key) => (properties ? { outcome_key: key, action, properties } : { outcome_key: key, action }));
+    bodies.push(JSON.stringify({ events }));
+  }
+  return bodies;
+}
+
+/** Sends each batch body once (connections in parallel); every event must be accepted. */
+async function sendBatches(dir: string, port: number, token: string, bodies: string[], connections = BATCH_CONNECTIONS, requests = bodies.length): Promise<LoadResult> {
+  const result = await load(dir, { port, path: "/v1/events/batch", token, bodies, connections, maxRequests: requests, expectStatus: 202, expectBody: '"failed":[]' });
+  if (result.errors > 0) throw new Error(`${result.errors} of ${requests} batches not fully accepted`);
+  return result;
+}
+
+function range<T>(n: number, item: (i: number) => T): T[] {
+  return Array.from({ length: n }, (_, i) => item(i));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Results
+
+interface Results {
+  single: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
+  batch: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
+  e2e?: {
+    events: number;
+    seconds: number;
+    ingestSeconds: number;
+    sampleOk: boolean;
+    drainSeconds: number;
+    drainOk: boolean;
+    /** CPU seconds each process used during the end-to-end run, and the whole machine's busy CPU seconds. */
+    cpu: { ingress: number; worker: number; redis: number; machine: number };
+  };
+  bullmqE2e?: { events: number; seconds: number; ingestSeconds: number; sampleOk: boolean; concurrency: number };
+  visible?: { probe: ProbeResult; targetRate: number; achievedRate: number };
+  memory?: { outcomes: number; heapBytes: number; rssBytes: number; hot: number };
+  storm?: { outcomes: number; sendMs: number; committedMs: number; lagMs: number; listEmptyMs: number; listCalls: number; lastListMs: number; confirmed: boolean };
+  takeover?: { outcomes: number; killToLeaseMs: number; killToVisibleMs: number; leaseToVisibleMs: number };
+}
+
+const results: Results = { single: {}, batch: {} };
+const phaseTimes: string[] = [];
+
+async function phase(name: string, work: () => Promise<void>): Promise<void> {
+  const started = now();
+  process.stdout.write(`- ${name}... `);
+  await work();
+  const seconds = (now() - started) / 1000;
+  phaseTimes.push(`${name} ${seconds.toFixed(1)} s`);
+  process.stdout.write(`done in ${seconds.toFixed(1)} s\n`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scenarios
+
+async function ingest(dir: string): Promise<void> {
+  const timed = { seconds: SECONDS, warmupSeconds: WARMUP };
+  await phase("ingest: bare uWS + XADD", async () => {
+    const redis = await startRedis(dir);
+    const { child, info } = await startServerChild<{ port: number }>("bare-server", { redisPort: redis.port });
+    results.single.bare = await load(dir, { port: info.port, path: "/v1/events", token: "x", bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed });
+    await redis.admin.flushall();
+    results.batch.bare = await load(dir, { port: info.port, path: "/v1/events/batch", token: "x", bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed });
+    await stopChild(child);
+    await redis.stop();
+  });
+  await phase("ingest: Verdict ingress", async () => {
+    const stack = await startStack(dir, 0);
+    const port = stack.ingress.port;
+    results.single.verdict = await load(dir, { port, path: "/v1/events", token: stack.token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed });
+    results.batch.verdict = await load(dir, { port, path: "/v1/events/batch", token: stack.token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed });
+    await stack.stop();
+  });
+  await phase("ingest: Fastify + BullMQ", async () => {
+    const redis = await startRedis(dir);
+    const { child, info } = await startServerChild<{ port: number }>("peer-fastify", { redisPort: redis.port, token: PEER_TOKEN });
+    results.single.bullmq = await load(dir, { port: info.port, path: "/v1/events", token: PEER_TOKEN, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed });
+    await redis.admin.flushall();
+    results.batch.bullmq = await load(dir, { port: info.port, path: "/v1/events/batch", token: PEER_TOKEN, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed });
+    await stopChild(child);
+    await redis.stop();
+  });
+}
+
+const e2eKeys = range(E2E_OUTCOMES, (i) => `e2e-${i}`);
+/** 20 bodies of 500 events: together one event for each of the 10,000 outcomes; sent round-robin. */
+const e2eBodies = (): string[] =>
+  range(E2E_OUTCOMES / BATCH, (b) =>
+    JSON.stringify({ events: range(BATCH, (i) => ({ outcome_key: e2eKeys[b * BATCH + i], action: "step", properties: { value: i } })) }),
+  );
+
+/** Scenarios 3 (Verdict side), 4 and 6 share one stack: an ingress and ONE worker process. */
+async function verdictWithOneWorker(dir: string): Promise<void> {
+  const stack = await startStack(dir, 1);
+  let worker = stack.workers[0]!;
+  try {
+    await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/e2e", { name: "bench e2e", condition: "bench_done" });
+    await openOutcomes(dir, stack, "e2e", e2eKeys);
+
+    if (ONLY.has("e2e") || ONLY.has("visible")) {
+      await phase(`e2e: Verdict, ${E2E_EVENTS.toLocaleString("en")} events over ${E2E_OUTCOMES.toLocaleString("en")} outcomes, 1 worker`, async () => {
+        const before = await processed([worker.metricsPort]);
+        const pids = { ingress: stack.ingress.child.pid, worker: worker.child.pid, redis: stack.redis.child.pid };
+        const cpuBefore = { ingress: cpuSecondsOf(pids.ingress), worker: cpuSecondsOf(pids.worker), redis: cpuSecondsOf(pids.redis), machine: machineBusySeconds() };
+        const sending = sendBatches(dir, stack.ingress.port, stack.token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
+        const doneAt = await waitUntil(async () => (await processed([worker.metricsPort])) - before, E2E_EVENTS, 300_000, 20);
+        const cpu = {
+          ingress: cpuSecondsOf(pids.ingress) - cpuBefore.ingress,
+          worker: cpuSecondsOf(pids.worker) - cpuBefore.worker,
+          redis: cpuSecondsOf(pids.redis) - cpuBefore.redis,
+          machine: machineBusySeconds() - cpuBefore.machine,
+        };
+        const sent = await sending;
+        const perOutcome = E2E_EVENTS / E2E_OUTCOMES;
+        const sample = await Promise.all(
+          range(20, (i) => e2eKeys[i * 499]!).map(async (key) => (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> }),
+        );
+        const sampleOk = sample.every((outcome) => outcome.observations.step?.count === perOutcome);
+        results.e2e = { events: E2E_EVENTS, seconds: (doneAt - sent.startedAtMs) / 1000, ingestSeconds: sent.seconds, sampleOk, drainSeconds: 0, drainOk: false, cpu };
+      });
+      await phase(`e2e: Verdict worker alone, draining a backlog of ${E2E_EVENTS.toLocaleString("en")} events`, async () => {
+        await stopChild(worker.child, "SIGTERM");
+        await sendBatches(dir, stack.ingress.port, stack.token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
+        // From the spawn: includes Node's start and the lease acquisition (a busy worker answers /readyz late).
+        const readyAt = now();
+        worker = await spawnVerdict("worker", stack.env, profileArgs("worker"));
+        stack.workers[0] = worker;
+        const doneAt = await waitUntil(() => processed([worker.metricsPort]), E2E_EVENTS, 300_000, 20);
+        results.e2e!.drainSeconds = (doneAt - readyAt) / 1000;
+        const sample = await Promise.all(
+          range(20, (i) => e2eKeys[i * 499]!).map(async (key) => (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> }),
+        );
+        results.e2e!.drainOk = sample.every((outcome) => outcome.observations.step?.count === (2 * E2E_EVENTS) / E2E_OUTCOMES);
+      });
+    }
+
+    if (ONLY.has("visible") && results.e2e) {
+      const e2eRate = results.e2e.events / results.e2e.seconds;
+      const targetRate = e2eRate / 2;
+      await phase(`202-to-visible at ${Math.round(targetRate).toLocaleString("en")} events/s`, async () => {
+        const probeKeys = range(PROBES, (i) => `probe-${i}`);
+        await openOutcomes(dir, stack, "e2e", probeKeys);
+        const probeRate = (PROBES * 1000) / PROBE_INTERVAL_MS;
+        const batchRate = Math.max(0, targetRate - probeRate) / BATCH;
+        const background = load(dir, {
+          port: stack.ingress.port,
+          path: "/v1/events/batch",
+          token: stack.token,
+          bodies: e2eBodies(),
+          connections: BATCH_CONNECTIONS,
+          ratePerSecond: batchRate,
+          seconds: SECONDS,
+          warmupSeconds: 1,
+          expectStatus: 202,
+          expectBody: '"failed":[]',
+        });
+        const probe = await runJsonChild<ProbeResult>("probe", {
+          port: stack.ingress.port,
+          token: stack.token,
+          keys: probeKeys,
+          action: "probe",
+          intervalMs: PROBE_INTERVAL_MS,
+          pollMs: 2,
+          seconds: SECONDS,
+          warmupSeconds: 1,
+          timeoutMs: 5000,
+        });
+        const bg = await background;
+        results.visible = { probe, targetRate, achievedRate: rate(bg) * BATCH + probe.count / SECONDS };
+      });
+    }
+
+    if (ONLY.has("storm")) {
+      await phase(`settlement storm: ${STORM_OUTCOMES.toLocaleString("en")} outcomes, settlement_period ${STORM_PERIOD}`, async () => {
+        // Its own account, as a k6 run against a fresh deployment: the list below walks only the storm's outcomes.
+        const account = await createAccount(stack.redis);
+        const storm = { ingress: stack.ingress, token: account.token };
+        await apiOk(stack.ingress.port, storm.token, "PUT", "/v1/tasks/storm", { name: "bench storm", condition: "NOT storm_cancelled", settlement_period: STORM_PERIOD });
+        const keys = range(STORM_OUTCOMES, (i) => `storm-${i}`);
+        await openOutcomes(dir, storm, "storm", keys, new Date(Date.now() + 24 * 3600 * 1000).toISOString());
+        const confirmed = (): Promise<number> => metric(worker.metricsPort, 'verdict_verdicts_total{status="CONFIRMED"}');
+        const before = await confirmed();
+        const sent = await sendBatches(dir, stack.ingress.port, storm.token, eventBatches(keys, "storm_tick"), 10);
+        // When the worker had committed every verdict (its counter), then when the list API showed none OPEN.
+        const committedAt = await waitUntil(async () => (await confirmed()) - before, STORM_OUTCOMES, 120_000, 20);
+        let listCalls = 0;
+        let listMs = 0;
+        for (;;) {
+          const calledAt = now();
+          const page = (await apiOk(stack.ingress.port, storm.token, "GET", "/v1/outcomes?status=OPEN&task_key=storm&limit=1")) as { outcomes: unknown[] };
+          listCalls++;
+          listMs = now() - calledAt;
+          if (page.outcomes.length === 0) break;
+          if (now() - sent.endedAtMs > 120_000) throw new Error("storm: outcomes still OPEN 2 minutes after the last 202");
+          await sleep(20);
+        }
+        const listEmptyAt = now();
+        const sample = await Promise.all(
+          range(20, (i) => keys[i * 499]!).map(async (key) => ((await apiOk(stack.ingress.port, storm.token, "GET", `/v1/outcomes/${key}`)) as { status: string }).status),
+        );
+        results.storm = {
+          outcomes: STORM_OUTCOMES,
+          sendMs: sent.endedAtMs - sent.startedAtMs,
+          committedMs: committedAt - sent.endedAtMs,
+          lagMs: committedAt - sent.endedAtMs - STORM_PERIOD_MS,
+          listEmptyMs: listEmptyAt - sent.endedAtMs,
+          listCalls,
+          lastListMs: listMs,
+          confirmed: sample.every((status) => status === "CONFIRMED"),
+        };
+      });
+    }
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** Scenario 3, the peer: Fastify + BullMQ `addBulk` per batch, a BullMQ Worker applying HINCRBY per event. */
+async function bullmqEndToEnd(dir: string): Promise<void> {
+  await phase(`e2e: Fastify + BullMQ, ${BULLMQ_EVENTS.toLocaleString("en")} events, Worker concurrency ${BULLMQ_CONCURRENCY}`, async () => {
+    const redis = await startRedis(dir);
+    const server = await startServerChild<{ port: number }>("peer-fastify", { redisPort: redis.port, token: PEER_TOKEN });
+    const worker = await startIpcChild("peer-bullmq-worker", { redisPort: redis.port, concurrency: BULLMQ_CONCURRENCY });
+    try {
+      const sending = sendBatches(dir, server.info.port, PEER_TOKEN, e2eBodies(), BATCH_CONNECTIONS, BULLMQ_EVENTS / BATCH);
+      const doneAt = await waitUntil(() => Promise.resolve(worker.completed), BULLMQ_EVENTS, 600_000, 10);
+      const sent = await sending;
+      const perOutcome = BULLMQ_EVENTS / E2E_OUTCOMES;
+      const counts = await Promise.all(range(20, (i) => redis.admin.hget(`counts:${e2eKeys[i * 499]}`, "step")));
+      results.bullmqE2e = {
+        events: BULLMQ_EVENTS,
+        seconds: (doneAt - sent.startedAtMs) / 1000,
+        ingestSeconds: sent.seconds,
+        sampleOk: counts.every((count) => Number(count) === perOutcome),
+        concurrency: BULLMQ_CONCURRENCY,
+      };
+    } finally {
+      await stopChild(worker.child);
+      await stopChild(server.child);
+      await redis.stop();
+    }
+  });
+}
+
+/** A child with an IPC channel that reports {ready} and then {completed} counts. */
+function startIpcChild(name: string, arg: unknown): Promise<{ child: ChildProcess; completed: number }> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(process.execPath, [benchScript(name), JSON.stringify(arg)], { stdio: ["ignore", "ignore", "inherit", "ipc"] }));
+    const handle = { child, completed: 0 };
+    child.on("message", (message: { ready?: boolean; completed?: number }) => {
+      if (message.ready) resolve(handle);
+      if (message.completed !== undefined) handle.completed = message.completed;
+    });
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+}
+
+interface MemorySample {
+  heapUsed: number;
+  rss: number;
+}
+
+/** Scenario 5: an in-process worker (startVerdict, role worker) in a child started with --expose-gc. */
+async function memory(dir: string): Promise<void> {
+  await phase(`memory: ${MEMORY_OUTCOMES.toLocaleString("en")} open outcomes, 6-term condition`, async () => {
+    const stack = await startStack(dir, 0);
+    const { child, info } = await startServerChild<{ metricsPort: number }>(
+      "memory-worker",
+      { redisUrl: stack.redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET },
+      ["--expose-gc"],
+      true,
+    );
+    const measure = (): Promise<MemorySample> =>
+      new Promise((resolve) => {
+        child.once("message", (sample) => resolve(sample as MemorySample));
+        child.send("measure");
+      });
+    try {
+      await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/mem", { name: "bench memory", condition: MEMORY_CONDITION });
+      const hotUp = async (keys: string[], base: number): Promise<void> => {
+        await openOutcomes(dir, stack, "mem", keys);
+        await sendBatches(dir, stack.ingress.port, stack.token, eventBatches(keys, "score", { value: 5 }));
+        await waitUntil(() => processed([info.metricsPort]), base + keys.length, 120_000);
+      };
+      // Warm up first (code, caches, connections), so the delta is the outcomes' own cost.
+      await hotUp(range(MEMORY_WARMUP_OUTCOMES, (i) => `warm-${i}`), 0);
+      await waitUntil(() => metric(info.metricsPort, "verdict_hot_outcomes"), MEMORY_WARMUP_OUTCOMES, 10_000, 100);
+      const before = await measure();
+      await hotUp(range(MEMORY_OUTCOMES, (i) => `mem-${i}`), MEMORY_WARMUP_OUTCOMES);
+      // The hot-outcome gauge is refreshed on the worker's lease beat (every second by default).
+      await waitUntil(() => metric(info.metricsPort, "verdict_hot_outcomes"), MEMORY_WARMUP_OUTCOMES + MEMORY_OUTCOMES, 30_000, 100);
+      const after = await measure();
+      results.memory = {
+        outcomes: MEMORY_OUTCOMES,
+        heapBytes: (after.heapUsed - before.heapUsed) / MEMORY_OUTCOMES,
+        rssBytes: (after.rss - before.rss) / MEMORY_OUTCOMES,
+        hot: await metric(info.metricsPort, "verdict_hot_outcomes"),
+      };
+    } finally {
+      await stopChild(child);
+      await stack.stop();
+    }
+  });
+}
+
+/** Scenario 7: two workers; the owner of a shard holding 10,000 outcomes is SIGKILLed. */
+async function takeover(dir: string): Promise<void> {
+  await phase(`takeover: shard with ${TAKEOVER_OUTCOMES.toLocaleString("en")} outcomes, lease TTL ${TAKEOVER_LEASE_TTL_MS} ms`, async () => {
+    const stack = await startStack(dir, 2, { VERDICT_LEASE_TTL_MS: String(TAKEOVER_LEASE_TTL_MS) });
+    const keys = new Keys(KEY_PREFIX);
+    try {
+      // Both workers own shards once the rebalance settled: wait until every lease is held and owners stopped moving.
+      const owners = async (): Promise<string> => (await stack.redis.admin.mget(...range(SHARDS, (s) => keys.lease(s)))).map((v) => v?.split(":")[0]).join(",");
+      let last = "";
+      for (let stable = 0; stable < 5; ) {
+        const current = await owners();
+        stable = current === last && !current.split(",").includes("") && new Set(current.split(",")).size === 2 ? stable + 1 : 0;
+        last = current;
+        await sleep(TAKEOVER_LEASE_TTL_MS / 5);
+      }
+      const shard = 7;
+      const outcomeKeys: string[] = [];
+      for (let i = 0; outcomeKeys.length < TAKEOVER_OUTCOMES; i++) {
+        const key = `take-${i}`;
+        if (shardOf(stack.accountId, key, SHARDS) === shard) outcomeKeys.push(key);
+      }
+      await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/take", { name: "bench takeover", condition: "bench_done" });
+      await openOutcomes(dir, stack, "take", outcomeKeys);
+      const ports = stack.workers.map((w) => w.metricsPort);
+      const base = await processed(ports);
+      await sendBatches(dir, stack.ingress.port, stack.token, eventBatches(outcomeKeys, "step"));
+      await waitUntil(() => processed(ports), base + TAKEOVER_OUTCOMES, 60_000);
+
+      const lease = async (): Promise<string> => (await stack.redis.admin.get(keys.lease(shard))) ?? "";
+      const ownerPid = Number(/^w-.*-(\d+)-[0-9a-f]+:/.exec(await lease())?.[1]);
+      const victim = stack.workers.find((w) => w.child.pid === ownerPid);
+      if (!victim) throw new Error(`takeover: no worker process owns shard ${shard} (lease ${await lease()})`);
+      const marker = outcomeKeys[0]!;
+      const killedAt = now();
+      victim.child.kill("SIGKILL");
+      const posted = await api(stack.ingress.port, stack.token, "POST", "/v1/events", { outcome_key: marker, action: "step" });
+      if (posted.status !== 202) throw new Error(`takeover: marker event answered ${posted.status}`);
+      let leaseAt = 0;
+      const watchLease = (async () => {
+        while (leaseAt === 0 && now() - killedAt < 30_000) {
+          const value = await lease();
+          if (value !== "" && !value.includes(`-${ownerPid}-`)) leaseAt = now();
+          else await sleep(2);
+        }
+      })();
+      let visibleAt = 0;
+      while (visibleAt === 0) {
+        const read = (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${marker}`)) as { observations: Record<string, { count: number }> };
+        if ((read.observations.step?.count ?? 0) >= 2) visibleAt = now();
+        else if (now() - killedAt > 30_000) throw new Error("takeover: marker event not visible within 30 s");
+        else await sleep(2);
+      }
+      await watchLease;
+      results.takeover = { outcomes: TAKEOVER_OUTCOMES, killToLeaseMs: leaseAt - killedAt, killToVisibleMs: visibleAt - killedAt, leaseToVisibleMs: visibleAt - leaseAt };
+    } finally {
+      await stack.stop();
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The table
+
+const int = (n: number): string => Math.round(n).toLocaleString("en");
+const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? `${(a / b).toFixed(2)}x` : "n/a");
+const met = (ok: boolean | undefined): string => (ok === undefined ? "n/a" : ok ? "**met**" : "**missed**");
+
+function ingestCell(r: LoadResult | undefined, perRequest: number): string {
+  if (!r) return "not run";
+  const unit = perRequest === 1 ? "req/s" : "events/s";
+  const errors = r.errors > 0 ? `, ${int(r.errors)} errors` : "";
+  return `${int(rate(r) * perRequest)} ${unit} (p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms${errors})`;
+}
+
+function table(): string {
+  const rows: string[][] = [];
+  const { single, batch, e2e, bullmqE2e, visible, memory: mem, storm, takeover: take } = results;
+  const singleRatio = single.verdict && single.bullmq ? rate(single.verdict) / rate(single.bullmq) : undefined;
+  rows.push([
+    `1. Single-event ingest, ${SINGLE_CONNECTIONS} connections, ${SECONDS} s`,
+    ingestCell(single.verdict, 1),
+    ingestCell(single.bare, 1),
+    ingestCell(single.bullmq, 1),
+    `${ratio(rate(single.verdict ?? ({} as LoadResult)), rate(single.bullmq ?? ({} as LoadResult)))} (vs bare ${ratio(single.verdict && rate(single.verdict), single.bare && rate(single.bare))})`,
+    ">= 1.5x BullMQ",
+    met(singleRatio === undefined ? undefined : singleRatio >= 1.5),
+  ]);
+  const batchRatio = batch.verdict && batch.bullmq ? rate(batch.verdict) / rate(batch.bullmq) : undefined;
+  rows.push([
+    `2. Batch ingest, ${BATCH}-event batches, ${BATCH_CONNECTIONS} connections, ${SECONDS} s (latency per batch)`,
+    ingestCell(batch.verdict, BATCH),
+    ingestCell(batch.bare, BATCH),
+    ingestCell(batch.bullmq, BATCH),
+    `${ratio(batch.verdict && rate(batch.verdict), batch.bullmq && rate(batch.bullmq))} (vs bare ${ratio(batch.verdict && rate(batch.verdict), batch.bare && rate(batch.bare))})`,
+    ">= 5x BullMQ",
+    met(batchRatio === undefined ? undefined : batchRatio >= 5),
+  ]);
+  const e2eRate = e2e ? e2e.events / e2e.seconds : undefined;
+  const bullRate = bullmqE2e ? bullmqE2e.events / bullmqE2e.seconds : undefined;
+  rows.push([
+    `3. End to end, 202 to committed state, ONE worker process, events over ${int(E2E_OUTCOMES)} outcomes in ${BATCH}-event batches`,
+    e2e
+      ? `${int(e2eRate!)} events/s (${int(e2e.events)} events in ${e2e.seconds.toFixed(2)} s, of which sending took ${e2e.ingestSeconds.toFixed(2)} s; counts ${e2e.sampleOk ? "verified" : "WRONG"}). CPU seconds used meanwhile: ingress ${e2e.cpu.ingress.toFixed(1)}, worker ${e2e.cpu.worker.toFixed(1)}, Redis ${e2e.cpu.redis.toFixed(1)}, everything else (load generator, other processes) ${(e2e.cpu.machine - e2e.cpu.ingress - e2e.cpu.worker - e2e.cpu.redis).toFixed(1)}, of ${(e2e.seconds * cpus().length).toFixed(1)} available. The worker alone, draining a backlog of as many events with nothing else running (from its spawn): ${e2e.drainSeconds > 0 ? `${int(e2e.events / e2e.drainSeconds)} events/s (counts ${e2e.drainOk ? "verified" : "WRONG"})` : "not run"}`
+      : "not run",
+    "n/a",
+    bullmqE2e
+      ? `${int(bullRate!)} events/s (${int(bullmqE2e.events)} jobs in ${bullmqE2e.seconds.toFixed(2)} s, Worker concurrency ${bullmqE2e.concurrency}, HINCRBY per job; counts ${bullmqE2e.sampleOk ? "verified" : "WRONG"})`
+      : "not run",
+    ratio(e2eRate, bullRate),
+    ">= 3x BullMQ and >= 100,000 events/s",
+    met(e2eRate === undefined || bullRate === undefined ? undefined : e2eRate >= 3 * bullRate && e2eRate >= 100_000),
+  ]);
+  rows.push([
+    `4. 202 to visible in GET /v1/outcomes/{key}, ${PROBES} probes polling every 2 ms, under about half of row 3's rate`,
+    visible
+      ? `p50 ${ms(visible.probe.p50Ms)} ms, p99 ${ms(visible.probe.p99Ms)} ms, max ${ms(visible.probe.maxMs)} ms (${int(visible.probe.count)} events, ${visible.probe.notVisible} not visible in 5 s; load ${int(visible.achievedRate)} events/s, asked ${int(visible.targetRate)})`
+      : "not run",
+    "n/a",
+    "n/a",
+    "n/a",
+    "p99 < 50 ms",
+    met(visible && visible.probe.notVisible === 0 ? visible.probe.p99Ms < 50 : visible ? false : undefined),
+  ]);
+  rows.push([
+    `5. Worker memory per open, hot outcome (${int(MEMORY_OUTCOMES)} outcomes, 6-term condition, one event each)`,
+    mem ? `${int(mem.heapBytes)} B heap after GC (${int(mem.rssBytes)} B RSS; ${int(mem.hot)} hot outcomes)` : "not run",
+    "n/a",
+    "n/a",
+    "n/a",
+    "< 2 KiB (2,048 B)",
+    met(mem ? mem.heapBytes < 2048 : undefined),
+  ]);
+  rows.push([
+    `6. Settlement storm: ${int(STORM_OUTCOMES)} outcomes, settlement_period ${STORM_PERIOD}, one event each at once`,
+    storm
+      ? `all ${int(storm.outcomes)} verdicts committed ${int(storm.committedMs)} ms after the last 202 = ${int(storm.lagMs)} ms after the last came due; the list showed none OPEN ${int(storm.listEmptyMs)} ms after the last 202 (${storm.listCalls} list calls, the last took ${int(storm.lastListMs)} ms); send took ${int(storm.sendMs)} ms; sample ${storm.confirmed ? "CONFIRMED" : "NOT CONFIRMED"}`
+      : "not run",
+    "n/a",
+    "not run (not needed)",
+    "n/a",
+    "none in the issues (k6 default: lag < 5 s)",
+    met(storm ? storm.lagMs < 5000 && storm.listEmptyMs - STORM_PERIOD_MS < 5000 && storm.confirmed : undefined),
+  ]);
+  rows.push([
+    `7. Takeover: SIGKILL the owner of a shard with ${int(TAKEOVER_OUTCOMES)} outcomes, a second worker running, VERDICT_LEASE_TTL_MS=${TAKEOVER_LEASE_TTL_MS}`,
+    take
+      ? `first event visible ${int(take.killToVisibleMs)} ms after the kill (lease taken ${int(take.killToLeaseMs)} ms after the kill; visible ${int(take.leaseToVisibleMs)} ms after the lease)`
+      : "not run",
+    "n/a",
+    "n/a",
+    "n/a",
+    "< 1 s (kill to first event visible)",
+    met(take ? take.killToVisibleMs < 1000 : undefined),
+  ]);
+  const header = ["Scenario", "Verdict", "bare uWS + XADD", "Fastify + BullMQ", "Verdict / BullMQ", "Target", "Met"];
+  return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+}
+
+function machine(): string {
+  const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- CPU: ${cpus().length} x ${cpuModel} (nproc ${cpus().length})`,
+    `- Memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `- Node ${process.versions.node}, Redis ${redisVersion()}, ${process.platform} ${process.arch}`,
+    `- BENCH_SECONDS=${SECONDS}; load generator, servers, workers and Redis all share these cores`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const started = now();
+  const dir = mkdtempSync(join(tmpdir(), "verdict-bench-"));
+  console.log(`verdict benchmark: ${SECONDS} s per timed run; scenarios: ${[...ONLY].join(", ")}`);
+  try {
+    if (ONLY.has("ingest")) await ingest(dir);
+    if (ONLY.has("e2e") || ONLY.has("visible") || ONLY.has("storm")) await verdictWithOneWorker(dir);
+    if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
+    if (ONLY.has("memory")) await memory(dir);
+    if (ONLY.has("takeover")) await takeover(dir);
+  } finally {
+    killAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const total = (now() - started) / 1000;
+  const text = table();
+  console.log(`\n${text}\n`);
+  console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s`);
+  if (ONLY.size === ALL.length) {
+    writeFileSync(RESULTS_FILE, resultsMarkdown(text, total));
+    console.log(`written to bench/RESULTS.md`);
+  }
+}
+
+function resultsMarkdown(text: string, total: number): string {
+  return `# Benchmark results
+
+Written by \`npm run bench\` (bench/run.ts); do not edit by hand. Run it again to refresh.
+
+${machine()}
+- Run time of the benchmark itself: ${total.toFixed(0)} s
+
+${text}
+
+How each row is measured:
+
+1. Load generator (bench/load.ts, a child process): ${SINGLE_CONNECTIONS} keep-alive connections, one request in
+   flight each, ${WARMUP} s warm-up then ${SECONDS} s. Bodies alternate Variant A and B events over 1,000 keys. Verdict
+   runs \`serve --role ingress\` (token check, typia validation, sharded group-committed Lua append, answered
+   once confirmed); the bare server does one XADD per request; Fastify validates with a JSON schema and
+   calls BullMQ \`queue.add\` (\`removeOnComplete: true\`) per request. Each server is its own process, with
+   its own fresh redis-server.
+2. As 1 with ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections; bare: JSON.parse and one pipelined XADD per event;
+   BullMQ: one \`addBulk\` per batch. Latencies are per batch request.
+3. Verdict: ingress and ONE worker process (\`serve --role worker\`, ${SHARDS} shards, default settings); ${int(E2E_OUTCOMES)} outcomes
+   opened from a task (condition \`bench_done\`), then ${int(E2E_EVENTS)} events sent as ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections
+   while the worker consumes; time from the first request to the worker's \`verdict_events_processed_total\`
+   reaching the count (polled every 20 ms), each committed with its snapshot, event log and XACK. CPU
+   seconds per process come from /proc. Then the worker is stopped, as many events are queued, a fresh
+   worker is spawned and the time from the spawn to the count is the worker-alone drain rate. Peer:
+   the same batches through Fastify \`addBulk\` while a BullMQ Worker process (concurrency ${BULLMQ_CONCURRENCY}) does one
+   \`HINCRBY counts:<outcome> <action> 1\` per job; time until ${int(BULLMQ_EVENTS)} jobs completed. 20 outcomes'
+   counts are checked afterwards on both sides.
+4. Same Verdict processes: batches paced at half of row 3's rate (bench/load.ts \`ratePerSecond\`) plus
+   ${PROBES} probes (bench/probe.ts), each owning one open outcome: every ${PROBE_INTERVAL_MS} ms one \`POST /v1/events\`, then
+   \`GET /v1/outcomes/{key}\` at once and every 2 ms until \`observations.probe.count\` shows it. The time runs
+   from the 202 to the answer of the first GET showing the event.
+5. A worker started in-process (\`startVerdict\`, role worker, default options) in a child run with \`--expose-gc\`. After ${int(MEMORY_WARMUP_OUTCOMES)} warm-up outcomes: heap after forced GCs, then
+   ${int(MEMORY_OUTCOMES)} outcomes opened from a task with
+   \`${MEMORY_CONDITION}\`
+   and one \`score\` event (value 5) each, which leaves them OPEN and hot in the worker (\`verdict_hot_outcomes\`
+   is checked); heap again after forced GCs. The delta / ${int(MEMORY_OUTCOMES)} is the figure (RSS delta alongside).
+6. Same processes as 3, a second account: a task with \`settlement_period\` ${STORM_PERIOD} and condition
+   \`NOT storm_cancelled\`; ${int(STORM_OUTCOMES)} outcomes opened with \`settles_at\` a day ahead, then one \`storm_tick\` each in
+   ${BATCH}-event batches (10 in flight), which moves each \`settles_at\` to the event time + ${STORM_PERIOD}. The worker's
+   \`verdict_verdicts_total{status="CONFIRMED"}\` is polled every 20 ms until it rose by ${int(STORM_OUTCOMES)} (committed);
+   then \`GET /v1/outcomes?status=OPEN&task_key=storm&limit=1\` (the k6 script's poll) until it is empty. The
+   lag is the committed time minus the period.
+7. Ingress and two worker processes with \`VERDICT_LEASE_TTL_MS=${TAKEOVER_LEASE_TTL_MS}\`; ${int(TAKEOVER_OUTCOMES)} outcomes whose keys hash to one
+   shard, opened and sent one event each (hot in their owner). The owner is killed with SIGKILL; one event
+   for one of them is sent at once; its visibility in GET is polled every 2 ms, and the shard's lease key
+   in Redis is watched for the new owner.
+`;
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    killAll();
+    process.exit(1);
+  },
+);
