@@ -110,12 +110,15 @@ export class Worker {
 
   private own(shard: number, leaseValue: string): void {
     const { client, keys, options, logger, createFromEvent } = this.deps;
+    const reader = duplicateClient(client);
+    // The actor sees a dropped connection as a failed read and retries; ioredis reconnects by itself.
+    reader.on("error", (error: Error) => logger.debug({ err: error, shard }, "shard reader connection error"));
     const actor = new ShardActor({
       shard,
       leaseValue,
       workerId: this.id,
       client,
-      reader: duplicateClient(client),
+      reader,
       keys,
       scripts: this.scripts,
       hot: this.hot,
