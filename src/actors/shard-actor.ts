@@ -52,6 +52,8 @@ const BLOCK_MS = 100;
 const CLOCK_GRACE_MS = 100;
 const DUE_PAGE = 500;
 const MAX_DUE_PAGES_PER_TICK = 100;
+/** Longest a requested tick waits for the stream to drain. */
+const MAX_SETTLE_DELAY_MS = 2000;
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
 const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
 
@@ -71,6 +73,8 @@ export class ShardActor {
   private pendingFirst = true;
   private tickRequested = false;
   private streamDrained = false;
+  /** When due verdicts were last made (real time), so a shard that never drains still makes them. */
+  private lastSettledAt = Date.now();
   private readonly attempts = new Map<string, { count: number; lastError: string }>();
 
   constructor(private readonly deps: ShardActorDeps) {}
@@ -108,8 +112,12 @@ export class ShardActor {
     await this.claimOrphans();
     while (!this.stopping) {
       try {
-        if (this.tickRequested && this.streamDrained) {
+        // Due verdicts wait for the stream to drain (events received before a deadline apply first), but
+        // not forever: under sustained load a shard that always reads full batches settles anyway.
+        const overdue = Date.now() - this.lastSettledAt > MAX_SETTLE_DELAY_MS;
+        if (this.tickRequested && (this.streamDrained || overdue)) {
           this.tickRequested = false;
+          this.lastSettledAt = Date.now();
           await this.traced("shard.settle_due", {}, () => this.settleDue(this.deps.clock() - CLOCK_GRACE_MS));
           continue;
         }

@@ -57,3 +57,32 @@ describe.each(DEPLOYMENTS)("processing failures (%s)", (deployment) => {
     expect(await t.app.redis.xlen(t.app.keys.stream(0))).toBeLessThanOrEqual(2);
   });
 });
+
+describe.each(DEPLOYMENTS)("settlement under sustained load (%s)", (deployment) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // A read batch of one: every read is full, so the stream never counts as drained while events flow.
+    t = await startTestApp(deployment, { shards: 1, readBatchSize: 1 });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it("still makes due verdicts when the shard's stream never drains", async () => {
+    expect((await t.request("PUT", "/v1/tasks/busy", { name: "busy", condition: "never" })).status).toBe(201);
+    expect((await t.request("PUT", "/v1/tasks/due", { name: "due", condition: "NOT escalated", settlement_period: "1s" })).status).toBe(201);
+    expect((await t.request("POST", "/v1/outcomes", { key: "busy", task_key: "busy" })).status).toBe(201);
+    expect((await t.request("POST", "/v1/outcomes", { key: "due", task_key: "due" })).status).toBe(201);
+    expect((await t.request("POST", "/v1/events", { outcome_key: "due", action: "started" })).status).toBe(202);
+
+    let confirmedWhileBusy = false;
+    const until = Date.now() + 8000;
+    while (Date.now() < until && !confirmedWhileBusy) {
+      const events = Array.from({ length: 50 }, () => ({ outcome_key: "busy", action: "tick" }));
+      expect((await t.request("POST", "/v1/events/batch", { events })).status).toBe(202);
+      const due = (await t.request("GET", "/v1/outcomes/due")).body as { status: string };
+      confirmedWhileBusy = due.status === "CONFIRMED";
+    }
+    expect(confirmedWhileBusy).toBe(true);
+  });
+});
