@@ -1,12 +1,10 @@
 // Collects the effects of one batch of a shard and writes them in one atomic Lua call (commit.lua).
-import { Packr } from "msgpackr";
+import { msgpack } from "../redis/msgpack.js";
 import type { ScriptArg } from "../redis/scripts.js";
 
 export type CommitResult = { ok: true } | { ok: false; reason: "lease-lost" } | { ok: false; reason: "create-conflict"; key: string };
 
 type Op = (string | number)[];
-
-const packr = new Packr({ useRecords: false, moreTypes: false });
 
 export class BatchCommit {
   private readonly keyIndex = new Map<string, number>();
@@ -82,7 +80,7 @@ export class BatchCommit {
     leaseValue: string,
     group: string,
   ): Promise<CommitResult> {
-    const reply = Number(await run(this.keys, [leaseValue, group, packr.pack(this.ops), packr.pack(this.acks), ...this.blobs]));
+    const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(this.ops), msgpack.pack(this.acks), ...this.blobs]));
     if (reply === 1) return { ok: true };
     if (reply === -1) return { ok: false, reason: "lease-lost" };
     const op = this.ops[-2 - reply - 1];

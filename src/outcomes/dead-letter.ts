@@ -1,5 +1,5 @@
 // A dead letter: an accepted event that could not be applied, kept with its code so nothing disappears silently.
-import { Packr } from "msgpackr";
+import { msgpack } from "../redis/msgpack.js";
 import type { DeadLetterCode } from "../errors/codes.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 
@@ -11,12 +11,10 @@ export interface DeadLetterRecord {
   attempts: number;
 }
 
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
 export function packDeadLetter(record: DeadLetterRecord): Buffer {
-  return packr.pack(record);
+  return msgpack.pack(record);
 }
 
 export function unpackDeadLetter(bytes: Buffer): DeadLetterRecord {
-  return packr.unpack(bytes) as DeadLetterRecord;
+  return msgpack.unpack(bytes) as DeadLetterRecord;
 }

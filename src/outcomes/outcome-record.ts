@@ -1,5 +1,5 @@
 // The outcome as the shard actor keeps it and snapshots it: everything a read or a later event needs.
-import { Packr } from "msgpackr";
+import { msgpack } from "../redis/msgpack.js";
 import type { ConditionState } from "../condition/index.js";
 
 export type OutcomeStatus = "OPEN" | "CONFIRMED" | "FAILED";
@@ -66,15 +66,12 @@ export interface OutcomeRecord {
   lastEntryId: string;
 }
 
-// Plain maps (no record extension) keep snapshots readable by any msgpack reader.
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
 export function packOutcome(record: OutcomeRecord): Buffer {
-  return packr.pack(record);
+  return msgpack.pack(record);
 }
 
 export function unpackOutcome(bytes: Buffer): OutcomeRecord {
-  return packr.unpack(bytes) as OutcomeRecord;
+  return msgpack.unpack(bytes) as OutcomeRecord;
 }
 
 /** Stream entry ids compare as (milliseconds, sequence). */

@@ -1,5 +1,5 @@
 // The event as it travels through a shard stream: what the edge validated, stamped with its receive time.
-import { Packr } from "msgpackr";
+import { msgpack } from "../redis/msgpack.js";
 
 export type Variant = "A" | "B";
 
@@ -21,16 +21,13 @@ export interface EventEnvelope {
   receivedAt: number;
 }
 
-// Plain maps, no record extension: entries stay readable by any msgpack reader (redis-cli, cmsgpack in Lua).
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
 /** The stream entry field holding the packed envelope. */
 export const ENVELOPE_FIELD = "e";
 
 export function packEnvelope(envelope: EventEnvelope): Buffer {
-  return packr.pack(envelope);
+  return msgpack.pack(envelope);
 }
 
 export function unpackEnvelope(bytes: Buffer): EventEnvelope {
-  return packr.unpack(bytes) as EventEnvelope;
+  return msgpack.unpack(bytes) as EventEnvelope;
 }

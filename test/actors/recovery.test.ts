@@ -1,16 +1,15 @@
 // Recovery: verdicts due while every worker was down are made on restart; a flushed script cache does not
 // stop work; a worker that lost its lease cannot write; a Redis killed and restarted from its append-only
 // file loses nothing that was acknowledged.
-import { Packr } from "msgpackr";
 import { afterAll, describe, expect, it } from "vitest";
 import { masters } from "../../src/redis/client.js";
+import { msgpack } from "../../src/redis/msgpack.js";
 import { Scripts } from "../../src/redis/scripts.js";
 import { Keys } from "../../src/streams/keys.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";
 
-const packr = new Packr({ useRecords: false });
 
 async function setUp(t: TestApp, condition: string, extra: Record<string, unknown> = {}): Promise<void> {
   expect((await t.request("PUT", "/v1/tasks/t", { name: "t", condition, ...extra })).status).toBe(201);
@@ -74,8 +73,8 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
       const shard = 3;
       const target = keys.outcome(shard, "acct", "o");
       const commitKeys = [keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), target];
-      const ops = packr.pack([["set", 5, 5]]);
-      const commit = (lease: string, value: string) => scripts.run("commit", commitKeys, [lease, "verdict", ops, packr.pack([]), value]);
+      const ops = msgpack.pack([["set", 5, 5]]);
+      const commit = (lease: string, value: string) => scripts.run("commit", commitKeys, [lease, "verdict", ops, msgpack.pack([]), value]);
 
       expect(await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])).toBe("w1:1");
       // The lease lapses (w1 too busy to renew in time) and nobody takes the shard: w1 may go on.
