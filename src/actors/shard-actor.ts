@@ -7,7 +7,8 @@ import { tracer } from "../telemetry/tracing.js";
 import { dueAtOf } from "../outcomes/due-time.js";
 import { indexMember } from "../outcomes/outcome-store.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
-import { entryIdAfter, packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { compareEntryIds } from "../streams/entry-id.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import { applyEventToOutcome, passTime, type Rejection } from "../outcomes/outcome-step.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
@@ -266,7 +267,7 @@ export class ShardActor {
       }
       try {
         let record = records.get(ref);
-        if (record && !entryIdAfter(entry.id, record.lastEntryId)) continue; // already applied: redelivery
+        if (record && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue; // already applied: redelivery
         let created = false;
         if (!record) {
           if (event.variant === "A") {
@@ -313,8 +314,10 @@ export class ShardActor {
       this.pendingFirst = true;
       return;
     }
-    for (const [ref, { record }] of changed) this.deps.hot.set(shard, ref, record);
-    for (const [ref, record] of records) if (!changed.has(ref)) this.deps.hot.set(shard, ref, record);
+    // Every loaded or created record now matches what Redis holds.
+    for (const [ref, record] of records) this.deps.hot.set(shard, ref, record);
+    // An entry that failed before and went through on a retry is done with.
+    if (this.attempts.size > 0) for (const entry of entries) this.attempts.delete(entry.id);
     const { metrics } = this.deps;
     metrics.eventsProcessed.inc(entries.length);
     metrics.deadLetters.inc(deadLettered);

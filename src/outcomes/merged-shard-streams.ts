@@ -1,6 +1,7 @@
 // Pages through one stream per shard as if it were one, in entry order (ties broken by shard), for the
 // account-wide lists whose entries are written per shard (dead letters, charges).
 import type { RedisClient } from "../redis/client.js";
+import { compareEntryIds } from "../streams/entry-id.js";
 
 /** Entries read per step by a list whose filter may skip many. */
 export const FILTERED_PAGE = 500;
@@ -28,9 +29,7 @@ export function parsePosition(text: string): StreamPosition | undefined {
 }
 
 function compare(a: StreamPosition, b: StreamPosition): number {
-  const [aMs = 0, aSeq = 0] = a.entryId.split("-").map(Number);
-  const [bMs = 0, bSeq = 0] = b.entryId.split("-").map(Number);
-  return aMs - bMs || aSeq - bSeq || a.shard - b.shard;
+  return compareEntryIds(a.entryId, b.entryId) || a.shard - b.shard;
 }
 
 /** Up to `count` entries after `after` across every shard's stream, in merged order. */

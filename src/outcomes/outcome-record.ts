@@ -73,10 +73,3 @@ export function packOutcome(record: OutcomeRecord): Buffer {
 export function unpackOutcome(bytes: Buffer): OutcomeRecord {
   return msgpack.unpack(bytes) as OutcomeRecord;
 }
-
-/** Stream entry ids compare as (milliseconds, sequence). */
-export function entryIdAfter(a: string, b: string): boolean {
-  const [aMs = 0, aSeq = 0] = a.split("-").map(Number);
-  const [bMs = 0, bSeq = 0] = b.split("-").map(Number);
-  return aMs !== bMs ? aMs > bMs : aSeq > bSeq;
-}
