@@ -6,18 +6,14 @@ import type { AgentRecord } from "../../records/agent.js";
 import type { CustomerRecord } from "../../records/customer.js";
 import type { RateCardRecord } from "../../records/rate-card.js";
 import type { RecordStore } from "../../records/record-store.js";
-import { canonicalCondition, canonicalPeriod } from "../contract-fields.js";
+import { contractFields, type ContractBody } from "../contract-fields.js";
 import { validBody } from "../request-checks.js";
 import { recordRoutes } from "../record-routes.js";
 
 type Name = string & tags.MinLength<1> & tags.MaxLength<512>;
 type RecordKey = string & tags.MinLength<1> & tags.MaxLength<512>;
 
-interface PutAgentBody {
-  name: Name;
-  goal?: (string & tags.MaxLength<4096>) | null;
-  condition: (string & tags.MinLength<1>) | Record<string, unknown>;
-  settlement_period?: (string & tags.MinLength<1>) | null;
+interface PutAgentBody extends ContractBody {
   attribution_method?: "first" | "last" | "min" | "max" | "sum";
 }
 
@@ -46,11 +42,8 @@ export function configurationRoutes(records: RecordStore): Route[] {
         const body = validBody(validateAgent(raw));
         return {
           key,
-          name: body.name,
-          goal: body.goal ?? null,
           // Variant B evaluates only properties.value: naming another property is a 400 here, not a surprise later.
-          condition: canonicalCondition(body.condition, { valueOnly: true }),
-          settlement_period: canonicalPeriod(body.settlement_period),
+          ...contractFields(body, { valueOnly: true }),
           attribution_method: body.attribution_method ?? "last",
         };
       },

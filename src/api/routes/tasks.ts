@@ -1,21 +1,13 @@
 // Tasks: templates Variant A outcomes are opened from; outcomes copy the goal and condition at opening.
-import typia, { type tags } from "typia";
+import typia from "typia";
 import type { Route } from "../../ingress/router.js";
 import type { RecordStore } from "../../records/record-store.js";
 import type { TaskRecord } from "../../records/task.js";
-import { canonicalCondition, canonicalPeriod } from "../contract-fields.js";
+import { contractFields, type ContractBody } from "../contract-fields.js";
 import { recordRoutes } from "../record-routes.js";
 import { validBody } from "../request-checks.js";
 
-interface PutTaskBody {
-  name: string & tags.MinLength<1> & tags.MaxLength<512>;
-  goal?: (string & tags.MaxLength<4096>) | null;
-  /** Text or JSON tree; the condition parser checks the tree's shape and points at what is wrong. */
-  condition: (string & tags.MinLength<1>) | Record<string, unknown>;
-  settlement_period?: (string & tags.MinLength<1>) | null;
-}
-
-const validatePutTask = typia.createValidate<PutTaskBody>();
+const validatePutTask = typia.createValidate<ContractBody>();
 
 export function taskRoutes(records: RecordStore): Route[] {
   return recordRoutes<TaskRecord>(records, {
@@ -26,13 +18,7 @@ export function taskRoutes(records: RecordStore): Route[] {
     listAll: true,
     build(key, raw) {
       const body = validBody(validatePutTask(raw));
-      return {
-        key,
-        name: body.name,
-        goal: body.goal ?? null,
-        condition: canonicalCondition(body.condition, { valueOnly: false }),
-        settlement_period: canonicalPeriod(body.settlement_period),
-      };
+      return { key, ...contractFields(body, { valueOnly: false }) };
     },
   });
 }
