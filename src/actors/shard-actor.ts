@@ -395,8 +395,7 @@ export class ShardActor {
           commit.due(ref, null);
           continue;
         }
-        // An outcome whose clock is ahead of `until` (an event stamped after it) is brought to its own clock.
-        const passed = passTime(record, Math.max(until, record.clock));
+        const passed = passTime(record, until);
         if (passed.charge) this.charge(commit, record, passed.charge);
         changed.set(ref, { record, created: false });
       }

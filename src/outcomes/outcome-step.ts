@@ -56,8 +56,10 @@ function conclude(record: OutcomeRecord, verdict: Verdict): ChargeRecord | undef
  * charge if a verdict confirmed a Variant B outcome; `record.status` tells whether a verdict was reached.
  */
 export function passTime(record: OutcomeRecord, until: number): { changed: boolean; charge?: ChargeRecord } {
-  // Time never runs back; at the same instant a settlement (a deadline an event set in the past) still applies.
-  if (record.status !== "OPEN" || until < record.clock) return { changed: false };
+  if (record.status !== "OPEN") return { changed: false };
+  // Time never runs back: an outcome already brought past `until` (by an event stamped later) is taken at
+  // its own clock, where a settlement due by then (a deadline an event set in the past) still applies.
+  until = Math.max(until, record.clock);
   record.clock = until;
   const compiled = compiledCondition(record.condition);
   const settlesAt = record.settlesAt;
