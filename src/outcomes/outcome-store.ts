@@ -81,6 +81,10 @@ export class OutcomeStore {
     return bytes ? unpackOutcome(bytes) : undefined;
   }
 
+  async exists(accountId: string, key: string): Promise<boolean> {
+    return (await this.client.exists(this.keys.outcome(this.shardOf(accountId, key), accountId, key))) === 1;
+  }
+
   /**
    * Writes the outcome's first snapshot unless its key is taken. The shard actor loads what it does not
    * hold from Redis, so an event enqueued after this returns is applied to it.

@@ -85,7 +85,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
         const key = req.params.key ?? "";
         const { limit, cursor } = paging(req.query);
         if (cursor !== null && !/^\d+-\d+$/.test(cursor)) throw invalidCursor();
-        if (!(await outcomes.get(req.accountId, key))) throw notFound(key);
+        if (!(await outcomes.exists(req.accountId, key))) throw notFound(key);
         const page = await outcomes.events(req.accountId, key, limit, cursor);
         return { status: 200, body: { events: page.events, next_cursor: page.nextCursor } };
       },
