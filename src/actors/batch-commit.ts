@@ -45,8 +45,9 @@ export class BatchCommit {
     this.ops.push(["create", this.key(key), this.blob(bytes)]);
   }
 
-  log(key: string, entryId: string, bytes: Buffer): void {
-    this.ops.push(["log", this.key(key), entryId, this.blob(bytes)]);
+  /** Appends an applied event to its outcome's event log. */
+  log(key: string, bytes: Buffer): void {
+    this.ops.push(["log", this.key(key), this.blob(bytes)]);
   }
 
   index(key: string, member: string): void {

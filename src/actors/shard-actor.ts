@@ -14,7 +14,8 @@ import { applyEventToOutcome, passTime, type Rejection } from "../outcomes/outco
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Scripts } from "../redis/scripts.js";
-import { ENVELOPE_FIELD, unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
+import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
+import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../streams/keys.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
@@ -60,7 +61,33 @@ const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
 
 interface StreamEntry {
   id: string;
-  envelope: Buffer | undefined;
+  /** The entry's packed envelopes, in send order; empty when there is nothing to apply (see read). */
+  events: Buffer[];
+}
+
+/** An event of an entry, decoded; `bytes` is its packed envelope as the ingress wrote it. */
+interface EntryEvent {
+  index: number;
+  event: EventEnvelope;
+  bytes: Buffer;
+}
+
+/** A read's entries in runs of about `events` events (whole entries), each committed on its own. */
+function runsOf(entries: StreamEntry[], events: number): StreamEntry[][] {
+  const runs: StreamEntry[][] = [];
+  let run: StreamEntry[] = [];
+  let inRun = 0;
+  for (const entry of entries) {
+    if (run.length > 0 && inRun + entry.events.length > events) {
+      runs.push(run);
+      run = [];
+      inRun = 0;
+    }
+    run.push(entry);
+    inRun += entry.events.length;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -76,7 +103,10 @@ export class ShardActor {
   private streamDrained = false;
   /** When due verdicts were last made (real time), so a shard that never drains still makes them. */
   private lastSettledAt = Date.now();
+  /** Failed attempts per event ("<entry id>/<index>"). */
   private readonly attempts = new Map<string, { count: number; lastError: string }>();
+  /** Average events per entry lately, so a read of `readCount()` entries holds about readBatchSize events. */
+  private eventsPerEntry = 1;
 
   constructor(private readonly deps: ShardActorDeps) {}
 
@@ -122,15 +152,16 @@ export class ShardActor {
           await this.traced("shard.settle_due", {}, () => this.settleDue(this.deps.clock() - CLOCK_GRACE_MS));
           continue;
         }
-        const entries = await this.read();
+        const count = this.readCount();
+        const entries = await this.read(count);
         if (this.stopping) break;
         if (entries.length === 0) {
           if (this.pendingFirst) this.pendingFirst = false;
           else this.streamDrained = true;
           continue;
         }
-        this.streamDrained = !this.pendingFirst && entries.length < this.deps.readBatchSize;
-        await this.traced("shard.batch", { "verdict.entries": entries.length }, () => this.processBatch(entries));
+        this.streamDrained = !this.pendingFirst && entries.length < count;
+        await this.traced("shard.batch", { "verdict.entries": entries.length }, () => this.processEntries(entries));
       } catch (error) {
         if (this.stopping) break;
         // Redis trouble or a commit whose fate is unknown: forget what memory may hold ahead of Redis and
@@ -182,25 +213,47 @@ export class ShardActor {
     this.pendingFirst = true;
   }
 
-  private async read(): Promise<StreamEntry[]> {
-    const { reader, keys, shard, workerId, readBatchSize } = this.deps;
+  private readCount(): number {
+    const { readBatchSize } = this.deps;
+    return Math.max(1, Math.min(readBatchSize, Math.round(readBatchSize / this.eventsPerEntry)));
+  }
+
+  private async read(count: number): Promise<StreamEntry[]> {
+    const { reader, keys, shard, workerId } = this.deps;
     const stream = keys.stream(shard);
     const reply = (
       this.pendingFirst
-        ? await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", readBatchSize, "STREAMS", stream, "0")
-        : await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", readBatchSize, "BLOCK", BLOCK_MS, "STREAMS", stream, ">")
+        ? await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", count, "STREAMS", stream, "0")
+        : await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", count, "BLOCK", BLOCK_MS, "STREAMS", stream, ">")
     );
     const raw = reply?.[0]?.[1] ?? [];
-    return raw.map(([id, fields]) => {
-      let envelope: Buffer | undefined;
+    let events = 0;
+    const entries = raw.map(([rawId, fields]): StreamEntry => {
+      const id = rawId.toString();
       // Re-reading pending entries gives null fields for entries deleted (trimmed) since delivery.
-      if (fields) {
-        for (let i = 0; i + 1 < fields.length; i += 2) {
-          if (fields[i]?.toString() === ENVELOPE_FIELD) envelope = fields[i + 1];
-        }
-      }
-      return { id: id.toString(), envelope };
+      const entryEvents = fields ? this.entryEvents(id, fields) : [];
+      events += entryEvents.length;
+      return { id, events: entryEvents };
     });
+    if (entries.length > 0) this.eventsPerEntry = 0.8 * this.eventsPerEntry + 0.2 * Math.max(1, events / entries.length);
+    return entries;
+  }
+
+  /**
+   * The entry's packed envelopes, or none when its value is not what the ingress writes (something else
+   * wrote to the stream): it names no account whose dead-letter queue could hold it, so it is logged,
+   * counted and acknowledged rather than left to block the shard.
+   */
+  private entryEvents(id: string, fields: Buffer[]): Buffer[] {
+    const events = fields.length === 2 && fields[0]!.toString() === ENTRY_FIELD ? entryEvents(fields[1]!) : undefined;
+    if (events) return events;
+    this.malformed(id);
+    return [];
+  }
+
+  private malformed(id: string, index?: number): void {
+    this.deps.logger.error({ shard: this.deps.shard, entry: id, index }, "stream entry is not what the ingress writes; acknowledged without applying");
+    this.deps.metrics.malformedEntries.inc();
   }
 
   /** Outcomes not in memory are fetched in one MGET (a shard's keys share a slot). */
@@ -234,16 +287,25 @@ export class ShardActor {
     return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard));
   }
 
-  private async processBatch(entries: StreamEntry[]): Promise<void> {
+  /** Commits a read's entries in runs of about readBatchSize events; stops at a run that did not commit. */
+  private async processEntries(entries: StreamEntry[]): Promise<void> {
+    for (const run of runsOf(entries, this.deps.readBatchSize)) {
+      if (!(await this.processBatch(run))) return;
+    }
+  }
+
+  /** Applies the entries' events and commits their effect with their XACK; false when nothing was committed. */
+  private async processBatch(entries: StreamEntry[]): Promise<boolean> {
     const { keys, shard } = this.deps;
     const started = performance.now();
-    const events = entries.map((entry) => ({ entry, event: this.decode(entry) }));
-    const records = await this.load(
-      new Set(events.flatMap(({ event }) => (event ? [outcomeRef(event.accountId, event.outcomeKey)] : []))),
-    );
+    const decoded = entries.map((entry) => this.decode(entry));
+    const refs = new Set<string>();
+    for (const events of decoded) for (const { event } of events) refs.add(outcomeRef(event.accountId, event.outcomeKey));
+    const records = await this.load(refs);
     const commit = this.newCommit();
     const changed = new Map<string, { record: OutcomeRecord; created: boolean }>();
     let deadLettered = 0;
+    let eventCount = 0;
 
     const deadLetter = (event: EventEnvelope, rejection: Rejection, attempts = 1): void => {
       commit.append(
@@ -253,57 +315,64 @@ export class ShardActor {
       deadLettered++;
     };
 
-    for (const { entry, event } of events) {
+    for (const [e, entry] of entries.entries()) {
       commit.ack(entry.id);
-      // An entry trimmed or deleted before it was read has nothing to apply.
-      if (!event || !entry.envelope) continue;
-      const ref = outcomeRef(event.accountId, event.outcomeKey);
-      const failed = this.attempts.get(entry.id);
-      if (failed && failed.count >= this.deps.maxProcessingAttempts) {
-        // A poison event never blocks its shard: set aside with the error it kept raising.
-        deadLetter(event, { code: "PROCESSING_FAILED", message: failed.lastError }, failed.count);
-        this.attempts.delete(entry.id);
-        continue;
-      }
-      try {
-        let record = records.get(ref);
-        if (record && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue; // already applied: redelivery
-        let created = false;
-        if (!record) {
-          if (event.variant === "A") {
-            deadLetter(event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
-            commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
-            continue;
-          }
-          const creation = await this.deps.createFromEvent(event, entry.id);
-          if ("code" in creation) {
-            deadLetter(event, creation);
-            commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
-            continue;
-          }
-          record = creation;
-          created = true;
-          records.set(ref, record);
+      eventCount += entry.events.length;
+      // Outcomes an earlier event of this entry already advanced: their lastEntryId is this entry's id now,
+      // which for the others means the entry was applied before (a redelivery).
+      const advanced = new Set<string>();
+      for (const { index, event, bytes } of decoded[e]!) {
+        const ref = outcomeRef(event.accountId, event.outcomeKey);
+        const attempt = this.attempts.size > 0 ? `${entry.id}/${index}` : undefined;
+        const failed = attempt === undefined ? undefined : this.attempts.get(attempt);
+        if (failed && failed.count >= this.deps.maxProcessingAttempts) {
+          // A poison event never blocks its shard: set aside with the error it kept raising.
+          deadLetter(event, { code: "PROCESSING_FAILED", message: failed.lastError }, failed.count);
+          this.attempts.delete(attempt!);
+          continue;
         }
-        const effect = applyEventToOutcome(record, event, entry.id);
-        if (effect.changed || created) changed.set(ref, { record, created: created || changed.get(ref)?.created === true });
-        if (effect.logged) {
-          commit.log(keys.eventLog(shard, event.accountId, event.outcomeKey), entry.id, entry.envelope);
-          // An applied Variant B event is billable; idempotent retries never reach here twice.
-          if (record.origin.kind === "agent") commit.count(keys.usage(shard, event.accountId), record.origin.customerKey, 1);
+        try {
+          let record = records.get(ref);
+          if (record && !advanced.has(ref) && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue;
+          advanced.add(ref);
+          let created = false;
+          if (!record) {
+            if (event.variant === "A") {
+              deadLetter(event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
+              commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+              continue;
+            }
+            const creation = await this.deps.createFromEvent(event, entry.id);
+            if ("code" in creation) {
+              deadLetter(event, creation);
+              commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+              continue;
+            }
+            record = creation;
+            created = true;
+            records.set(ref, record);
+          }
+          const effect = applyEventToOutcome(record, event, entry.id);
+          if (effect.changed || created) changed.set(ref, { record, created: created || changed.get(ref)?.created === true });
+          if (effect.logged) {
+            commit.log(keys.eventLog(shard, event.accountId, event.outcomeKey), bytes);
+            // An applied Variant B event is billable; idempotent retries never reach here twice.
+            if (record.origin.kind === "agent") commit.count(keys.usage(shard, event.accountId), record.origin.customerKey, 1);
+          }
+          if (effect.rejection) deadLetter(event, effect.rejection);
+          if (effect.charge) this.charge(commit, record, effect.charge);
+        } catch (error) {
+          // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off,
+          // and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
+          const key = `${entry.id}/${index}`;
+          const count = (this.attempts.get(key)?.count ?? 0) + 1;
+          this.attempts.set(key, { count, lastError: error instanceof Error ? error.message : String(error) });
+          this.deps.logger.warn({ err: error, shard, entry: entry.id, index, attempt: count }, "event processing failed");
+          for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
+          this.pendingFirst = true;
+          await sleep(Math.min(2000, 50 * 2 ** count));
+          return false;
         }
-        if (effect.rejection) deadLetter(event, effect.rejection);
-        if (effect.charge) this.charge(commit, record, effect.charge);
-      } catch (error) {
-        // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off,
-        // and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
-        const count = (failed?.count ?? 0) + 1;
-        this.attempts.set(entry.id, { count, lastError: error instanceof Error ? error.message : String(error) });
-        this.deps.logger.warn({ err: error, shard, entry: entry.id, attempt: count }, "event processing failed");
-        for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
-        this.pendingFirst = true;
-        await sleep(Math.min(2000, 50 * 2 ** count));
-        return;
       }
     }
 
@@ -312,35 +381,35 @@ export class ShardActor {
     if (!result.ok) {
       for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
       this.pendingFirst = true;
-      return;
+      return false;
     }
     // Every loaded or created record now matches what Redis holds.
     for (const [ref, record] of records) this.deps.hot.set(shard, ref, record);
-    // An entry that failed before and went through on a retry is done with.
-    if (this.attempts.size > 0) for (const entry of entries) this.attempts.delete(entry.id);
+    // An event that failed before and went through on a retry is done with.
+    if (this.attempts.size > 0) for (const entry of entries) for (let i = 0; i < entry.events.length; i++) this.attempts.delete(`${entry.id}/${i}`);
     const { metrics } = this.deps;
-    metrics.eventsProcessed.inc(entries.length);
+    metrics.eventsProcessed.inc(eventCount);
     metrics.deadLetters.inc(deadLettered);
     metrics.batchSeconds.observe((performance.now() - started) / 1000);
+    return true;
   }
 
-  /**
-   * The entry's event, or undefined when there is none to apply: deleted since delivery, or bytes that are
-   * not an envelope. The ingress never writes the latter (something else wrote to the stream); it names no
-   * account whose dead-letter queue could hold it, so it is logged, counted and acknowledged rather than
-   * left to block the shard.
-   */
-  private decode(entry: StreamEntry): EventEnvelope | undefined {
-    if (!entry.envelope) return undefined;
-    try {
-      const event = unpackEnvelope(entry.envelope);
-      if (typeof event.accountId === "string" && typeof event.outcomeKey === "string" && typeof event.action === "string") return event;
-    } catch {
-      // fall through to the log below
-    }
-    this.deps.logger.error({ shard: this.deps.shard, entry: entry.id }, "stream entry is not an event envelope; acknowledged without applying");
-    this.deps.metrics.malformedEntries.inc();
-    return undefined;
+  /** The entry's events that decode to an envelope; one that does not is logged, counted and skipped. */
+  private decode(entry: StreamEntry): EntryEvent[] {
+    const decoded: EntryEvent[] = [];
+    entry.events.forEach((bytes, index) => {
+      try {
+        const event = unpackEnvelope(bytes);
+        if (typeof event.accountId === "string" && typeof event.outcomeKey === "string" && typeof event.action === "string") {
+          decoded.push({ index, event, bytes });
+          return;
+        }
+      } catch {
+        // fall through to malformed below
+      }
+      this.malformed(entry.id, index);
+    });
+    return decoded;
   }
 
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {

@@ -1,8 +1,9 @@
 // Appends validated events to their shard streams with group commit: every submission that arrives in the
-// same event-loop turn for a shard shares one script call, and each learns the fate of its own events.
+// same event-loop turn for a shard shares one script call, which appends them as one stream entry, and
+// each submission learns the fate of its own events.
 import { masters, type RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
-import { ENVELOPE_FIELD } from "./event-envelope.js";
+import { ENTRY_FIELD } from "./stream-entry.js";
 import type { Keys } from "./keys.js";
 
 /** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
@@ -17,7 +18,7 @@ export interface EnqueueItem {
 }
 
 export interface EnqueuerOptions {
-  /** A stream already this long refuses the call. */
+  /** A stream already holding this many entries (each the events of one call) refuses the call. */
   maxShardBacklog: number;
   /** A call not answered within this is unconfirmed. */
   enqueueTimeoutMs: number;
@@ -137,7 +138,7 @@ export class ShardEnqueuer {
     }
     const keys = [this.keys.stream(shard)];
     const hashIndex = new Map<string, number>();
-    const args: (string | number | Buffer)[] = [this.options.maxShardBacklog, ENVELOPE_FIELD];
+    const args: (string | number | Buffer)[] = [this.options.maxShardBacklog, ENTRY_FIELD];
     for (const submission of submissions) {
       for (const item of submission.items) {
         if (item.idempotencyKey === undefined) {

@@ -21,9 +21,6 @@ export interface EventEnvelope {
   receivedAt: number;
 }
 
-/** The stream entry field holding the packed envelope. */
-export const ENVELOPE_FIELD = "e";
-
 export function packEnvelope(envelope: EventEnvelope): Buffer {
   return msgpack.pack(envelope);
 }

@@ -2,8 +2,11 @@
 // configured attempts while the shard's other events go on; an entry that is not an event is skipped;
 // and the stream is trimmed once its entries are applied.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { msgpack } from "../../src/redis/msgpack.js";
+import { packEnvelope, type EventEnvelope } from "../../src/streams/event-envelope.js";
+import { ENTRY_FIELD } from "../../src/streams/stream-entry.js";
 import { DEPLOYMENTS } from "../support/redis.js";
-import { eventually, startTestApp, type TestApp } from "../support/app.js";
+import { eventually, metricValue, startTestApp, type TestApp } from "../support/app.js";
 
 describe.each(DEPLOYMENTS)("processing failures (%s)", (deployment) => {
   let t: TestApp;
@@ -40,11 +43,21 @@ describe.each(DEPLOYMENTS)("processing failures (%s)", (deployment) => {
     await eventually(async () => ((await count("healthy", "tick")) === 1 ? true : undefined), 10_000, "the healthy event");
   });
 
-  it("skips a stream entry that is not an event and applies the ones after it", async () => {
+  it("skips stream entries and events that the ingress did not write, counts them, and applies the rest", async () => {
     expect((await t.request("POST", "/v1/outcomes", { key: "after-garbage", task_key: "t" })).status).toBe(201);
-    await t.app.redis.xadd(t.app.keys.stream(0), "*", "e", "definitely not msgpack of an envelope");
+    const malformedBefore = await metricValue(t.app.metricsPort, "verdict_malformed_entries_total");
+    const stream = t.app.keys.stream(0);
+    const envelope = (action: string): EventEnvelope => ({ accountId: t.accountId, outcomeKey: "after-garbage", variant: "A", action, receivedAt: Date.now() });
+    await t.app.redis.xadd(stream, "*", "e", "another field");
+    await t.app.redis.xadd(stream, "*", ENTRY_FIELD, "definitely not msgpack of events");
+    await t.app.redis.xadd(stream, "*", ENTRY_FIELD, msgpack.pack({ not: "an array" }));
+    // One entry: a good event, an item that is no envelope, and another good event.
+    await t.app.redis.xadd(stream, "*", ENTRY_FIELD, msgpack.pack([packEnvelope(envelope("before")), msgpack.pack("junk"), packEnvelope(envelope("after"))]));
     expect((await t.request("POST", "/v1/events", { outcome_key: "after-garbage", action: "tick" })).status).toBe(202);
     await eventually(async () => ((await count("after-garbage", "tick")) === 1 ? true : undefined), 10_000, "the event after the garbage");
+    expect(await count("after-garbage", "before")).toBe(1);
+    expect(await count("after-garbage", "after")).toBe(1);
+    expect((await metricValue(t.app.metricsPort, "verdict_malformed_entries_total")) - malformedBefore).toBe(4);
   });
 
   it("trims the shard stream once its entries are applied", async () => {

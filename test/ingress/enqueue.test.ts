@@ -2,18 +2,15 @@
 // idempotency keys keep exactly one event per (account, outcome, key) however many retries race.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RedisClient } from "../../src/redis/client.js";
-import { ENVELOPE_FIELD, unpackEnvelope, type EventEnvelope } from "../../src/streams/event-envelope.js";
+import type { EventEnvelope } from "../../src/streams/event-envelope.js";
 import type { Keys } from "../../src/streams/keys.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
+import { streamEvents } from "../support/streams.js";
 import { post, startTestApp, type TestApp } from "./support.js";
 
-async function streamOf(redis: RedisClient, keys: Keys, shard: number): Promise<{ id: string; envelope: EventEnvelope }[]> {
-  const entries = await redis.xrangeBuffer(keys.stream(shard), "-", "+");
-  return entries.map(([id, fields]) => {
-    expect(fields.map(String)[0]).toBe(ENVELOPE_FIELD);
-    return { id: id.toString(), envelope: unpackEnvelope(fields[1]!) };
-  });
+function streamOf(redis: RedisClient, keys: Keys, shard: number): Promise<{ id: string; envelope: EventEnvelope }[]> {
+  return streamEvents(redis, keys.stream(shard));
 }
 
 async function allStreams(t: TestApp): Promise<Map<number, EventEnvelope[]>> {
@@ -53,6 +50,8 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
     });
     expect([...streams.keys()].sort((a, b) => a - b)).toEqual([...expected.keys()].sort((a, b) => a - b));
     for (const [shard, indexes] of expected) {
+      // One script call per shard, appended as one stream entry.
+      expect(new Set((await streamOf(t.app.redis, t.app.keys, shard)).map((e) => e.id)).size).toBe(1);
       const landed = streams.get(shard)!;
       expect(landed.map((e) => (e.properties as { i: number }).i)).toEqual(indexes);
       for (const envelope of landed) {

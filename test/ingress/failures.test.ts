@@ -2,10 +2,11 @@
 // enqueue timeout (unconfirmed), and a Redis that is down; with the per-outcome cascade inside a batch.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { masters, type RedisClient } from "../../src/redis/client.js";
-import { ENVELOPE_FIELD, unpackEnvelope } from "../../src/streams/event-envelope.js";
+import { ENTRY_FIELD } from "../../src/streams/stream-entry.js";
 import type { Keys } from "../../src/streams/keys.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
+import { streamEvents } from "../support/streams.js";
 import { Accounts } from "../../src/accounts/accounts.js";
 import { startVerdict } from "../../src/app.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
@@ -22,11 +23,7 @@ function keysOn(accountId: string, shards: number, stem: string, shard: number, 
 }
 
 async function actionsIn(redis: RedisClient, keys: Keys, shard: number): Promise<string[]> {
-  const entries = await redis.xrangeBuffer(keys.stream(shard), "-", "+");
-  return entries.map(([, fields]) => {
-    expect(String(fields[0])).toBe(ENVELOPE_FIELD);
-    return unpackEnvelope(fields[1]!).action;
-  });
+  return (await streamEvents(redis, keys.stream(shard))).map((e) => e.envelope.action);
 }
 
 interface BatchReply {
@@ -47,7 +44,7 @@ describe.each(DEPLOYMENTS)("queue failures (%s)", (deployment) => {
       const full = 5;
       const [x, w] = keysOn(t.accountId, t.options.shards, "full", full, 2) as [string, string];
       const [y] = keysOn(t.accountId, t.options.shards, "free", full, 1, true) as [string];
-      for (let i = 0; i < 3; i++) await t.app.redis.xadd(t.app.keys.stream(full), "*", ENVELOPE_FIELD, "filler");
+      for (let i = 0; i < 3; i++) await t.app.redis.xadd(t.app.keys.stream(full), "*", ENTRY_FIELD, "filler");
 
       const single = await post(t.base, "/v1/events", t.token, { outcome_key: x, action: "single" });
       expect(single.status).toBe(503);

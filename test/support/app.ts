@@ -80,3 +80,13 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** The sum of a metric's samples (all label sets) on a Verdict process's metrics port; 0 when absent. */
+export async function metricValue(metricsPort: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}

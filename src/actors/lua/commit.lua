@@ -13,7 +13,7 @@
   ARGV[3] operations, msgpack array of arrays (blobs are ARGV indexes):
           {"set", k, a}            SET KEYS[k] ARGV[a]
           {"create", k, a}         like set, but KEYS[k] must not exist (precondition)
-          {"log", k, id, a}        XADD KEYS[k] id e ARGV[a]          (outcome event log)
+          {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
           {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
@@ -43,7 +43,7 @@ for _, op in ipairs(ops) do
   if kind == 'set' or kind == 'create' then
     redis.call('SET', KEYS[op[2]], ARGV[op[3]])
   elseif kind == 'log' then
-    redis.call('XADD', KEYS[op[2]], op[3], 'e', ARGV[op[4]])
+    redis.call('XADD', KEYS[op[2]], '*', 'e', ARGV[op[3]])
   elseif kind == 'index' then
     redis.call('ZADD', KEYS[op[2]], 'NX', 0, op[3])
   elseif kind == 'due' then
