@@ -1,0 +1,222 @@
+// Keeps deploy/ and docker-compose.yml honest without Docker: the dashboard queries only metrics the
+// service registers, the image runs the package's `bin`, and the ports agree with the defaults in code.
+import { readFileSync } from "node:fs";
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { createActorMetrics } from "../../src/actors/actor-metrics.js";
+import { DEFAULT_OPTIONS } from "../../src/config/options.js";
+import { createMetrics } from "../../src/telemetry/metrics.js";
+
+const ROOT = new URL("../../", import.meta.url);
+const read = (path: string): string => readFileSync(new URL(path, ROOT), "utf8");
+
+interface Target {
+  expr?: string;
+  datasource?: { type?: string; uid?: string };
+}
+interface Panel {
+  type: string;
+  title: string;
+  datasource?: { type?: string; uid?: string };
+  targets?: Target[];
+  panels?: Panel[];
+}
+interface Dashboard {
+  uid: string;
+  panels: Panel[];
+}
+
+/** Every metric name the running service exposes, with its type, built the way src/app.ts builds it. */
+function serviceMetricTypes(): Map<string, string> {
+  const metrics = createMetrics();
+  // The worker role adds its metrics to the app's registry (src/actors/worker.ts).
+  createActorMetrics(metrics.registry);
+  const types = new Map<string, string>();
+  for (const { name } of metrics.registry.getMetricsAsArray()) {
+    // By class: prom-client's typings declare `type` a numeric enum, but it is a string at run time.
+    const metric = metrics.registry.getSingleMetric(name);
+    const type =
+      metric instanceof Counter ? "counter"
+      : metric instanceof Gauge ? "gauge"
+      : metric instanceof Histogram ? "histogram"
+      : metric instanceof Summary ? "summary"
+      : "unknown";
+    types.set(name, type);
+  }
+  return types;
+}
+
+/** Names of prom-client's default metrics under the service's prefix (to tell them from its own). */
+function defaultMetricNames(): Set<string> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "verdict_" });
+  return new Set(registry.getMetricsAsArray().map((m) => m.name));
+}
+
+const PROMQL_KEYWORDS = new Set(["and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset", "inf", "nan", "atan2"]);
+
+/** The metric names a PromQL expression selects (function and aggregation names, labels and literals dropped). */
+function metricNames(expr: string): string[] {
+  const bare = expr
+    .replace(/\$\{?\w+\}?/g, " ") // Grafana variables
+    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, " ") // string literals
+    .replace(/\{[^}]*\}/g, " ") // label matchers
+    .replace(/\[[^\]]*\]/g, " ") // ranges and subqueries
+    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ") // label lists
+    .replace(/\boffset\s+\S+/g, " ")
+    .replace(/(?<![\w:.])\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi, " "); // numbers
+  const names: string[] = [];
+  for (const [, name, call] of bare.matchAll(/([A-Za-z_:][\w:]*)(\s*\()?/g)) {
+    if (call === undefined && !PROMQL_KEYWORDS.has(name!.toLowerCase())) names.push(name!);
+  }
+  return names;
+}
+
+/** A series name the registry produces: a counter or gauge itself, or a histogram's _bucket/_sum/_count. */
+function isRegisteredSeries(name: string, types: Map<string, string>): boolean {
+  const type = types.get(name);
+  if (type === "counter" || type === "gauge") return true;
+  const suffixed = /^(.+)_(bucket|sum|count)$/.exec(name);
+  if (!suffixed) return false;
+  const baseType = types.get(suffixed[1]!);
+  return baseType === "histogram" || (baseType === "summary" && suffixed[2] !== "bucket");
+}
+
+function allPanels(panels: readonly Panel[]): Panel[] {
+  return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
+}
+
+/** The lines of one top-level service of docker-compose.yml (two-space indented keys under `services:`). */
+function composeService(compose: string, name: string): string {
+  const lines = compose.split("\n");
+  const start = lines.indexOf(`  ${name}:`);
+  if (start < 0) throw new Error(`docker-compose.yml has no service ${name}`);
+  const end = lines.findIndex((line, i) => i > start && /^ {0,2}\S/.test(line));
+  return lines.slice(start + 1, end < 0 ? undefined : end).join("\n");
+}
+
+const dashboard = JSON.parse(read("deploy/grafana/dashboards/verdict.json")) as Dashboard;
+const queryPanels = allPanels(dashboard.panels).filter((p) => p.type !== "row");
+const expressions = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => t.expr ?? ""));
+
+describe("Grafana dashboard", () => {
+  it("reads metric names out of PromQL", () => {
+    expect(metricNames('histogram_quantile(0.99, sum by (le) (rate(a_seconds_bucket{x="y"}[1m]))) / b_total offset 5m')).toEqual(["a_seconds_bucket", "b_total"]);
+    expect(metricNames("sum(rate(c_p99_seconds[$__rate_interval])) by (instance) and on(job) 1e3 * d")).toEqual(["c_p99_seconds", "d"]);
+  });
+
+  it("queries only metrics the service registers", () => {
+    const types = serviceMetricTypes();
+    const used = new Set(expressions.flatMap(metricNames));
+    expect(expressions.length).toBeGreaterThan(20);
+    expect(expressions.every((expr) => expr.trim() !== "")).toBe(true);
+    expect([...used].filter((name) => !isRegisteredSeries(name, types))).toEqual([]);
+  });
+
+  it("shows every metric the service defines itself (beyond prom-client's defaults)", () => {
+    const defaults = defaultMetricNames();
+    const own = [...serviceMetricTypes().keys()].filter((name) => !defaults.has(name));
+    const used = new Set(expressions.flatMap(metricNames).map((name) => name.replace(/_(bucket|sum|count)$/, "")));
+    expect(own.length).toBeGreaterThan(10);
+    expect(own.filter((name) => !used.has(name))).toEqual([]);
+  });
+
+  it("takes quantiles of histograms per `le` from their buckets", () => {
+    const types = serviceMetricTypes();
+    const quantiles = expressions.filter((expr) => expr.includes("histogram_quantile"));
+    expect(quantiles.length).toBeGreaterThan(0);
+    for (const expr of quantiles) {
+      const match = /^histogram_quantile\(0\.\d+, sum by \(le(?:, \w+)*\) \(rate\((\w+)_bucket\[1m\]\)\)\)$/.exec(expr);
+      expect(match, expr).not.toBeNull();
+      expect(types.get(match![1]!), expr).toBe("histogram");
+    }
+  });
+
+  it("uses the provisioned Prometheus data source, and Grafana loads it from where compose mounts it", () => {
+    const datasources = read("deploy/grafana/provisioning/datasources/prometheus.yml");
+    const uid = /^\s+uid:\s*(\S+)\s*$/m.exec(datasources)?.[1];
+    expect(uid).toBeDefined();
+    expect(datasources).toMatch(/^\s+url:\s*http:\/\/prometheus:9090\s*$/m);
+    for (const panel of queryPanels) {
+      expect(panel.datasource?.uid, panel.title).toBe(uid);
+      for (const target of panel.targets ?? []) expect(target.datasource?.uid, panel.title).toBe(uid);
+    }
+
+    const provider = read("deploy/grafana/provisioning/dashboards/verdict.yml");
+    const dashboardsPath = /^\s+path:\s*(\S+)\s*$/m.exec(provider)?.[1];
+    const grafana = composeService(read("docker-compose.yml"), "grafana");
+    expect(grafana).toContain(`./deploy/grafana/dashboards:${dashboardsPath}:ro`);
+    expect(grafana).toContain("./deploy/grafana/provisioning:/etc/grafana/provisioning:ro");
+  });
+});
+
+describe("deploy/Dockerfile", () => {
+  const dockerfile = read("deploy/Dockerfile");
+  const pkg = JSON.parse(read("package.json")) as { bin: Record<string, string> };
+
+  it("runs the package's bin, from files the runtime stage copies out of the build", () => {
+    const entrypoint = JSON.parse(/^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? "null") as string[] | null;
+    const bin = pkg.bin.verdict!;
+    expect(entrypoint).toEqual(["node", bin]);
+    expect(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1]).toBe('["serve"]');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    const copied = [...runtime.matchAll(/^COPY --from=build \/app\/(\S+) \.\/(\S+)$/gm)].map(([, from, to]) => ({ from: from!, to: to! }));
+    expect(copied.some(({ from, to }) => from === to && bin.startsWith(`${to}/`))).toBe(true);
+    // dist/ is ESM: the runtime needs package.json's "type": "module".
+    expect(runtime).toMatch(/^COPY package\.json \.\/$/m);
+    expect(runtime).toMatch(/^USER node$/m);
+  });
+
+  it("builds on Debian with the Node major of .nvmrc, and installs with npm install", () => {
+    const major = read(".nvmrc").trim();
+    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
+    expect(base).toMatch(new RegExp(`^node:${major}-(bookworm|bullseye)(-slim)?$`));
+    expect(dockerfile).not.toMatch(/^RUN .*\bnpm ci\b/m);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^RUN npm install --omit=dev\b/m);
+  });
+
+  it("exposes the default ports and checks /healthz on the metrics port", () => {
+    const exposed = /^EXPOSE\s+(.+)$/m.exec(dockerfile)?.[1]?.split(/\s+/).map(Number);
+    expect(exposed).toEqual([DEFAULT_OPTIONS.port, DEFAULT_OPTIONS.metricsPort]);
+    const healthcheck = dockerfile.slice(dockerfile.indexOf("HEALTHCHECK"));
+    expect(healthcheck).toContain(`process.env.VERDICT_METRICS_PORT || ${DEFAULT_OPTIONS.metricsPort}`);
+    expect(healthcheck).toContain("/healthz");
+  });
+});
+
+describe("docker-compose.yml", () => {
+  const compose = read("docker-compose.yml");
+  const prometheus = read("deploy/prometheus/prometheus.yml");
+
+  it("publishes the ingress on the default API port and leaves both ports at their defaults", () => {
+    const ingress = composeService(compose, "ingress");
+    expect(ingress).toContain('command: ["serve", "--role", "ingress"]');
+    const ports = [...ingress.matchAll(/^\s+- "(?:[\d.]+:)?(\d+):(\d+)"$/gm)].map(([, host, container]) => [Number(host), Number(container)]);
+    expect(ports).toEqual([[DEFAULT_OPTIONS.port, DEFAULT_OPTIONS.port]]);
+    expect(compose).not.toMatch(/VERDICT_(METRICS_)?PORT/);
+  });
+
+  it("runs workers that can be scaled (no fixed host port or container name)", () => {
+    const worker = composeService(compose, "worker");
+    expect(worker).toContain('command: ["serve", "--role", "worker"]');
+    expect(worker).not.toMatch(/^\s+(ports|container_name):/m);
+  });
+
+  it("has Prometheus find every ingress and worker on the default metrics port", () => {
+    for (const service of ["ingress", "worker"]) {
+      const job = new RegExp(`- names: \\[${service}\\]\\n\\s+type: A\\n\\s+port: (\\d+)`).exec(prometheus);
+      expect(job?.[1], service).toBe(String(DEFAULT_OPTIONS.metricsPort));
+    }
+  });
+
+  it("takes the token secret from the environment and runs Redis the way Verdict requires", () => {
+    expect(compose).toMatch(/^\s+VERDICT_TOKEN_SECRET: \$\{VERDICT_TOKEN_SECRET:\?[^}]+\}$/m);
+    expect(compose.match(/^\s+VERDICT_TOKEN_SECRET:/gm)).toHaveLength(1);
+    const redis = composeService(compose, "redis");
+    // src/redis/eviction-guard.ts refuses any other policy.
+    expect(redis).toMatch(/- --maxmemory-policy\n\s+- noeviction\n/);
+    expect(redis).toMatch(/- --appendonly\n\s+- "yes"\n/);
+    expect(compose).toContain("REDIS_URL: redis://redis:6379");
+  });
+});
