@@ -8,6 +8,8 @@
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
 // BENCH_ONLY (comma-separated: ingest,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
+// BENCH_ROUNDS (default 3) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
+// redis-server's INFO commandstats when it stops (where Redis time went).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -23,6 +25,7 @@ import {
   benchScript,
   cpuSecondsOf,
   machineBusySeconds,
+  stealSeconds,
   killAll,
   load,
   metric,
@@ -50,7 +53,10 @@ const ALL = ["ingest", "e2e", "visible", "storm", "bullmq", "memory", "takeover"
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
-const WARMUP = 2;
+/** Rows 1 and 2: seconds of warm-up before each measured round. */
+const WARMUP = 1;
+/** Rows 1 and 2: interleaved rounds per server, each SECONDS / ROUNDS long after the warm-up. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SINGLE_CONNECTIONS = 64;
 const BATCH_CONNECTIONS = 8;
 const BATCH = 500;
@@ -195,32 +201,48 @@ async function phase(name: string, work: () => Promise<void>): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios
 
+/** The round whose rate is the median of the rounds (its latencies go with it). */
+function medianRound(rounds: LoadResult[]): LoadResult {
+  return [...rounds].sort((a, b) => rate(a) - rate(b))[Math.floor(rounds.length / 2)]!;
+}
+
+/**
+ * Rows 1 and 2. All three servers run at once (each with its own redis-server) and are measured in turn,
+ * round after round, in a rotating order: a slow spell of this shared host then hits all three alike
+ * instead of whichever happened to run during it. Each figure is the median round.
+ */
 async function ingest(dir: string): Promise<void> {
-  const timed = { seconds: SECONDS, warmupSeconds: WARMUP };
-  await phase("ingest: bare uWS + XADD", async () => {
-    const redis = await startRedis(dir);
-    const { child, info } = await startServerChild<{ port: number }>("bare-server", { redisPort: redis.port });
-    results.single.bare = await load(dir, { port: info.port, path: "/v1/events", token: "x", bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed });
-    await redis.admin.flushall();
-    results.batch.bare = await load(dir, { port: info.port, path: "/v1/events/batch", token: "x", bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed });
-    await stopChild(child);
-    await redis.stop();
-  });
-  await phase("ingest: Verdict ingress", async () => {
+  await phase(`ingest: bare uWS + XADD, Verdict ingress, Fastify + BullMQ, ${ROUNDS} interleaved rounds`, async () => {
+    const bareRedis = await startRedis(dir);
+    const bare = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
     const stack = await startStack(dir, 0);
-    const port = stack.ingress.port;
-    results.single.verdict = await load(dir, { port, path: "/v1/events", token: stack.token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed });
-    results.batch.verdict = await load(dir, { port, path: "/v1/events/batch", token: stack.token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed });
+    const bullRedis = await startRedis(dir);
+    const fastify = await startServerChild<{ port: number }>("peer-fastify", { redisPort: bullRedis.port, token: PEER_TOKEN });
+    const servers = [
+      { name: "bare", port: bare.info.port, token: "x" },
+      { name: "verdict", port: stack.ingress.port, token: stack.token },
+      { name: "bullmq", port: fastify.info.port, token: PEER_TOKEN },
+    ] as const;
+    const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
+    const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<Record<(typeof servers)[number]["name"], LoadResult>> => {
+      const rounds = new Map<string, LoadResult[]>(servers.map((server) => [server.name, []]));
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let i = 0; i < servers.length; i++) {
+          const server = servers[(round + i) % servers.length]!;
+          rounds.get(server.name)!.push(await load(dir, spec(server)));
+        }
+      }
+      return { bare: medianRound(rounds.get("bare")!), verdict: medianRound(rounds.get("verdict")!), bullmq: medianRound(rounds.get("bullmq")!) };
+    };
+    results.single = await runRounds(({ port, token }) => ({ port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed }));
+    await bareRedis.admin.flushall();
+    await bullRedis.admin.flushall();
+    results.batch = await runRounds(({ port, token }) => ({ port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed }));
+    await stopChild(bare.child);
+    await stopChild(fastify.child);
     await stack.stop();
-  });
-  await phase("ingest: Fastify + BullMQ", async () => {
-    const redis = await startRedis(dir);
-    const { child, info } = await startServerChild<{ port: number }>("peer-fastify", { redisPort: redis.port, token: PEER_TOKEN });
-    results.single.bullmq = await load(dir, { port: info.port, path: "/v1/events", token: PEER_TOKEN, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed });
-    await redis.admin.flushall();
-    results.batch.bullmq = await load(dir, { port: info.port, path: "/v1/events/batch", token: PEER_TOKEN, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed });
-    await stopChild(child);
-    await redis.stop();
+    await bareRedis.stop();
+    await bullRedis.stop();
   });
 }
 
@@ -525,7 +547,7 @@ function table(): string {
   const { single, batch, e2e, bullmqE2e, visible, memory: mem, storm, takeover: take } = results;
   const singleRatio = single.verdict && single.bullmq ? rate(single.verdict) / rate(single.bullmq) : undefined;
   rows.push([
-    `1. Single-event ingest, ${SINGLE_CONNECTIONS} connections, ${SECONDS} s`,
+    `1. Single-event ingest, ${SINGLE_CONNECTIONS} connections, median of ${ROUNDS} interleaved rounds of ${ms(SECONDS / ROUNDS)} s`,
     ingestCell(single.verdict, 1),
     ingestCell(single.bare, 1),
     ingestCell(single.bullmq, 1),
@@ -535,7 +557,7 @@ function table(): string {
   ]);
   const batchRatio = batch.verdict && batch.bullmq ? rate(batch.verdict) / rate(batch.bullmq) : undefined;
   rows.push([
-    `2. Batch ingest, ${BATCH}-event batches, ${BATCH_CONNECTIONS} connections, ${SECONDS} s (latency per batch)`,
+    `2. Batch ingest, ${BATCH}-event batches, ${BATCH_CONNECTIONS} connections, median of ${ROUNDS} interleaved rounds of ${ms(SECONDS / ROUNDS)} s (latency per batch)`,
     ingestCell(batch.verdict, BATCH),
     ingestCell(batch.bare, BATCH),
     ingestCell(batch.bullmq, BATCH),
@@ -604,7 +626,10 @@ function table(): string {
   return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
 }
 
-function machine(): string {
+/** CPU steal since the benchmark started: the share of these cores the host gave to others meanwhile. */
+const stealAtStart = stealSeconds();
+
+function machine(runSeconds: number): string {
   const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
   return [
     `- Date: ${new Date().toISOString()}`,
@@ -612,6 +637,7 @@ function machine(): string {
     `- Memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- Node ${process.versions.node}, Redis ${redisVersion()}, ${process.platform} ${process.arch}`,
     `- BENCH_SECONDS=${SECONDS}; load generator, servers, workers and Redis all share these cores`,
+    `- CPU steal during the run (these cores given to other guests by the host): ${(stealSeconds() - stealAtStart).toFixed(1)} s of ${(runSeconds * cpus().length).toFixed(0)} core-seconds`,
   ].join("\n");
 }
 
@@ -632,7 +658,7 @@ async function main(): Promise<void> {
   const total = (now() - started) / 1000;
   const text = table();
   console.log(`\n${text}\n`);
-  console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s`);
+  console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s; CPU steal ${(stealSeconds() - stealAtStart).toFixed(1)} s`);
   if (ONLY.size === ALL.length) {
     writeFileSync(RESULTS_FILE, resultsMarkdown(text, total));
     console.log(`written to bench/RESULTS.md`);
@@ -644,7 +670,7 @@ function resultsMarkdown(text: string, total: number): string {
 
 Written by \`npm run bench\` (bench/run.ts); do not edit by hand. Run it again to refresh.
 
-${machine()}
+${machine(total)}
 - Run time of the benchmark itself: ${total.toFixed(0)} s
 
 ${text}
@@ -652,11 +678,13 @@ ${text}
 How each row is measured:
 
 1. Load generator (bench/load.ts, a child process): ${SINGLE_CONNECTIONS} keep-alive connections, one request in
-   flight each, ${WARMUP} s warm-up then ${SECONDS} s. Bodies alternate Variant A and B events over 1,000 keys. Verdict
-   runs \`serve --role ingress\` (token check, typia validation, sharded group-committed Lua append, answered
-   once confirmed); the bare server does one XADD per request; Fastify validates with a JSON schema and
-   calls BullMQ \`queue.add\` (\`removeOnComplete: true\`) per request. Each server is its own process, with
-   its own fresh redis-server.
+   flight each. Bodies alternate Variant A and B events over 1,000 keys. Verdict runs \`serve --role ingress\`
+   (token check, typia validation, sharded group-committed Lua append, answered once confirmed); the bare
+   server does one XADD per request; Fastify validates with a JSON schema and calls BullMQ \`queue.add\`
+   (\`removeOnComplete: true\`) per request. Each server is its own process with its own redis-server; all
+   three run at once and are measured in turn, ${ROUNDS} rounds in a rotating order, each run ${WARMUP} s of warm-up then
+   ${ms(SECONDS / ROUNDS)} s; each figure is the median round. Interleaving keeps a slow spell of the host (other tenants'
+   load shows as CPU steal, reported above) from landing on one server only.
 2. As 1 with ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections; bare: JSON.parse and one pipelined XADD per event;
    BullMQ: one \`addBulk\` per batch. Latencies are per batch request.
 3. Verdict: ingress and ONE worker process (\`serve --role worker\`, ${SHARDS} shards, default settings); ${int(E2E_OUTCOMES)} outcomes
