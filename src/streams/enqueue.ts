@@ -3,7 +3,7 @@
 // each submission learns the fate of its own events.
 import { masters, type RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
-import { ENTRY_FIELD } from "./stream-entry.js";
+import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
 import type { Keys } from "./keys.js";
 
 /** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
@@ -139,12 +139,21 @@ export class ShardEnqueuer {
     const keys = [this.keys.stream(shard)];
     const hashIndex = new Map<string, number>();
     const args: (string | number | Buffer)[] = [this.options.maxShardBacklog, ENTRY_FIELD];
+    // Consecutive events without idempotency keys travel as one framed argument: the script appends them
+    // as they are, and the per-argument cost (here and in Redis) is paid once per run, not per event.
+    let run: Buffer[] = [];
+    const endRun = (): void => {
+      if (run.length === 0) return;
+      args.push(0, run.length, frameEvents(run));
+      run = [];
+    };
     for (const submission of submissions) {
       for (const item of submission.items) {
         if (item.idempotencyKey === undefined) {
-          args.push(0, "", item.payload);
+          run.push(item.payload);
           continue;
         }
+        endRun();
         const hash = this.keys.idempotency(shard, item.accountId, item.outcomeKey);
         let index = hashIndex.get(hash);
         if (index === undefined) {
@@ -152,9 +161,10 @@ export class ShardEnqueuer {
           index = keys.length;
           hashIndex.set(hash, index);
         }
-        args.push(index, item.idempotencyKey, item.payload);
+        args.push(index, item.idempotencyKey, frameEvents([item.payload]));
       }
     }
+    endRun();
 
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

@@ -8,11 +8,12 @@
   KEYS[2..] idempotency hashes (one per outcome of the call that has keyed events), by index from ARGV
   ARGV[1]  backlog bound: when the stream already holds this many entries the whole call is refused
   ARGV[2]  stream entry field holding the events
-  ARGV[3..] one triple per event, in send order:
-           hash index into KEYS (0: the event has no idempotency key), idempotency key ("" if none), envelope
+  ARGV[3..] triples in send order, each with its events framed as msgpack bin items (stream-entry.ts):
+           0, n, the framed bytes of n events without idempotency keys (appended as they are)
+           k, idempotency key, one framed event whose key is claimed in KEYS[k]
 
-  The entry's value is a msgpack array of bin items, one packed envelope each, in send order (duplicates
-  left out; no entry at all when every event was a duplicate).
+  The entry's value is a msgpack array of those bin items (duplicates left out; no entry at all when
+  every event was a duplicate).
 
   Returns -1 when the backlog bound refused the call (nothing appended); otherwise a string with one
   character per event: "1" appended, "0" duplicate (its key already names an earlier entry, or an earlier
@@ -23,30 +24,20 @@ if redis.call('XLEN', stream) >= tonumber(ARGV[1]) then
   return -1
 end
 
--- msgpack headers: array of n items, bin of n bytes (the largest forms are never needed here but cost nothing).
-local function arrayHeader(n)
-  if n < 16 then return string.char(0x90 + n) end
-  if n < 65536 then return string.char(0xdc, math.floor(n / 256), n % 256) end
-  return string.char(0xdd, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
-end
-local function binHeader(n)
-  if n < 256 then return string.char(0xc4, n) end
-  if n < 65536 then return string.char(0xc5, math.floor(n / 256), n % 256) end
-  return string.char(0xc6, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
-end
-
--- parts[1] is the array header, known once the duplicates are out.
+-- parts[1] is the msgpack array header, known once the duplicates are out.
 local parts = { '' }
 local appended = 0
 local claims = {}
 local claimedHere = {}
 local results = {}
-local n = 0
 for i = 3, #ARGV, 3 do
-  n = n + 1
   local hashIndex = tonumber(ARGV[i])
-  local duplicate = false
-  if hashIndex > 0 then
+  if hashIndex == 0 then
+    local n = tonumber(ARGV[i + 1])
+    parts[#parts + 1] = ARGV[i + 2]
+    appended = appended + n
+    results[#results + 1] = string.rep('1', n)
+  else
     local hash = KEYS[hashIndex]
     local idempotencyKey = ARGV[i + 1]
     local seen = claimedHere[hash]
@@ -55,26 +46,26 @@ for i = 3, #ARGV, 3 do
       claimedHere[hash] = seen
     end
     if seen[idempotencyKey] or redis.call('HEXISTS', hash, idempotencyKey) == 1 then
-      duplicate = true
+      results[#results + 1] = '0'
     else
       seen[idempotencyKey] = true
       claims[#claims + 1] = hash
       claims[#claims + 1] = idempotencyKey
+      parts[#parts + 1] = ARGV[i + 2]
+      appended = appended + 1
+      results[#results + 1] = '1'
     end
-  end
-  if duplicate then
-    results[n] = '0'
-  else
-    local envelope = ARGV[i + 2]
-    parts[#parts + 1] = binHeader(#envelope)
-    parts[#parts + 1] = envelope
-    appended = appended + 1
-    results[n] = '1'
   end
 end
 
 if appended > 0 then
-  parts[1] = arrayHeader(appended)
+  if appended < 16 then
+    parts[1] = string.char(0x90 + appended)
+  elseif appended < 65536 then
+    parts[1] = string.char(0xdc, math.floor(appended / 256), appended % 256)
+  else
+    parts[1] = string.char(0xdd, math.floor(appended / 16777216) % 256, math.floor(appended / 65536) % 256, math.floor(appended / 256) % 256, appended % 256)
+  end
   local id = redis.call('XADD', stream, '*', ARGV[2], table.concat(parts))
   for c = 1, #claims, 2 do
     redis.call('HSET', claims[c], claims[c + 1], id)
