@@ -21,10 +21,43 @@ export interface EventEnvelope {
   receivedAt: number;
 }
 
-export function packEnvelope(envelope: EventEnvelope): Buffer {
-  return msgpack.pack(envelope);
+/** Leading element of the packed form; another value means another format (or not an envelope). */
+const FORMAT = 1;
+
+/**
+ * Packs the envelope as a msgpack array in a fixed field order (absent fields nil): a third smaller than
+ * a map and quicker both ways, which counts because every event is packed at the edge and unpacked by
+ * its worker.
+ */
+export function packEnvelope(e: EventEnvelope): Buffer {
+  return msgpack.pack([
+    FORMAT,
+    e.accountId,
+    e.outcomeKey,
+    e.variant,
+    e.action,
+    e.properties ?? null,
+    e.idempotencyKey ?? null,
+    e.agentKey ?? null,
+    e.customerKey ?? null,
+    e.receivedAt,
+  ]);
 }
 
+/** The envelope packed by packEnvelope; throws when the bytes are not one. */
 export function unpackEnvelope(bytes: Buffer): EventEnvelope {
-  return msgpack.unpack(bytes) as EventEnvelope;
+  const t: unknown = msgpack.unpack(bytes);
+  if (!Array.isArray(t) || t[0] !== FORMAT || t.length !== 10) throw new Error("not a packed event envelope");
+  const envelope: EventEnvelope = {
+    accountId: t[1] as string,
+    outcomeKey: t[2] as string,
+    variant: t[3] as Variant,
+    action: t[4] as string,
+    receivedAt: t[9] as number,
+  };
+  if (t[5] !== null) envelope.properties = t[5] as Record<string, unknown>;
+  if (t[6] !== null) envelope.idempotencyKey = t[6] as string;
+  if (t[7] !== null) envelope.agentKey = t[7] as string;
+  if (t[8] !== null) envelope.customerKey = t[8] as string;
+  return envelope;
 }
