@@ -1,0 +1,51 @@
+// Snapshots round-trip: what a worker packs is what a reader or the next owner unpacks, field for field.
+import { describe, expect, it } from "vitest";
+import { initialState } from "../condition/index.js";
+import { emptyTally } from "./charge.js";
+import { compiledCondition } from "./compiled-conditions.js";
+import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
+import { applyEventToOutcome } from "./outcome-step.js";
+
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+
+function record(condition: string, origin: OutcomeRecord["origin"]): OutcomeRecord {
+  const compiled = compiledCondition(condition);
+  return {
+    v: 1,
+    accountId: "acct_1",
+    key: "order:1",
+    origin,
+    goal: "ship it",
+    condition: compiled.text,
+    settlementPeriodMs: 60_000,
+    status: "OPEN",
+    createdAt: T0,
+    settlesAt: T0 + 60_000,
+    verdictAt: null,
+    clock: T0,
+    conditionState: initialState(compiled, T0),
+    observations: {},
+    lastEntryId: "0-0",
+  };
+}
+
+describe("outcome snapshot", () => {
+  it("round-trips a task outcome with counts, facts (null kept apart from unset), memory and observations", () => {
+    const r = record('COUNT(step)>=3 AND G(score>=0) AND F(review:score>=4) AND note MATCHES "ok" AND NOT escalated', { kind: "task", taskKey: "t" });
+    applyEventToOutcome(r, { accountId: "acct_1", outcomeKey: "order:1", variant: "A", action: "step", properties: { value: null }, receivedAt: T0 + 1 }, `${T0 + 1}-0`);
+    applyEventToOutcome(r, { accountId: "acct_1", outcomeKey: "order:1", variant: "A", action: "score", properties: { value: 3.5 }, receivedAt: T0 + 2 }, `${T0 + 2}-0`);
+    applyEventToOutcome(r, { accountId: "acct_1", outcomeKey: "order:1", variant: "A", action: "note", properties: { value: "all ok", deep: { a: [1] } }, receivedAt: T0 + 3 }, `${T0 + 3}-7`);
+    expect(unpackOutcome(packOutcome(r))).toEqual(r);
+  });
+
+  it("round-trips an agent outcome with its attribution tally and a verdict", () => {
+    const r = record("done", { kind: "agent", agentKey: "a", customerKey: "c", rateCardKey: "card", currency: "EUR", unitAmount: 250, attributionMethod: "sum", attribution: emptyTally() });
+    applyEventToOutcome(r, { accountId: "acct_1", outcomeKey: "order:1", variant: "B", customerKey: "c", action: "done", properties: { attribution: 2 }, receivedAt: T0 + 5 }, `${T0 + 5}-0`);
+    expect(r.status).toBe("CONFIRMED");
+    expect(unpackOutcome(packOutcome(r))).toEqual(r);
+  });
+
+  it("refuses bytes that are not a snapshot", () => {
+    expect(() => unpackOutcome(packOutcome(record("x", { kind: "task", taskKey: "t" })).subarray(1))).toThrow();
+  });
+});
