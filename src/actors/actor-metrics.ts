@@ -3,12 +3,13 @@ import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 export interface ActorMetrics {
   eventsProcessed: Counter;
-  deadLetters: Counter;
+  deadLetters: Counter<"code">;
   verdicts: Counter<"status">;
   charges: Counter;
   snapshotLoads: Counter;
   malformedEntries: Counter;
   batchSeconds: Histogram;
+  eventLagSeconds: Histogram;
   ownedShards: Gauge;
   hotOutcomes: Gauge;
 }
@@ -17,7 +18,7 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
   const registers = [registry];
   return {
     eventsProcessed: new Counter({ name: "verdict_events_processed_total", help: "Stream entries applied, skipped or dead-lettered by shard actors", registers }),
-    deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue", registers }),
+    deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue, by error code", labelNames: ["code"], registers }),
     verdicts: new Counter({ name: "verdict_verdicts_total", help: "Outcomes that reached a verdict", labelNames: ["status"], registers }),
     charges: new Counter({ name: "verdict_charges_total", help: "Charges recorded for confirmed Variant B outcomes", registers }),
     snapshotLoads: new Counter({ name: "verdict_snapshot_loads_total", help: "Outcome snapshots loaded from Redis (hot-state misses)", registers }),
@@ -26,6 +27,12 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
       name: "verdict_batch_commit_seconds",
       help: "Time to apply and commit one read batch of a shard",
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    }),
+    eventLagSeconds: new Histogram({
+      name: "verdict_event_lag_seconds",
+      help: "From an event's receipt at the edge to its effect committed, for the oldest event of each committed batch",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
     ownedShards: new Gauge({ name: "verdict_owned_shards", help: "Shards whose lease this worker holds", registers }),

@@ -1,48 +1,72 @@
 // The worker's in-memory outcomes, bounded: the least recently used are dropped and reload from their snapshot.
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
 
+interface Hot {
+  shard: number;
+  ref: string;
+  record: OutcomeRecord;
+}
+
 export class HotOutcomes {
-  // A Map iterates in insertion order; re-inserting on access makes the first entry the least recently used.
-  private readonly records = new Map<string, OutcomeRecord>();
+  /** Per shard, by outcome ref: what a batch looks up, without building a combined key per event. */
+  private readonly byShard = new Map<number, Map<string, Hot>>();
+  // A Set iterates in insertion order; re-inserting on access makes the first entry the least recently used.
+  private readonly recency = new Set<Hot>();
 
   constructor(private readonly capacity: number) {}
 
   get size(): number {
-    return this.records.size;
+    return this.recency.size;
   }
 
-  private static id(shard: number, ref: string): string {
-    return `${shard}|${ref}`;
+  private touch(hot: Hot): void {
+    this.recency.delete(hot);
+    this.recency.add(hot);
   }
 
   get(shard: number, ref: string): OutcomeRecord | undefined {
-    const id = HotOutcomes.id(shard, ref);
-    const record = this.records.get(id);
-    if (record) {
-      this.records.delete(id);
-      this.records.set(id, record);
-    }
-    return record;
+    const hot = this.byShard.get(shard)?.get(ref);
+    if (!hot) return undefined;
+    this.touch(hot);
+    return hot.record;
   }
 
   set(shard: number, ref: string, record: OutcomeRecord): void {
-    const id = HotOutcomes.id(shard, ref);
-    this.records.delete(id);
-    this.records.set(id, record);
-    while (this.records.size > this.capacity) {
-      const oldest = this.records.keys().next().value;
-      if (oldest === undefined) break;
-      this.records.delete(oldest);
+    let outcomes = this.byShard.get(shard);
+    if (!outcomes) {
+      outcomes = new Map();
+      this.byShard.set(shard, outcomes);
+    }
+    const hot = outcomes.get(ref);
+    if (hot) {
+      hot.record = record;
+      this.touch(hot);
+    } else {
+      const added = { shard, ref, record };
+      outcomes.set(ref, added);
+      this.recency.add(added);
+    }
+    for (const oldest of this.recency) {
+      if (this.recency.size <= this.capacity) break;
+      this.remove(oldest);
     }
   }
 
+  private remove(hot: Hot): void {
+    this.recency.delete(hot);
+    this.byShard.get(hot.shard)?.delete(hot.ref);
+  }
+
   delete(shard: number, ref: string): void {
-    this.records.delete(HotOutcomes.id(shard, ref));
+    const hot = this.byShard.get(shard)?.get(ref);
+    if (hot) this.remove(hot);
   }
 
   /** Forgets a shard's outcomes: after a handover they may have changed under another owner. */
   dropShard(shard: number): void {
-    const prefix = `${shard}|`;
-    for (const id of this.records.keys()) if (id.startsWith(prefix)) this.records.delete(id);
+    const outcomes = this.byShard.get(shard);
+    if (!outcomes) return;
+    for (const hot of outcomes.values()) this.recency.delete(hot);
+    this.byShard.delete(shard);
   }
 }

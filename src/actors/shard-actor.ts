@@ -69,6 +69,8 @@ interface StreamEntry {
 interface EntryEvent {
   index: number;
   event: EventEnvelope;
+  /** outcomeRef of the event's outcome. */
+  ref: string;
   bytes: Buffer;
 }
 
@@ -300,19 +302,30 @@ export class ShardActor {
     const started = performance.now();
     const decoded = entries.map((entry) => this.decode(entry));
     const refs = new Set<string>();
-    for (const events of decoded) for (const { event } of events) refs.add(outcomeRef(event.accountId, event.outcomeKey));
+    for (const events of decoded) for (const { ref } of events) refs.add(ref);
     const records = await this.load(refs);
     const commit = this.newCommit();
     const changed = new Map<string, { record: OutcomeRecord; created: boolean }>();
-    let deadLettered = 0;
+    const deadLettered = new Map<string, number>();
     let eventCount = 0;
+    let oldestReceivedAt = Infinity;
+    // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
+    const logKeys = new Map<string, string>();
+    const logKeyOf = (ref: string, event: EventEnvelope): string => {
+      let key = logKeys.get(ref);
+      if (key === undefined) {
+        key = keys.eventLog(shard, event.accountId, event.outcomeKey);
+        logKeys.set(ref, key);
+      }
+      return key;
+    };
 
     const deadLetter = (event: EventEnvelope, rejection: Rejection, attempts = 1): void => {
       commit.append(
         keys.deadLetters(shard, event.accountId),
         packDeadLetter({ code: rejection.code, message: rejection.message, event, attempts }),
       );
-      deadLettered++;
+      deadLettered.set(rejection.code, (deadLettered.get(rejection.code) ?? 0) + 1);
     };
 
     for (const [e, entry] of entries.entries()) {
@@ -321,8 +334,8 @@ export class ShardActor {
       // Outcomes an earlier event of this entry already advanced: their lastEntryId is this entry's id now,
       // which for the others means the entry was applied before (a redelivery).
       const advanced = new Set<string>();
-      for (const { index, event, bytes } of decoded[e]!) {
-        const ref = outcomeRef(event.accountId, event.outcomeKey);
+      for (const { index, event, ref, bytes } of decoded[e]!) {
+        if (event.receivedAt < oldestReceivedAt) oldestReceivedAt = event.receivedAt;
         const attempt = this.attempts.size > 0 ? `${entry.id}/${index}` : undefined;
         const failed = attempt === undefined ? undefined : this.attempts.get(attempt);
         if (failed && failed.count >= this.deps.maxProcessingAttempts) {
@@ -355,7 +368,7 @@ export class ShardActor {
           const effect = applyEventToOutcome(record, event, entry.id);
           if (effect.changed || created) changed.set(ref, { record, created: created || changed.get(ref)?.created === true });
           if (effect.logged) {
-            commit.log(keys.eventLog(shard, event.accountId, event.outcomeKey), bytes);
+            commit.log(logKeyOf(ref, event), bytes);
             // An applied Variant B event is billable; idempotent retries never reach here twice.
             if (record.origin.kind === "agent") commit.count(keys.usage(shard, event.accountId), record.origin.customerKey, 1);
           }
@@ -389,8 +402,10 @@ export class ShardActor {
     if (this.attempts.size > 0) for (const entry of entries) for (let i = 0; i < entry.events.length; i++) this.attempts.delete(`${entry.id}/${i}`);
     const { metrics } = this.deps;
     metrics.eventsProcessed.inc(eventCount);
-    metrics.deadLetters.inc(deadLettered);
+    for (const [code, n] of deadLettered) metrics.deadLetters.inc({ code }, n);
     metrics.batchSeconds.observe((performance.now() - started) / 1000);
+    // Receipt is stamped with the same business clock (wall time outside tests).
+    if (oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, this.deps.clock() - oldestReceivedAt) / 1000);
     return true;
   }
 
@@ -401,7 +416,7 @@ export class ShardActor {
       try {
         const event = unpackEnvelope(bytes);
         if (typeof event.accountId === "string" && typeof event.outcomeKey === "string" && typeof event.action === "string") {
-          decoded.push({ index, event, bytes });
+          decoded.push({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes });
           return;
         }
       } catch {
