@@ -229,6 +229,24 @@ export async function metric(metricsPort: number, sample: string): Promise<numbe
   return match ? Number(match[1]) : 0;
 }
 
+/** A histogram's cumulative bucket counts by upper bound (`le`, +Inf last) on a process's metrics port. */
+export async function histogramBuckets(metricsPort: number, name: string): Promise<[number, number][]> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const buckets: [number, number][] = [];
+  for (const match of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, "gm"))) {
+    buckets.push([match[1] === "+Inf" ? Infinity : Number(match[1]), Number(match[2])]);
+  }
+  return buckets;
+}
+
+/** The bucket bound under which the `q` quantile of the observations made between two readings lies. */
+export function bucketQuantile(before: [number, number][], after: [number, number][], q: number): number | undefined {
+  const counts = after.map(([le, n], i) => [le, n - (before[i]?.[1] ?? 0)] as const);
+  const total = counts[counts.length - 1]?.[1] ?? 0;
+  if (total === 0) return undefined;
+  return counts.find(([, n]) => n >= q * total)?.[0];
+}
+
 /** Polls until `read()` reaches `target`; resolves with the time it did (on `now()`), or throws after `timeoutMs`. */
 export async function waitUntil(read: () => Promise<number>, target: number, timeoutMs: number, everyMs = 20): Promise<number> {
   const deadline = now() + timeoutMs;
