@@ -49,6 +49,16 @@ export interface ShardActorDeps {
 }
 
 export const CONSUMER_GROUP = "verdict";
+
+/**
+ * An outcome a batch changed. `dueBefore` is its due time as committed before the batch (the due-time
+ * index holds it); undefined when unknown (created in the batch), which always writes the index.
+ */
+interface Changed {
+  record: OutcomeRecord;
+  created: boolean;
+  dueBefore?: number | null;
+}
 const BLOCK_MS = 100;
 /** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
 const CLOCK_GRACE_MS = 100;
@@ -305,7 +315,7 @@ export class ShardActor {
     for (const events of decoded) for (const { ref } of events) refs.add(ref);
     const records = await this.load(refs);
     const commit = this.newCommit();
-    const changed = new Map<string, { record: OutcomeRecord; created: boolean }>();
+    const changed = new Map<string, Changed>();
     const deadLettered = new Map<string, number>();
     let eventCount = 0;
     let oldestReceivedAt = Infinity;
@@ -365,8 +375,9 @@ export class ShardActor {
             created = true;
             records.set(ref, record);
           }
+          const before = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record) });
           const effect = applyEventToOutcome(record, event, entry.id);
-          if (effect.changed || created) changed.set(ref, { record, created: created || changed.get(ref)?.created === true });
+          if (effect.changed || created) changed.set(ref, before);
           if (effect.logged) {
             commit.log(logKeyOf(ref, event), bytes);
             // An applied Variant B event is billable; idempotent retries never reach here twice.
@@ -433,9 +444,9 @@ export class ShardActor {
   }
 
   /** Adds snapshot, due-time and index writes for every changed outcome. */
-  private stage(commit: BatchCommit, changed: Map<string, { record: OutcomeRecord; created: boolean }>): void {
+  private stage(commit: BatchCommit, changed: Map<string, Changed>): void {
     const { keys, shard } = this.deps;
-    for (const [ref, { record, created }] of changed) {
+    for (const [ref, { record, created, dueBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       if (created) {
         commit.create(key, packOutcome(record));
@@ -443,7 +454,9 @@ export class ShardActor {
       } else {
         commit.set(key, packOutcome(record));
       }
-      commit.due(ref, dueAtOf(record));
+      // Most events leave the due time where it was (no deadline, or none that moved): no index write.
+      const due = dueAtOf(record);
+      if (due !== dueBefore) commit.due(ref, due);
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
     }
   }
@@ -472,16 +485,17 @@ export class ShardActor {
       if (refs.length === 0) return;
       const records = await this.load(refs);
       const commit = this.newCommit();
-      const changed = new Map<string, { record: OutcomeRecord; created: boolean }>();
+      const changed = new Map<string, Changed>();
       for (const ref of refs) {
         const record = records.get(ref);
         if (!record || record.status !== "OPEN") {
           commit.due(ref, null);
           continue;
         }
+        const dueBefore = dueAtOf(record);
         const passed = passTime(record, until);
         if (passed.charge) this.charge(commit, record, passed.charge);
-        changed.set(ref, { record, created: false });
+        changed.set(ref, { record, created: false, dueBefore });
       }
       this.stage(commit, changed);
       const result = await this.execute(commit);
