@@ -585,8 +585,8 @@ function table(): string {
       ? `${int(bullRate!)} events/s (${int(bullmqE2e.events)} jobs in ${bullmqE2e.seconds.toFixed(2)} s, Worker concurrency ${bullmqE2e.concurrency}, HINCRBY per job; counts ${bullmqE2e.sampleOk ? "verified" : "WRONG"})`
       : "not run",
     ratio(e2eRate, bullRate),
-    ">= 3x BullMQ and >= 100,000 events/s",
-    met(e2eRate === undefined || bullRate === undefined ? undefined : e2eRate >= 3 * bullRate && e2eRate >= 100_000),
+    ">= 3x BullMQ (issue 6); >= 100,000 events/s (issue 4)",
+    `${met(e2eRate === undefined || bullRate === undefined ? undefined : e2eRate >= 3 * bullRate)}; ${met(e2eRate === undefined ? undefined : e2eRate >= 100_000)}`,
   ]);
   rows.push([
     `4. 202 to visible in GET /v1/outcomes/{key}, ${PROBES} probes polling every ${PROBE_POLL_MS} ms, under about half of row 3's rate`,
