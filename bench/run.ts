@@ -8,7 +8,7 @@
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
 // BENCH_ONLY (comma-separated: ingest,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
-// BENCH_ROUNDS (default 3) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
+// BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -58,7 +58,7 @@ const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
 /** Rows 1 and 2: seconds of warm-up before each measured round. */
 const WARMUP = 1;
 /** Rows 1 and 2: interleaved rounds per server, each SECONDS / ROUNDS long after the warm-up. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SINGLE_CONNECTIONS = 64;
 const BATCH_CONNECTIONS = 8;
 const BATCH = 500;
