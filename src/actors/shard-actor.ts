@@ -49,6 +49,15 @@ export interface ShardActorDeps {
 }
 
 export const CONSUMER_GROUP = "verdict";
+const BLOCK_MS = 100;
+/** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
+const CLOCK_GRACE_MS = 100;
+const DUE_PAGE = 500;
+const MAX_DUE_PAGES_PER_TICK = 100;
+/** Longest a requested tick waits for the stream to drain. */
+const MAX_SETTLE_DELAY_MS = 2000;
+/** Idempotency keys of an event whose outcome does not exist are kept this long. */
+const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /**
  * An outcome a batch changed. `dueBefore` is its due time as committed before the batch (the due-time
@@ -59,15 +68,6 @@ interface Changed {
   created: boolean;
   dueBefore?: number | null;
 }
-const BLOCK_MS = 100;
-/** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
-const CLOCK_GRACE_MS = 100;
-const DUE_PAGE = 500;
-const MAX_DUE_PAGES_PER_TICK = 100;
-/** Longest a requested tick waits for the stream to drain. */
-const MAX_SETTLE_DELAY_MS = 2000;
-/** Idempotency keys of an event whose outcome does not exist are kept this long. */
-const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
 
 interface StreamEntry {
   id: string;
