@@ -1,14 +1,24 @@
-// Stream entry ids ("<ms>-<seq>") in order: the actor's redelivery check runs it per event, so it avoids
-// allocating (no split, no arrays).
+// Stream entry ids ("<ms>-<seq>", decimal without leading zeros) in order: the actor's redelivery check
+// runs it per event, so it compares digits in place and builds no strings or arrays.
 
-function parts(id: string): [number, number] {
-  const dash = id.indexOf("-");
-  return dash < 0 ? [Number(id), 0] : [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
+/** Compares the decimals a[aFrom, aTo) and b[bFrom, bTo): the longer is larger, else the first differing digit. */
+function compareDecimals(a: string, aFrom: number, aTo: number, b: string, bFrom: number, bTo: number): number {
+  const byLength = aTo - aFrom - (bTo - bFrom);
+  if (byLength !== 0) return byLength;
+  for (let i = 0; i < aTo - aFrom; i++) {
+    const byDigit = a.charCodeAt(aFrom + i) - b.charCodeAt(bFrom + i);
+    if (byDigit !== 0) return byDigit;
+  }
+  return 0;
 }
 
-/** Negative, zero or positive as `a` comes before, equals or comes after `b`. */
+/** Negative, zero or positive as `a` comes before, equals or comes after `b` (a missing sequence is 0). */
 export function compareEntryIds(a: string, b: string): number {
-  const [aMs, aSeq] = parts(a);
-  const [bMs, bSeq] = parts(b);
-  return aMs - bMs || aSeq - bSeq;
+  const aDash = a.indexOf("-");
+  const bDash = b.indexOf("-");
+  const byMs = compareDecimals(a, 0, aDash < 0 ? a.length : aDash, b, 0, bDash < 0 ? b.length : bDash);
+  if (byMs !== 0) return byMs;
+  const aSeq = aDash < 0 ? "0" : a;
+  const bSeq = bDash < 0 ? "0" : b;
+  return compareDecimals(aSeq, aDash < 0 ? 0 : aDash + 1, aSeq.length, bSeq, bDash < 0 ? 0 : bDash + 1, bSeq.length);
 }
