@@ -243,9 +243,9 @@ export class ShardActor {
     const entries = raw.map(([rawId, fields]): StreamEntry => {
       const id = rawId.toString();
       // Re-reading pending entries gives null fields for entries deleted (trimmed) since delivery.
-      const entryEvents = fields ? this.entryEvents(id, fields) : [];
-      events += entryEvents.length;
-      return { id, events: entryEvents };
+      const packed = fields ? this.eventsOf(id, fields) : [];
+      events += packed.length;
+      return { id, events: packed };
     });
     if (entries.length > 0) this.eventsPerEntry = 0.8 * this.eventsPerEntry + 0.2 * Math.max(1, events / entries.length);
     return entries;
@@ -256,7 +256,7 @@ export class ShardActor {
    * wrote to the stream): it names no account whose dead-letter queue could hold it, so it is logged,
    * counted and acknowledged rather than left to block the shard.
    */
-  private entryEvents(id: string, fields: Buffer[]): Buffer[] {
+  private eventsOf(id: string, fields: Buffer[]): Buffer[] {
     const events = fields.length === 2 && fields[0]!.toString() === ENTRY_FIELD ? entryEvents(fields[1]!) : undefined;
     if (events) return events;
     this.malformed(id);
@@ -424,16 +424,14 @@ export class ShardActor {
   private decode(entry: StreamEntry): EntryEvent[] {
     const decoded: EntryEvent[] = [];
     entry.events.forEach((bytes, index) => {
+      let event: EventEnvelope;
       try {
-        const event = unpackEnvelope(bytes);
-        if (typeof event.accountId === "string" && typeof event.outcomeKey === "string" && typeof event.action === "string") {
-          decoded.push({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes });
-          return;
-        }
+        event = unpackEnvelope(bytes);
       } catch {
-        // fall through to malformed below
+        this.malformed(entry.id, index);
+        return;
       }
-      this.malformed(entry.id, index);
+      decoded.push({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes });
     });
     return decoded;
   }

@@ -47,12 +47,14 @@ export function packEnvelope(e: EventEnvelope): Buffer {
 /** The envelope packed by packEnvelope; throws when the bytes are not one. */
 export function unpackEnvelope(bytes: Buffer): EventEnvelope {
   const t: unknown = msgpack.unpack(bytes);
-  if (!Array.isArray(t) || t[0] !== FORMAT || t.length !== 10) throw new Error("not a packed event envelope");
+  if (!Array.isArray(t) || t[0] !== FORMAT || t.length !== 10 || typeof t[1] !== "string" || typeof t[2] !== "string" || typeof t[4] !== "string") {
+    throw new Error("not a packed event envelope");
+  }
   const envelope: EventEnvelope = {
-    accountId: t[1] as string,
-    outcomeKey: t[2] as string,
+    accountId: t[1],
+    outcomeKey: t[2],
     variant: t[3] as Variant,
-    action: t[4] as string,
+    action: t[4],
     receivedAt: t[9] as number,
   };
   if (t[5] !== null) envelope.properties = t[5] as Record<string, unknown>;
