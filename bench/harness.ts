@@ -16,6 +16,11 @@ export const now = (): number => performance.timeOrigin + performance.now();
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+/** The Node flags `npm start` (and the Dockerfile) run the service with, read from package.json's start script. */
+const SERVE_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts: { start: string } };
+  return /\bnode ((?:--\S+ )*)\S+ serve$/.exec(pkg.scripts.start)?.[1]?.trim().split(" ").filter(Boolean) ?? [];
+})();
 
 export function benchScript(name: string): string {
   return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
@@ -186,12 +191,12 @@ export interface VerdictEnv {
   extra?: Record<string, string>;
 }
 
-/** `verdict serve --role ROLE` through the built CLI, as in production; resolves once /readyz is 200. */
+/** `verdict serve --role ROLE` through the built CLI with npm start's Node flags, as in production; resolves once /readyz is 200. */
 export async function spawnVerdict(role: "ingress" | "worker" | "all", env: VerdictEnv, nodeArgs: string[] = []): Promise<VerdictProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
   const child = track(
-    spawn(process.execPath, [...nodeArgs, CLI, "serve", "--role", role], {
+    spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--role", role], {
       env: {
         ...process.env,
         REDIS_URL: env.redisUrl,

@@ -152,12 +152,14 @@ describe("Grafana dashboard", () => {
 
 describe("deploy/Dockerfile", () => {
   const dockerfile = read("deploy/Dockerfile");
-  const pkg = JSON.parse(read("package.json")) as { bin: Record<string, string> };
+  const pkg = JSON.parse(read("package.json")) as { bin: Record<string, string>; scripts: Record<string, string> };
 
-  it("runs the package's bin, from files the runtime stage copies out of the build", () => {
+  it("runs the package's bin with npm start's Node flags, from files the runtime stage copies out of the build", () => {
     const entrypoint = JSON.parse(/^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1] ?? "null") as string[] | null;
     const bin = pkg.bin.verdict!;
-    expect(entrypoint).toEqual(["node", bin]);
+    const startFlags = /\bnode ((?:--\S+ )*)\S+ serve$/.exec(pkg.scripts.start!)?.[1]?.trim().split(" ") ?? [];
+    expect(startFlags).toContain("--max-semi-space-size=64");
+    expect(entrypoint).toEqual(["node", ...startFlags, bin]);
     expect(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1]).toBe('["serve"]');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
     const copied = [...runtime.matchAll(/^COPY --from=build \/app\/(\S+) \.\/(\S+)$/gm)].map(([, from, to]) => ({ from: from!, to: to! }));
