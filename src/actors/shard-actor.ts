@@ -14,6 +14,7 @@ import { applyEventToOutcome, passTime, type Rejection } from "../outcomes/outco
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Scripts } from "../redis/scripts.js";
+import type { TurnCork } from "../redis/turn-cork.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
 import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../streams/keys.js";
@@ -34,6 +35,8 @@ export interface ShardActorDeps {
   client: RedisClient;
   /** Dedicated connection for the blocking XREADGROUP, so it never stalls other commands. */
   reader: RedisClient;
+  /** Shared by the worker's actors: the commits and loads of one turn leave `client` in one write. */
+  cork: TurnCork;
   keys: Keys;
   scripts: Scripts<ActorScript>;
   hot: HotOutcomes;
@@ -279,6 +282,7 @@ export class ShardActor {
       else missing.push(ref);
     }
     if (missing.length > 0) {
+      this.deps.cork.hold();
       const snapshots = await client.mgetBuffer(
         ...missing.map((ref) => {
           const { accountId, outcomeKey } = parseOutcomeRef(ref);
@@ -460,6 +464,7 @@ export class ShardActor {
   }
 
   private async execute(commit: BatchCommit): Promise<CommitResult> {
+    this.deps.cork.hold();
     const result = await commit.execute(
       (keys, args) => this.deps.scripts.run("commit", keys, args),
       this.deps.leaseValue,

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { duplicateClient, type RedisClient } from "../redis/client.js";
+import { TurnCork } from "../redis/turn-cork.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../streams/keys.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -39,6 +40,7 @@ export class Worker {
   private readonly actors = new Map<number, { actor: ShardActor; leaseValue: string }>();
   private readonly scripts: Scripts<ActorScript>;
   private readonly membership: Membership;
+  private readonly cork: TurnCork;
   private readonly hot: HotOutcomes;
   private readonly metrics: ActorMetrics;
   private timer: NodeJS.Timeout | undefined;
@@ -49,6 +51,7 @@ export class Worker {
 
   constructor(private readonly deps: WorkerDeps) {
     this.scripts = new Scripts(deps.client, new URL("./lua/", import.meta.url), SCRIPT_NAMES);
+    this.cork = new TurnCork(deps.client);
     this.membership = new Membership(deps.client, deps.keys, this.id, deps.options.leaseTtlMs);
     this.hot = new HotOutcomes(deps.options.maxHotOutcomes);
     this.metrics = createActorMetrics(deps.registry);
@@ -119,6 +122,7 @@ export class Worker {
       workerId: this.id,
       client,
       reader,
+      cork: this.cork,
       keys,
       scripts: this.scripts,
       hot: this.hot,
