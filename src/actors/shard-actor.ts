@@ -105,6 +105,11 @@ function runsOf(entries: StreamEntry[], events: number): StreamEntry[][] {
   return runs;
 }
 
+/** An event's delivery, "<entry id>/<index in the entry>": what retries count and dead letters keep as their source. */
+function deliveryOf(entryId: string, index: number): string {
+  return `${entryId}/${index}`;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -334,10 +339,10 @@ export class ShardActor {
       return key;
     };
 
-    const deadLetter = (event: EventEnvelope, rejection: Rejection, attempts = 1): void => {
+    const deadLetter = (source: string, event: EventEnvelope, rejection: Rejection, attempts = 1): void => {
       commit.append(
         keys.deadLetters(shard, event.accountId),
-        packDeadLetter({ code: rejection.code, message: rejection.message, event, attempts }),
+        packDeadLetter({ code: rejection.code, message: rejection.message, event, attempts, source }),
       );
       deadLettered.set(rejection.code, (deadLettered.get(rejection.code) ?? 0) + 1);
     };
@@ -350,11 +355,11 @@ export class ShardActor {
       const advanced = new Set<string>();
       for (const { index, event, ref, bytes } of decoded[e]!) {
         if (event.receivedAt < oldestReceivedAt) oldestReceivedAt = event.receivedAt;
-        const attempt = this.attempts.size > 0 ? `${entry.id}/${index}` : undefined;
+        const attempt = this.attempts.size > 0 ? deliveryOf(entry.id, index) : undefined;
         const failed = attempt === undefined ? undefined : this.attempts.get(attempt);
         if (failed && failed.count >= this.deps.maxProcessingAttempts) {
           // A poison event never blocks its shard: set aside with the error it kept raising.
-          deadLetter(event, { code: "PROCESSING_FAILED", message: failed.lastError }, failed.count);
+          deadLetter(attempt!, event, { code: "PROCESSING_FAILED", message: failed.lastError }, failed.count);
           this.attempts.delete(attempt!);
           continue;
         }
@@ -365,13 +370,13 @@ export class ShardActor {
           let created = false;
           if (!record) {
             if (event.variant === "A") {
-              deadLetter(event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
+              deadLetter(deliveryOf(entry.id, index), event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
               commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
               continue;
             }
             const creation = await this.deps.createFromEvent(event, entry.id);
             if ("code" in creation) {
-              deadLetter(event, creation);
+              deadLetter(deliveryOf(entry.id, index), event, creation);
               commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
               continue;
             }
@@ -387,12 +392,12 @@ export class ShardActor {
             // An applied Variant B event is billable; idempotent retries never reach here twice.
             if (record.origin.kind === "agent") commit.count(keys.usage(shard, event.accountId), record.origin.customerKey, 1);
           }
-          if (effect.rejection) deadLetter(event, effect.rejection);
+          if (effect.rejection) deadLetter(deliveryOf(entry.id, index), event, effect.rejection);
           if (effect.charge) this.charge(commit, record, effect.charge);
         } catch (error) {
           // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off,
           // and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
-          const key = `${entry.id}/${index}`;
+          const key = deliveryOf(entry.id, index);
           const count = (this.attempts.get(key)?.count ?? 0) + 1;
           this.attempts.set(key, { count, lastError: error instanceof Error ? error.message : String(error) });
           this.deps.logger.warn({ err: error, shard, entry: entry.id, index, attempt: count }, "event processing failed");
@@ -414,7 +419,7 @@ export class ShardActor {
     // Every loaded or created record now matches what Redis holds.
     for (const [ref, record] of records) this.deps.hot.set(shard, ref, record);
     // An event that failed before and went through on a retry is done with.
-    if (this.attempts.size > 0) for (const entry of entries) for (let i = 0; i < entry.events.length; i++) this.attempts.delete(`${entry.id}/${i}`);
+    if (this.attempts.size > 0) for (const entry of entries) for (let i = 0; i < entry.events.length; i++) this.attempts.delete(deliveryOf(entry.id, i));
     const { metrics } = this.deps;
     metrics.eventsProcessed.inc(eventCount);
     for (const [code, n] of deadLettered) metrics.deadLetters.inc({ code }, n);

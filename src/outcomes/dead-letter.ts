@@ -9,6 +9,11 @@ export interface DeadLetterRecord {
   event: EventEnvelope;
   /** Processing attempts made before it was set aside (1 for business rejections). */
   attempts: number;
+  /**
+   * The delivery set aside, "<shard stream entry id>/<index in the entry>": unique within its shard, and
+   * kept when a failed replay puts the letter back, so a replay can claim it (replay-claim.ts).
+   */
+  source: string;
 }
 
 export function packDeadLetter(record: DeadLetterRecord): Buffer {

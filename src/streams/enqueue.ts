@@ -12,7 +12,8 @@ export type EnqueueResult = "appended" | "duplicate" | "rejected" | "unconfirmed
 export interface EnqueueItem {
   accountId: string;
   outcomeKey: string;
-  idempotencyKey?: string;
+  /** Claimed in the outcome's idempotency hash: a client's idempotency_key, or a replay's claim (replay-claim.ts). */
+  idempotencyKey?: string | Buffer;
   /** The packed EventEnvelope. */
   payload: Buffer;
 }

@@ -2,6 +2,7 @@
 // events, verdicts (locks, settlement, quiescence), reads, dead letters and replay, account isolation.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeadLetterStore } from "../../src/outcomes/dead-letter-store.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 
@@ -168,6 +169,31 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     expect(replay.status).toBe(202);
     await status(missing, "CONFIRMED");
     expect((await t.request("POST", `/v1/dlq/${notFound.id}/replay`)).status).toBe(404);
+  });
+
+  it("applies a replay once when its letter was put back after an unconfirmed enqueue and replayed again", async () => {
+    const taskKey = await task("COUNT(step) >= 3");
+    const key = unique("replayed");
+    await send(key, "step");
+    const letter = await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key), 10_000, "OUTCOME_NOT_FOUND");
+    expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
+    const store = new DeadLetterStore(t.app.redis, t.app.keys, t.options.shards);
+    const located = await store.get(t.accountId, letter.id);
+    expect(located?.record.source).toMatch(/^\d+-\d+\/0$/);
+
+    expect((await t.request("POST", `/v1/dlq/${letter.id}/replay`)).status).toBe(202);
+    await applied(key, "step", 1);
+    // What the replay route does when the enqueue is unconfirmed: the letter goes back, though the event got in.
+    await store.restore(t.accountId, located!);
+    const putBack = await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key), 10_000, "letter put back");
+    expect(putBack.id).not.toBe(letter.id);
+    expect((await t.request("POST", `/v1/dlq/${putBack.id}/replay`)).status).toBe(202);
+
+    // A later event is applied after anything the second replay could have enqueued: the step counted once.
+    await send(key, "marker");
+    const outcome = await applied(key, "marker", 1);
+    expect(outcome.observations.step?.count).toBe(1);
+    expect((await deadLetters("OUTCOME_NOT_FOUND")).some((d) => d.outcome_key === key)).toBe(false);
   });
 
   it("opens outcomes idempotently: 201, 200 for the same task, 409 for another, 404 for no task", async () => {

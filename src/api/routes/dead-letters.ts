@@ -5,8 +5,11 @@ import type { DeadLetterStore } from "../../outcomes/dead-letter-store.js";
 import type { EventEnvelope } from "../../streams/event-envelope.js";
 import { filterParam, invalidCursor, paging } from "../request-checks.js";
 
-/** Enqueues a replayed event; resolves once it is in its shard stream, rejects when it could not be. */
-export type ReplayEnqueue = (event: EventEnvelope) => Promise<void>;
+/**
+ * Enqueues a replayed event, claiming its dead letter's `source` delivery; resolves once it is in its shard
+ * stream (or already was, from an earlier replay of the same delivery), rejects when it could not be.
+ */
+export type ReplayEnqueue = (event: EventEnvelope, source: string) => Promise<void>;
 
 export function deadLetterRoutes(deadLetters: DeadLetterStore, enqueueReplay: ReplayEnqueue): Route[] {
   return [
@@ -31,7 +34,7 @@ export function deadLetterRoutes(deadLetters: DeadLetterStore, enqueueReplay: Re
           throw new ApiError("DEAD_LETTER_NOT_FOUND", `no dead letter ${id}`);
         }
         try {
-          await enqueueReplay({ ...letter.record.event, receivedAt: req.receivedAt });
+          await enqueueReplay({ ...letter.record.event, receivedAt: req.receivedAt }, letter.record.source);
         } catch (error) {
           await deadLetters.restore(req.accountId, letter);
           throw error;

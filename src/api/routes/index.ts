@@ -3,6 +3,7 @@ import { ApiError } from "../../errors/api-error.js";
 import type { Route } from "../../ingress/router.js";
 import { DeadLetterStore } from "../../outcomes/dead-letter-store.js";
 import { OutcomeStore } from "../../outcomes/outcome-store.js";
+import { replayClaim } from "../../outcomes/replay-claim.js";
 import type { RedisClient } from "../../redis/client.js";
 import { RecordStore } from "../../records/record-store.js";
 import { packEnvelope } from "../../streams/event-envelope.js";
@@ -26,10 +27,12 @@ export interface ResourceRouteDeps {
 export function resourceRoutes({ redis, keys, shards, enqueuer, clock }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys);
   const outcomes = new OutcomeStore(redis, keys, shards);
-  // A replayed event skips the idempotency claim: its key is held by the original entry, which was never applied.
-  const replay: ReplayEnqueue = async (event) => {
+  // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
+  // its delivery: replayed again after an unconfirmed enqueue put the letter back, it is a duplicate if the
+  // first replay did get in, so it applies once.
+  const replay: ReplayEnqueue = async (event, source) => {
     const [result] = await enqueuer.submit(shardOf(event.accountId, event.outcomeKey, shards), [
-      { accountId: event.accountId, outcomeKey: event.outcomeKey, payload: packEnvelope(event) },
+      { accountId: event.accountId, outcomeKey: event.outcomeKey, idempotencyKey: replayClaim(source), payload: packEnvelope(event) },
     ]);
     if (result === "rejected") throw new ApiError("QUEUE_REJECTED", "the queue refused the event; retry later", undefined, { retryAfterSeconds: 1 });
     if (result === "unconfirmed") throw new ApiError("QUEUE_UNCONFIRMED", "the enqueue could not be confirmed", undefined, { retryAfterSeconds: 1 });
