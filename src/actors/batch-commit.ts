@@ -40,9 +40,12 @@ export class BatchCommit {
     this.ops.push(["set", this.key(key), this.blob(bytes)]);
   }
 
-  /** Writes a new outcome's first snapshot; the whole commit fails if the key was taken meanwhile. */
-  create(key: string, bytes: Buffer): void {
-    this.ops.push(["create", this.key(key), this.blob(bytes)]);
+  /**
+   * Writes a new outcome's first snapshot; the whole commit fails if the key was taken meanwhile. Its
+   * idempotency hash loses any expiry it got while the outcome did not exist.
+   */
+  create(key: string, bytes: Buffer, idempotencyKey: string): void {
+    this.ops.push(["create", this.key(key), this.blob(bytes), this.key(idempotencyKey)]);
   }
 
   /** Appends an applied event to its outcome's event log. */

@@ -456,7 +456,7 @@ export class ShardActor {
     for (const [ref, { record, created, dueBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       if (created) {
-        commit.create(key, packOutcome(record));
+        commit.create(key, packOutcome(record), keys.idempotency(shard, record.accountId, record.key));
         commit.index(keys.outcomeIndex(shard, record.accountId), indexMember(record.createdAt, record.key));
       } else {
         commit.set(key, packOutcome(record));

@@ -113,7 +113,7 @@ export class OutcomeStore {
     const shard = this.shardOf(accountId, key);
     const existing = await this.scripts.runBuffer(
       "open-outcome",
-      [this.keys.outcome(shard, accountId, key), this.keys.outcomeIndex(shard, accountId), this.keys.due(shard)],
+      [this.keys.outcome(shard, accountId, key), this.keys.outcomeIndex(shard, accountId), this.keys.due(shard), this.keys.idempotency(shard, accountId, key)],
       [packOutcome(record), indexMember(now, key), outcomeRef(accountId, key), dueAtOf(record) ?? -1],
     );
     if (!Buffer.isBuffer(existing)) return { kind: "created", record };

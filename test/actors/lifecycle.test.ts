@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeadLetterStore } from "../../src/outcomes/dead-letter-store.js";
+import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 
@@ -194,6 +195,17 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     const outcome = await applied(key, "marker", 1);
     expect(outcome.observations.step?.count).toBe(1);
     expect((await deadLetters("OUTCOME_NOT_FOUND")).some((d) => d.outcome_key === key)).toBe(false);
+  });
+
+  it("keeps idempotency keys for the outcome's life once it is opened, though they were set to expire before it existed", async () => {
+    const taskKey = await task("COUNT(step) >= 3");
+    const key = unique("early");
+    expect((await t.request("POST", "/v1/events", { outcome_key: key, action: "step", idempotency_key: "k1" })).status).toBe(202);
+    await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key), 10_000, "OUTCOME_NOT_FOUND");
+    const hash = t.app.keys.idempotency(shardOf(t.accountId, key, t.options.shards), t.accountId, key);
+    expect(await t.app.redis.pttl(hash)).toBeGreaterThan(0);
+    expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
+    expect(await t.app.redis.pttl(hash)).toBe(-1);
   });
 
   it("opens outcomes idempotently: 201, 200 for the same task, 409 for another, 404 for no task", async () => {

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChargeRecord as Charge } from "../../src/outcomes/charge.js";
+import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 
@@ -79,6 +80,18 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     });
     expect(charges).toHaveLength(1);
     expect(charges[0]).toMatchObject({ outcome_key: key, customer_key: customer, agent_key: agent, rate_card_key: card, currency: "EUR", unit_amount: 1234, attribution: 1, amount: 1234 });
+  });
+
+  it("keeps a created outcome's idempotency keys, though an earlier dead-lettered event set them to expire", async () => {
+    const { agent, customer } = await contract({ condition: "COUNT(step)>=3" });
+    const key = unique("job");
+    await send({ key, customer_key: customer, agent_key: "ghost", action: "step", idempotency_key: "first" });
+    expect((await letterFor(key)).code).toBe("AGENT_NOT_FOUND");
+    const hash = t.app.keys.idempotency(shardOf(t.accountId, key, t.options.shards), t.accountId, key);
+    expect(await t.app.redis.pttl(hash)).toBeGreaterThan(0);
+    await send({ key, customer_key: customer, agent_key: agent, action: "step", idempotency_key: "second" });
+    await eventually(async () => ((await outcome(key)).observations?.step?.count === 1 ? true : undefined));
+    expect(await t.app.redis.pttl(hash)).toBe(-1);
   });
 
   it("infers the agent from a single-entry rate card", async () => {

@@ -12,7 +12,8 @@
   ARGV[2] consumer group
   ARGV[3] operations, msgpack array of arrays (blobs are ARGV indexes):
           {"set", k, a}            SET KEYS[k] ARGV[a]
-          {"create", k, a}         like set, but KEYS[k] must not exist (precondition)
+          {"create", k, a, h}      like set, but KEYS[k] must not exist (precondition); PERSIST KEYS[h], the
+                                   new outcome's idempotency hash (it may carry an orphan's expiry)
           {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
           {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
@@ -42,6 +43,9 @@ for _, op in ipairs(ops) do
   local kind = op[1]
   if kind == 'set' or kind == 'create' then
     redis.call('SET', KEYS[op[2]], ARGV[op[3]])
+    if kind == 'create' then
+      redis.call('PERSIST', KEYS[op[4]])
+    end
   elseif kind == 'log' then
     redis.call('XADD', KEYS[op[2]], '*', 'e', ARGV[op[3]])
   elseif kind == 'index' then

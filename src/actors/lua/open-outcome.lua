@@ -5,6 +5,8 @@
   KEYS[1] outcome snapshot key
   KEYS[2] account's outcome index on this shard (sorted set by creation time)
   KEYS[3] shard due-time index
+  KEYS[4] the outcome's idempotency hash: it may carry the expiry set for events that came before the
+          outcome existed (dead-lettered); from now on its keys live as long as the outcome
   ARGV[1] snapshot (msgpack)
   ARGV[2] index member ("<zero-padded creation ms>\n<key>", score 0: listed in lexical order)
   ARGV[3] due-time member
@@ -17,6 +19,7 @@ if existing then
   return existing
 end
 redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PERSIST', KEYS[4])
 redis.call('ZADD', KEYS[2], 'NX', 0, ARGV[2])
 if tonumber(ARGV[4]) >= 0 then
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
