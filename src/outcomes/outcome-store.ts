@@ -9,6 +9,7 @@ import type { Keys } from "../streams/keys.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import { dueAtOf } from "./due-time.js";
 import { FILTERED_PAGE } from "./merged-shard-streams.js";
+import { ShardMerge } from "./shard-merge.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
 import { outcomeRef } from "./outcome-ref.js";
 
@@ -129,47 +130,56 @@ export class OutcomeStore {
     limit: number,
     cursor: string | null,
   ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null }> {
-    let after = cursor === null ? null : decodeCursor(cursor);
+    const start = cursor === null ? "-" : `(${decodeCursor(cursor)}`;
+    const index = new ShardMerge<string>(
+      this.shards,
+      {
+        read: (shard, last, count) =>
+          this.client.zrangebylex(this.keys.outcomeIndex(shard, accountId), last === undefined ? start : `(${last}`, "+", "LIMIT", 0, count),
+        compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+      },
+      Math.ceil((2 * (limit + 1)) / this.shards),
+    );
     const records: OutcomeRecord[] = [];
-    // A filter may skip most of the index: walk it in large pages then, not `limit` at a time.
+    // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
     const filtered = Object.values(filter).some((value) => value !== undefined);
-    const pageSize = filtered ? Math.max(limit + 1, FILTERED_PAGE) : limit + 1;
-    // Walk the merged index in pages until `limit` outcomes pass the filter or the index ends.
+    const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
     for (;;) {
-      const page = await this.indexPage(accountId, after, pageSize);
-      const snapshots = await this.loadAll(accountId, page.map(keyOfMember));
-      for (const [i, member] of page.entries()) {
+      const batch = await index.take(batchSize);
+      const snapshots = await this.loadAll(accountId, batch.map(keyOfMember));
+      for (const [i, member] of batch.entries()) {
         const record = snapshots[i];
-        after = member;
         if (!record || !matches(record, filter)) continue;
         records.push(record);
         if (records.length === limit) {
-          const more = i < page.length - 1 || (await this.indexPage(accountId, after, 1)).length > 0;
-          return { records, nextCursor: more ? encodeCursor(after) : null };
+          const more = i < batch.length - 1 || (await index.more());
+          return { records, nextCursor: more ? encodeCursor(member) : null };
         }
       }
-      if (page.length < pageSize) return { records, nextCursor: null };
+      if (batch.length < batchSize) return { records, nextCursor: null };
     }
   }
 
-  private async indexPage(accountId: string, after: string | null, count: number): Promise<string[]> {
-    const from = after === null ? "-" : `(${after}`;
-    const perShard = await Promise.all(
-      Array.from({ length: this.shards }, (_, shard) =>
-        this.client.zrangebylex(this.keys.outcomeIndex(shard, accountId), from, "+", "LIMIT", 0, count),
-      ),
-    );
-    return perShard
-      .flat()
-      .sort()
-      .slice(0, count);
-  }
-
+  /** Snapshots in the order of `outcomeKeys`, one MGET per shard (a shard's keys share a slot), not a GET each. */
   private async loadAll(accountId: string, outcomeKeys: string[]): Promise<(OutcomeRecord | undefined)[]> {
-    const bytes = await Promise.all(
-      outcomeKeys.map((key) => this.client.getBuffer(this.keys.outcome(this.shardOf(accountId, key), accountId, key))),
+    const byShard = new Map<number, number[]>();
+    outcomeKeys.forEach((key, i) => {
+      const shard = this.shardOf(accountId, key);
+      const positions = byShard.get(shard);
+      if (positions) positions.push(i);
+      else byShard.set(shard, [i]);
+    });
+    const records = new Array<OutcomeRecord | undefined>(outcomeKeys.length);
+    await Promise.all(
+      [...byShard].map(async ([shard, positions]) => {
+        const bytes = await this.client.mgetBuffer(...positions.map((i) => this.keys.outcome(shard, accountId, outcomeKeys[i]!)));
+        positions.forEach((i, n) => {
+          const snapshot = bytes[n];
+          records[i] = snapshot ? unpackOutcome(snapshot) : undefined;
+        });
+      }),
     );
-    return bytes.map((b) => (b ? unpackOutcome(b) : undefined));
+    return records;
   }
 
   /** The outcome's applied events, oldest first; the cursor is the last entry id returned. */

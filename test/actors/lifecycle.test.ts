@@ -253,6 +253,34 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     expect(rest.next_cursor).toBeNull();
   });
 
+  it("pages through outcomes on every shard in creation order, with and without a filter", async () => {
+    const taskKey = await task("done");
+    // Opened one after another, so the list's order (creation time, then key) is this order even when two
+    // share a millisecond; the keys hash to every shard.
+    const base = unique("page");
+    const keys = Array.from({ length: 30 }, (_, i) => `${base}-${String(i).padStart(2, "0")}`);
+    for (const key of keys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
+    const confirmed = keys.filter((_, i) => i % 3 === 0);
+    for (const key of confirmed) await send(key, "done");
+    for (const key of confirmed) await status(key, "CONFIRMED");
+
+    const walk = async (query: string): Promise<string[]> => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const reply = await t.request("GET", `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&limit=4${query}${cursor ? `&cursor=${cursor}` : ""}`);
+        const page = reply.body as { outcomes: Outcome[]; next_cursor: string | null };
+        expect(page.outcomes.length).toBeLessThanOrEqual(4);
+        seen.push(...page.outcomes.map((o) => o.key));
+        cursor = page.next_cursor;
+      } while (cursor !== null);
+      return seen;
+    };
+    expect(await walk("")).toEqual(keys);
+    expect(await walk("&status=CONFIRMED")).toEqual(confirmed);
+    expect(await walk("&status=OPEN")).toEqual(keys.filter((key) => !confirmed.includes(key)));
+  });
+
   it("keeps accounts apart", async () => {
     const key = await open(await task("done"));
     const other = await t.newAccount();
