@@ -9,7 +9,8 @@ import type { Route } from "./ingress/router.js";
 import { apiRoutes } from "./ingress/routes/index.js";
 import type { RedisClient } from "./redis/client.js";
 import { SettlementMonitor } from "./monitor/settlement-monitor.js";
-import { createAgentOutcome } from "./outcomes/agent-outcome.js";
+import { createAgentOutcome, prefetchAgentRecords } from "./outcomes/agent-outcome.js";
+import { BatchRecordReader } from "./records/batch-record-reader.js";
 import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
@@ -126,7 +127,10 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         options,
         logger,
         registry: metrics.registry,
-        createFromEvent: (event) => createAgentOutcome(records, event),
+        outcomeCreator: () => {
+          const reader = new BatchRecordReader(records);
+          return { prefetch: (event) => prefetchAgentRecords(reader, event), create: (event) => createAgentOutcome(reader, event) };
+        },
         clock,
       });
       await worker.start();

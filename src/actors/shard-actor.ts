@@ -24,8 +24,13 @@ import type { ActorMetrics } from "./actor-metrics.js";
 
 export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release";
 
-/** Creates a Variant B outcome for an unseen key from the agent's contract, or says why it cannot. */
-export type CreateFromEvent = (event: EventEnvelope, entryId: string) => Promise<OutcomeRecord | Rejection>;
+/** Creates Variant B outcomes for unseen keys from their agents' contracts, for one batch. */
+export interface OutcomeCreator {
+  /** Starts the reads a creation from `event` will need, so the batch's creations share round trips. */
+  prefetch(event: EventEnvelope): void;
+  /** The new outcome, or why it cannot be created. */
+  create(event: EventEnvelope): Promise<OutcomeRecord | Rejection>;
+}
 
 export interface ShardActorDeps {
   shard: number;
@@ -40,7 +45,8 @@ export interface ShardActorDeps {
   keys: Keys;
   scripts: Scripts<ActorScript>;
   hot: HotOutcomes;
-  createFromEvent: CreateFromEvent;
+  /** A creator per batch: configuration is read once per batch, as it is when the batch runs. */
+  outcomeCreator: () => OutcomeCreator;
   readBatchSize: number;
   maxProcessingAttempts: number;
   logger: Logger;
@@ -323,6 +329,8 @@ export class ShardActor {
     const refs = new Set<string>();
     for (const events of decoded) for (const { ref } of events) refs.add(ref);
     const records = await this.load(refs);
+    const creator = this.deps.outcomeCreator();
+    for (const events of decoded) for (const { event, ref } of events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
     const commit = this.newCommit();
     const changed = new Map<string, Changed>();
     const deadLettered = new Map<string, number>();
@@ -374,7 +382,7 @@ export class ShardActor {
               commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
               continue;
             }
-            const creation = await this.deps.createFromEvent(event, entry.id);
+            const creation = await creator.create(event);
             if ("code" in creation) {
               deadLetter(deliveryOf(entry.id, index), event, creation);
               commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);

@@ -12,7 +12,7 @@ import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
 import { desiredShards } from "./assignment.js";
 import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
-import { ShardActor, type ActorScript, type CreateFromEvent } from "./shard-actor.js";
+import { ShardActor, type ActorScript, type OutcomeCreator } from "./shard-actor.js";
 
 export interface WorkerOptions {
   shards: number;
@@ -28,7 +28,7 @@ export interface WorkerDeps {
   options: WorkerOptions;
   logger: Logger;
   registry: Registry;
-  createFromEvent: CreateFromEvent;
+  outcomeCreator: () => OutcomeCreator;
   /** The business clock for time points (settlement, IDLE). @default Date.now */
   clock?: () => number;
 }
@@ -112,7 +112,7 @@ export class Worker {
   }
 
   private own(shard: number, leaseValue: string): void {
-    const { client, keys, options, logger, createFromEvent } = this.deps;
+    const { client, keys, options, logger, outcomeCreator } = this.deps;
     const reader = duplicateClient(client);
     // The actor sees a dropped connection as a failed read and retries; ioredis reconnects by itself.
     reader.on("error", (error: Error) => logger.debug({ err: error, shard }, "shard reader connection error"));
@@ -126,7 +126,7 @@ export class Worker {
       keys,
       scripts: this.scripts,
       hot: this.hot,
-      createFromEvent,
+      outcomeCreator,
       readBatchSize: options.readBatchSize,
       maxProcessingAttempts: options.maxProcessingAttempts,
       logger,

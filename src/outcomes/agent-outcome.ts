@@ -4,15 +4,21 @@ import { initialState, parseDuration } from "../condition/index.js";
 import type { AgentRecord } from "../records/agent.js";
 import type { CustomerRecord } from "../records/customer.js";
 import type { RateCardRecord } from "../records/rate-card.js";
-import type { RecordStore } from "../records/record-store.js";
+import type { RecordReader } from "../records/batch-record-reader.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { emptyTally } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 import type { Rejection } from "./outcome-step.js";
 
+/** Starts reading the records a creation from `event` needs first (its customer and agent), without waiting. */
+export function prefetchAgentRecords(records: RecordReader, event: EventEnvelope): void {
+  void records.get<CustomerRecord>(event.accountId, "customer", event.customerKey ?? "").catch(() => {});
+  if (event.agentKey !== undefined) void records.get<AgentRecord>(event.accountId, "agent", event.agentKey).catch(() => {});
+}
+
 /** Resolves a new key's contract, rejecting in the order decisions.md fixes. */
-export async function createAgentOutcome(records: RecordStore, event: EventEnvelope): Promise<OutcomeRecord | Rejection> {
+export async function createAgentOutcome(records: RecordReader, event: EventEnvelope): Promise<OutcomeRecord | Rejection> {
   const { accountId } = event;
   const customerKey = event.customerKey ?? "";
   const customer = await records.get<CustomerRecord>(accountId, "customer", customerKey);

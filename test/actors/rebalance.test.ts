@@ -24,7 +24,7 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
       options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, maxProcessingAttempts: 3 },
       logger: silentLogger,
       registry: new Registry(),
-      createFromEvent: () => Promise.resolve({ code: "AGENT_NOT_FOUND", message: "unused" }),
+      outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve({ code: "AGENT_NOT_FOUND", message: "unused" }) }),
     });
     return { worker, client };
   }

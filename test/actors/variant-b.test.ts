@@ -163,6 +163,22 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     }
   });
 
+  it("creates outcomes in one batch from one read of the contract, and later ones from the edited contract", async () => {
+    const { agent, card, customer } = await contract({ condition: "done", unitAmount: 100 });
+    const first = [unique("job"), unique("job"), unique("job")];
+    const batch = await t.request("POST", "/v1/events/batch", { events: first.map((key) => ({ key, customer_key: customer, agent_key: agent, action: "done" })) });
+    expect(batch.body).toMatchObject({ accepted: 3, failed: [] });
+    await eventually(async () => ((await chargesOf(customer)).length === 3 ? true : undefined));
+    expect((await t.request("PUT", `/v1/rate-cards/${card}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: 250 }] })).status).toBe(200);
+    const later = unique("job");
+    await send({ key: later, customer_key: customer, agent_key: agent, action: "done" });
+    const charges = await eventually(async () => {
+      const list = await chargesOf(customer);
+      return list.length === 4 ? list : undefined;
+    });
+    expect(charges.map((c) => [c.outcome_key, c.unit_amount])).toEqual(expect.arrayContaining([...first.map((key) => [key, 100]), [later, 250]]));
+  });
+
   it("never charges a FAILED outcome", async () => {
     const { customer } = await contract({ condition: "NOT escalated AND done" });
     const key = unique("job");
