@@ -66,8 +66,12 @@ export class BatchCommit {
     this.ops.push(["append", this.key(key), this.blob(bytes)]);
   }
 
-  expire(key: string, ms: number): void {
-    this.ops.push(["expire", this.key(key), ms]);
+  /**
+   * Lets the idempotency hash of an outcome that does not exist expire after `ms`, unless the outcome's
+   * snapshot exists when the commit runs: it may have been opened since the batch found it missing.
+   */
+  expireOrphan(idempotencyKey: string, outcomeKey: string, ms: number): void {
+    this.ops.push(["expire-orphan", this.key(idempotencyKey), this.key(outcomeKey), ms]);
   }
 
   count(key: string, field: string, by: number): void {

@@ -379,13 +379,13 @@ export class ShardActor {
           if (!record) {
             if (event.variant === "A") {
               deadLetter(deliveryOf(entry.id, index), event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
-              commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+              commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
               continue;
             }
             const creation = await creator.create(event);
             if ("code" in creation) {
               deadLetter(deliveryOf(entry.id, index), event, creation);
-              commit.expire(keys.idempotency(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+              commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
               continue;
             }
             record = creation;

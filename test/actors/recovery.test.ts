@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { masters } from "../../src/redis/client.js";
 import { msgpack } from "../../src/redis/msgpack.js";
+import { BatchCommit } from "../../src/actors/batch-commit.js";
 import { Scripts } from "../../src/redis/scripts.js";
 import { Keys } from "../../src/streams/keys.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
@@ -96,6 +97,32 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
       client.disconnect();
     }
   });
+
+  it("lets an orphan's idempotency keys expire only while its outcome does not exist when the commit runs", async () => {
+    const client = await connectTo(deployment);
+    try {
+      const keys = new Keys(uniquePrefix());
+      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"] as const);
+      const shard = 5;
+      const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
+      const orphanCommit = async (outcomeKey: string): Promise<number> => {
+        const commit = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard));
+        commit.expireOrphan(keys.idempotency(shard, "acct", outcomeKey), keys.outcome(shard, "acct", outcomeKey), 60_000);
+        const result = await commit.execute((k, a) => scripts.run("commit", k, a), lease, "verdict");
+        expect(result).toEqual({ ok: true });
+        return client.pttl(keys.idempotency(shard, "acct", outcomeKey));
+      };
+      // Still missing when the commit runs: its keys expire.
+      await client.hset(keys.idempotency(shard, "acct", "missing"), "k1", "1-0");
+      expect(await orphanCommit("missing")).toBeGreaterThan(0);
+      // Opened between the batch's load and its commit (the outcome exists now): its keys stay.
+      await client.hset(keys.idempotency(shard, "acct", "opened"), "k1", "1-0");
+      await client.set(keys.outcome(shard, "acct", "opened"), "snapshot");
+      expect(await orphanCommit("opened")).toBe(-1);
+    } finally {
+      client.disconnect();
+    }
+  });
 });
 
 /** One action name per key, so each outcome's event is told apart in the log. */
@@ -131,3 +158,4 @@ describe("redis restart with append-only persistence", () => {
     }
   });
 });
+

@@ -18,7 +18,7 @@
           {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
-          {"expire", k, ms}        PEXPIRE KEYS[k] ms
+          {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n}       HINCRBY KEYS[k] f n                 (billable usage)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5..] blobs
@@ -58,8 +58,10 @@ for _, op in ipairs(ops) do
     end
   elseif kind == 'append' then
     redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
-  elseif kind == 'expire' then
-    redis.call('PEXPIRE', KEYS[op[2]], op[3])
+  elseif kind == 'expire-orphan' then
+    if redis.call('EXISTS', KEYS[op[3]]) == 0 then
+      redis.call('PEXPIRE', KEYS[op[2]], op[4])
+    end
   elseif kind == 'count' then
     redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
   end
