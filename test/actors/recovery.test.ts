@@ -1,6 +1,7 @@
 // Recovery: verdicts due while every worker was down are made on restart; a flushed script cache does not
-// stop work; a worker that lost its lease cannot write; a Redis killed and restarted from its append-only
-// file loses nothing that was acknowledged.
+// stop work; a worker that lost its lease cannot write; an orphan event's commit leaves the idempotency
+// keys of an outcome opened meanwhile alone; a Redis killed and restarted from its append-only file loses
+// nothing that was acknowledged.
 import { afterAll, describe, expect, it } from "vitest";
 import { masters } from "../../src/redis/client.js";
 import { msgpack } from "../../src/redis/msgpack.js";
