@@ -80,3 +80,17 @@ export function duplicateClient(client: RedisClient): RedisClient {
 export function masters(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes("master") : [client];
 }
+
+/**
+ * Corks the socket of every connected master, so the commands written until the returned function is
+ * called leave in one write per node; the function uncorks them.
+ */
+export function corkMasters(client: RedisClient): () => void {
+  const sockets = masters(client)
+    .map((node) => node.stream)
+    .filter((socket) => socket !== undefined && !socket.destroyed);
+  for (const socket of sockets) socket.cork();
+  return () => {
+    for (const socket of sockets) socket.uncork();
+  };
+}

@@ -1,7 +1,7 @@
 // Appends validated events to their shard streams with group commit: every submission that arrives in the
 // same event-loop turn for a shard shares one script call, which appends them as one stream entry, and
 // each submission learns the fate of its own events.
-import { masters, type RedisClient } from "../redis/client.js";
+import { corkMasters, type RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
 import type { Keys } from "./keys.js";
@@ -96,12 +96,11 @@ export class ShardEnqueuer {
     const pending = [...this.pending];
     this.pending.clear();
     // Every call of this turn is written synchronously below: corked, they leave in one write per node.
-    const sockets = masters(this.redis).map((node) => node.stream).filter((socket) => socket !== undefined && !socket.destroyed);
-    for (const socket of sockets) socket.cork();
+    const uncork = corkMasters(this.redis);
     try {
       this.writeCalls(pending);
     } finally {
-      for (const socket of sockets) socket.uncork();
+      uncork();
     }
   }
 
