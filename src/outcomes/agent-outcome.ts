@@ -4,17 +4,20 @@ import { initialState, parseDuration } from "../condition/index.js";
 import type { AgentRecord } from "../records/agent.js";
 import type { CustomerRecord } from "../records/customer.js";
 import type { RateCardRecord } from "../records/rate-card.js";
-import type { RecordReader } from "../records/batch-record-reader.js";
+import type { BatchRecordReader, RecordReader } from "../records/batch-record-reader.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { emptyTally } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 import type { Rejection } from "./outcome-step.js";
 
-/** Starts reading the records a creation from `event` needs first (its customer and agent), without waiting. */
-export function prefetchAgentRecords(records: RecordReader, event: EventEnvelope): void {
-  void records.get<CustomerRecord>(event.accountId, "customer", event.customerKey ?? "").catch(() => {});
-  if (event.agentKey !== undefined) void records.get<AgentRecord>(event.accountId, "agent", event.agentKey).catch(() => {});
+/**
+ * Starts reading the records a creation from `event` needs first (its customer and agent), without waiting:
+ * the batch reader keeps the reads (and their failures) for createAgentOutcome.
+ */
+export function prefetchAgentRecords(records: BatchRecordReader, event: EventEnvelope): void {
+  void records.get<CustomerRecord>(event.accountId, "customer", event.customerKey ?? "");
+  if (event.agentKey !== undefined) void records.get<AgentRecord>(event.accountId, "agent", event.agentKey);
 }
 
 /** Resolves a new key's contract, rejecting in the order decisions.md fixes. */
