@@ -130,6 +130,9 @@ export class OutcomeStore {
     limit: number,
     cursor: string | null,
   ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null }> {
+    // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
+    const filtered = Object.values(filter).some((value) => value !== undefined);
+    const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
     const start = cursor === null ? "-" : `(${decodeCursor(cursor)}`;
     const index = new ShardMerge<string>(
       this.shards,
@@ -138,12 +141,9 @@ export class OutcomeStore {
           this.client.zrangebylex(this.keys.outcomeIndex(shard, accountId), last === undefined ? start : `(${last}`, "+", "LIMIT", 0, count),
         compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
       },
-      Math.ceil((2 * (limit + 1)) / this.shards),
+      Math.ceil((2 * (batchSize + 1)) / this.shards),
     );
     const records: OutcomeRecord[] = [];
-    // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
-    const filtered = Object.values(filter).some((value) => value !== undefined);
-    const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
     for (;;) {
       const batch = await index.take(batchSize);
       const snapshots = await this.loadAll(accountId, batch.map(keyOfMember));
