@@ -88,8 +88,13 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
 
     let port = 0;
     if (options.role === "all" || options.role === "ingress") {
-      // Own connections: enqueue fails fast when Redis is down (no offline queue); pub/sub needs its own.
-      const enqueueRedis = await openClient(resolved.endpoint, { connectionName: "verdict-enqueue", offlineQueue: false }, logger);
+      // Own connections: enqueue fails fast when Redis is down (no offline queue) and times out at its own
+      // deadline (the command timeout); pub/sub needs its own.
+      const enqueueRedis = await openClient(
+        resolved.endpoint,
+        { connectionName: "verdict-enqueue", offlineQueue: false, commandTimeoutMs: options.enqueueTimeoutMs },
+        logger,
+      );
       stoppers.push(() => enqueueRedis.disconnect());
       const subscriber = openShardSubscriber(resolved.endpoint, "verdict-token-rotations", logger);
       stoppers.push(() => subscriber.disconnect());

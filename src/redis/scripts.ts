@@ -1,10 +1,10 @@
-// Loads the Lua scripts of one area and calls them by name; ioredis falls back from EVALSHA to EVAL on NOSCRIPT.
+// Loads the Lua scripts of one area and calls them by name (EVALSHA, falling back to EVAL on NOSCRIPT).
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { RedisClient } from "./client.js";
+import { runScript, type LoadedScript, type ScriptArg } from "./script-command.js";
 
-export type ScriptArg = string | Buffer | number;
-
-type ScriptMethod = (...args: ScriptArg[]) => Promise<unknown>;
+export type { ScriptArg } from "./script-command.js";
 
 const INCLUDE = /^--\s*@include\s+"([\w-]+)"\s*$/gm;
 
@@ -17,39 +17,34 @@ export function readLua(folder: URL, name: string): string {
   return source.replace(INCLUDE, (_line, include: string) => readLua(new URL("includes/", folder), include));
 }
 
-/** A set of scripts registered on one client; keys always passed explicitly, never built in Lua. */
+/** A set of scripts of one client; keys always passed explicitly, never built in Lua. */
 export class Scripts<Name extends string> {
-  private readonly methods = new Map<Name, { plain: ScriptMethod; buffer: ScriptMethod }>();
+  private readonly scripts = new Map<Name, LoadedScript>();
 
   constructor(
-    client: RedisClient,
+    private readonly client: RedisClient,
     folder: URL,
     names: readonly Name[],
   ) {
-    const methods = client as unknown as Record<string, ScriptMethod>;
     for (const name of names) {
-      const command = `verdict_${name.replace(/\W/g, "_")}`;
-      if (typeof methods[command] !== "function") client.defineCommand(command, { lua: readLua(folder, name) });
-      const plain = methods[command];
-      const buffer = methods[`${command}Buffer`];
-      if (!plain || !buffer) throw new Error(`script ${name} did not register`);
-      this.methods.set(name, { plain: plain.bind(client), buffer: buffer.bind(client) });
+      const lua = readLua(folder, name);
+      this.scripts.set(name, { lua, sha: createHash("sha1").update(lua).digest("hex") });
     }
   }
 
   /** Runs a script; replies come back as strings. */
   run(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.method(name).plain(keys.length, ...keys, ...args);
+    return runScript(this.client, this.script(name), keys, args, "utf8");
   }
 
   /** Runs a script; bulk replies come back as Buffers (for msgpack payloads). */
   runBuffer(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.method(name).buffer(keys.length, ...keys, ...args);
+    return runScript(this.client, this.script(name), keys, args, null);
   }
 
-  private method(name: Name): { plain: ScriptMethod; buffer: ScriptMethod } {
-    const method = this.methods.get(name);
-    if (!method) throw new Error(`unknown script ${name}`);
-    return method;
+  private script(name: Name): LoadedScript {
+    const script = this.scripts.get(name);
+    if (!script) throw new Error(`unknown script ${name}`);
+    return script;
   }
 }

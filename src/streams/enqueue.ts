@@ -21,8 +21,6 @@ export interface EnqueueItem {
 export interface EnqueuerOptions {
   /** A stream already holding this many entries (each the events of one call) refuses the call. */
   maxShardBacklog: number;
-  /** A call not answered within this is unconfirmed. */
-  enqueueTimeoutMs: number;
   /** Events per script call; a larger submission still goes whole, alone. @default 1000 */
   maxEventsPerCall?: number;
   /** Payload bytes per script call; a larger submission still goes whole, alone. @default 4 MiB */
@@ -43,10 +41,6 @@ const REFUSED_BEFORE_RUNNING = /^(OOM|BUSY|LOADING|MASTERDOWN|READONLY|CLUSTERDO
 /** ioredis errors for a command it refused to send (offline queue disabled and not connected). */
 const NOT_SENT = /enableOfflineQueue options is false/;
 
-class EnqueueTimeout extends Error {
-  override readonly name = "EnqueueTimeout";
-}
-
 export class ShardEnqueuer {
   private readonly scripts: Scripts<"enqueue">;
   private readonly pending = new Map<number, Submission[]>();
@@ -56,7 +50,9 @@ export class ShardEnqueuer {
 
   /**
    * `redis` should be a connection of its own with the offline queue disabled, so a Redis that is down
-   * fails a call at once (rejected: never sent) instead of queueing it until the timeout.
+   * fails a call at once (rejected: never sent) instead of queueing it, and with the enqueue timeout as its
+   * command timeout: a call not answered by then fails (unconfirmed) through ioredis's own per-command
+   * timer, with no second timer and promise race per call here.
    */
   constructor(
     private readonly redis: RedisClient,
@@ -127,34 +123,28 @@ export class ShardEnqueuer {
   /** Runs one script call for the submissions and resolves each; never rejects. */
   private async send(shard: number, submissions: Submission[]): Promise<void> {
     const started = performance.now();
-    const count = submissions.reduce((sum, s) => sum + s.items.length, 0);
-    const failAll = (reason: "rejected" | "unconfirmed"): void => {
-      for (const s of submissions) s.resolve(s.items.map(() => reason));
-    };
-    if (this.redis.status !== "ready") {
-      this.observe("rejected", count, (performance.now() - started) / 1000);
-      failAll("rejected");
-      return;
-    }
+    let count = 0;
+    for (const submission of submissions) count += submission.items.length;
+    if (this.redis.status !== "ready") return this.fail(submissions, "rejected", count, started);
     const keys = [this.keys.stream(shard)];
-    const hashIndex = new Map<string, number>();
+    // Built only when an event carries an idempotency key: most calls have none.
+    let hashIndex: Map<string, number> | undefined;
     const args: (string | number | Buffer)[] = [this.options.maxShardBacklog, ENTRY_FIELD];
     // Consecutive events without idempotency keys travel as one framed argument: the script appends them
     // as they are, and the per-argument cost (here and in Redis) is paid once per run, not per event.
     let run: Buffer[] = [];
-    const endRun = (): void => {
-      if (run.length === 0) return;
-      args.push(0, run.length, frameEvents(run));
-      run = [];
-    };
     for (const submission of submissions) {
       for (const item of submission.items) {
         if (item.idempotencyKey === undefined) {
           run.push(item.payload);
           continue;
         }
-        endRun();
+        if (run.length > 0) {
+          args.push(0, run.length, frameEvents(run));
+          run = [];
+        }
         const hash = this.keys.idempotency(shard, item.accountId, item.outcomeKey);
+        hashIndex ??= new Map();
         let index = hashIndex.get(hash);
         if (index === undefined) {
           keys.push(hash);
@@ -164,36 +154,18 @@ export class ShardEnqueuer {
         args.push(index, item.idempotencyKey, frameEvents([item.payload]));
       }
     }
-    endRun();
+    if (run.length > 0) args.push(0, run.length, frameEvents(run));
 
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new EnqueueTimeout(`enqueue to shard ${shard} took over ${this.options.enqueueTimeoutMs} ms`)), this.options.enqueueTimeoutMs);
-    });
     let reply: unknown;
     try {
-      reply = await Promise.race([this.scripts.run("enqueue", keys, args), timeout]);
+      reply = await this.scripts.run("enqueue", keys, args);
     } catch (error) {
-      const reason = classify(error);
-      this.observe(reason, count, (performance.now() - started) / 1000);
-      failAll(reason);
-      return;
-    } finally {
-      clearTimeout(timer);
+      return this.fail(submissions, classify(error), count, started);
     }
-    const seconds = (performance.now() - started) / 1000;
-    if (reply === -1) {
-      this.observe("backlog", count, seconds);
-      failAll("rejected");
-      return;
-    }
-    if (typeof reply !== "string" || reply.length !== count) {
-      // The script ran but answered in a shape we do not know: the events may be in the stream.
-      this.observe("unconfirmed", count, seconds);
-      failAll("unconfirmed");
-      return;
-    }
-    this.observe("ok", count, seconds);
+    if (reply === -1) return this.fail(submissions, "rejected", count, started, "backlog");
+    // Any other shape: the script ran but answered in a way we do not know, so the events may be in the stream.
+    if (typeof reply !== "string" || reply.length !== count) return this.fail(submissions, "unconfirmed", count, started);
+    this.observe("ok", count, (performance.now() - started) / 1000);
     let at = 0;
     for (const submission of submissions) {
       const results: EnqueueResult[] = [];
@@ -201,11 +173,23 @@ export class ShardEnqueuer {
       submission.resolve(results);
     }
   }
+
+  /** Resolves every event of the call with `reason`; `observed` is what the metrics are told. */
+  private fail(
+    submissions: Submission[],
+    reason: "rejected" | "unconfirmed",
+    count: number,
+    started: number,
+    observed: "rejected" | "unconfirmed" | "backlog" = reason,
+  ): void {
+    this.observe(observed, count, (performance.now() - started) / 1000);
+    for (const submission of submissions) submission.resolve(submission.items.map(() => reason));
+  }
 }
 
 /** Never sent or refused before running -> rejected; sent and then lost, timed out or failed -> unconfirmed. */
 function classify(error: unknown): "rejected" | "unconfirmed" {
-  if (error instanceof EnqueueTimeout || !(error instanceof Error)) return "unconfirmed";
+  if (!(error instanceof Error)) return "unconfirmed";
   if (NOT_SENT.test(error.message)) return "rejected";
   if (error.name === "ReplyError" && REFUSED_BEFORE_RUNNING.test(error.message)) return "rejected";
   return "unconfirmed";
