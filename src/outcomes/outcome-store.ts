@@ -10,6 +10,7 @@ import { compiledCondition } from "./compiled-conditions.js";
 import { dueAtOf } from "./due-time.js";
 import { FILTERED_PAGE } from "./merged-shard-streams.js";
 import { ShardMerge } from "./shard-merge.js";
+import { compareUtf8 } from "./utf8-order.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
 import { outcomeRef } from "./outcome-ref.js";
 
@@ -139,7 +140,7 @@ export class OutcomeStore {
       {
         read: (shard, last, count) =>
           this.client.zrangebylex(this.keys.outcomeIndex(shard, accountId), last === undefined ? start : `(${last}`, "+", "LIMIT", 0, count),
-        compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+        compare: compareUtf8,
       },
       Math.ceil((2 * (batchSize + 1)) / this.shards),
     );

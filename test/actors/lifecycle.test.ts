@@ -309,3 +309,34 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     expect(tasks.tasks.some((x) => x.key === key)).toBe(false);
   });
 });
+
+describe.each(DEPLOYMENTS)("outcome list order within one millisecond (%s)", (deployment) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Frozen: every outcome is created in the same millisecond, so the list orders them by key alone.
+    const now = Date.parse("2026-05-01T12:00:00Z");
+    t = await startTestApp(deployment, {}, { clock: () => now });
+  });
+  afterAll(() => t.stop());
+
+  it("pages through keys in Redis's byte order, each once, when UTF-16 order would differ", async () => {
+    const taskKey = unique("task");
+    expect((await t.request("PUT", `/v1/tasks/${encodeURIComponent(taskKey)}`, { name: "n", condition: "done" })).status).toBe(201);
+    // "\uE000" sorts before "😀" by bytes (EE.. < F0..) but after it by UTF-16 units (E000 > D83D); with
+    // the two on different shards, a merge by `<` ended page one at 😀 and page two then began past "\uE000".
+    let prefix = unique("order");
+    while (shardOf(t.accountId, `${prefix}\uE000`, t.options.shards) === shardOf(t.accountId, `${prefix}😀`, t.options.shards)) prefix = unique("order");
+    const keys = [`${prefix}😀`, `${prefix}\uE000`, `${prefix}a`, `${prefix}é`];
+    for (const key of keys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const reply = await t.request("GET", `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const page = reply.body as { outcomes: Outcome[]; next_cursor: string | null };
+      seen.push(...page.outcomes.map((o) => o.key));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual([...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+  });
+});
