@@ -101,8 +101,15 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       const verifier = await TokenVerifier.start({ redis, subscriber, keys, secret: options.tokenSecret, logger });
       stoppers.push(() => verifier.stop());
 
+      // Per script call: labelled children resolved once, not per call.
+      const enqueueSeconds = {
+        ok: metrics.enqueueSeconds.labels("ok"),
+        backlog: metrics.enqueueSeconds.labels("backlog"),
+        rejected: metrics.enqueueSeconds.labels("rejected"),
+        unconfirmed: metrics.enqueueSeconds.labels("unconfirmed"),
+      };
       const enqueuer = new ShardEnqueuer(enqueueRedis, keys, options, (outcome, events, seconds) => {
-        metrics.enqueueSeconds.labels(outcome).observe(seconds);
+        enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);
       });
       const routes = [
