@@ -154,6 +154,11 @@ export function load(
 
 export const rate = (r: LoadResult): number => (r.seconds > 0 ? r.requests / r.seconds : 0);
 
+/** The round whose rate is the median of the rounds (its latencies go with it). */
+export function medianRound(rounds: LoadResult[]): LoadResult {
+  return [...rounds].sort((a, b) => rate(a) - rate(b))[Math.floor(rounds.length / 2)]!;
+}
+
 /** Starts a long-running bench script and waits for the first JSON line it prints (its ports). */
 export function startServerChild<T>(name: string, arg: unknown, nodeArgs: string[] = [], ipc = false): Promise<{ child: ChildProcess; info: T }> {
   return new Promise((resolve, reject) => {

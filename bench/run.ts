@@ -31,6 +31,7 @@ import {
   stealSeconds,
   killAll,
   load,
+  medianRound,
   metric,
   now,
   rate,
@@ -208,11 +209,6 @@ async function phase(name: string, work: () => Promise<void>): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios
-
-/** The round whose rate is the median of the rounds (its latencies go with it). */
-function medianRound(rounds: LoadResult[]): LoadResult {
-  return [...rounds].sort((a, b) => rate(a) - rate(b))[Math.floor(rounds.length / 2)]!;
-}
 
 /**
  * Rows 1 and 2. All three servers run at once (each with its own redis-server) and are measured in turn,
