@@ -210,6 +210,24 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     expect(usage).toEqual({ usage: [{ customer_key: customer, billable_events: 2 }] });
   });
 
+  it("lists usage per customer in the byte order of their keys, as every other list of keys", async () => {
+    const other = await t.newAccount();
+    const as = (method: string, path: string, body?: unknown) => t.request(method, path, body, other.token);
+    expect((await as("PUT", "/v1/agents/bot", { name: "bot", condition: "never" })).status).toBe(201);
+    expect((await as("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "bot", unit_amount: 1 }] })).status).toBe(201);
+    // UTF-16 order would put "😀" (D83D...) before "\uE000"; UTF-8 bytes (F0... after EE...) put it last.
+    const customers = ["😀", "\uE000", "b", "é"];
+    for (const customer of customers) {
+      expect((await as("PUT", `/v1/customers/${encodeURIComponent(customer)}`, { name: "c", rate_card_key: "card" })).status).toBe(201);
+      expect((await as("POST", "/v1/events", { key: `job-${customer}`, customer_key: customer, agent_key: "bot", action: "step" })).status).toBe(202);
+    }
+    const usage = await eventually(async () => {
+      const listed = (await as("GET", "/v1/usage")).body as { usage: { customer_key: string; billable_events: number }[] };
+      return listed.usage.length === customers.length ? listed.usage : undefined;
+    });
+    expect(usage.map((u) => u.customer_key)).toEqual(["b", "é", "\uE000", "😀"]);
+  });
+
   it("validates configuration: agent conditions read only value; rate cards need integer amounts", async () => {
     const agent = await t.request("PUT", "/v1/agents/a", { name: "a", condition: "review:score>=4" });
     expect(agent.status).toBe(400);

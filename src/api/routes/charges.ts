@@ -4,6 +4,7 @@ import type { Route } from "../../ingress/router.js";
 import type { ChargeRecord } from "../../outcomes/charge.js";
 import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "../../outcomes/merged-shard-streams.js";
 import { decodeCursor, encodeCursor } from "../../outcomes/outcome-store.js";
+import { compareUtf8 } from "../../outcomes/utf8-order.js";
 import type { RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../streams/keys.js";
 import { filterParam, invalidCursor, paging } from "../request-checks.js";
@@ -61,7 +62,8 @@ export function chargeRoutes(client: RedisClient, keys: Keys, shards: number): R
         }
         const usage = [...totals]
           .filter(([customer]) => customerKey === undefined || customer === customerKey)
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          // Byte order, as every other list of keys (Redis orders them so).
+          .sort(([a], [b]) => compareUtf8(a, b))
           .map(([customer, billable]) => ({ customer_key: customer, billable_events: billable }));
         if (customerKey !== undefined && usage.length === 0) usage.push({ customer_key: customerKey, billable_events: 0 });
         return { status: 200, body: { usage } };
