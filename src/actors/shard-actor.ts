@@ -392,9 +392,12 @@ export class ShardActor {
             created = true;
             records.set(ref, record);
           }
-          const before = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record) });
+          // The outcome's first change in this batch records its due time as committed (the index holds
+          // it), taken before the event moves it; a created outcome has none yet.
+          let change = changed.get(ref);
+          if (!change) change = created ? { record, created } : { record, created, dueBefore: dueAtOf(record) };
           const effect = applyEventToOutcome(record, event, entry.id);
-          if (effect.changed || created) changed.set(ref, before);
+          if (effect.changed || created) changed.set(ref, change);
           if (effect.logged) {
             commit.log(logKeyOf(ref, event), bytes);
             // An applied Variant B event is billable; idempotent retries never reach here twice.
