@@ -6,11 +6,11 @@
 // BENCH_AB_RATE: requests/s (0, the default: closed loop, as fast as each answers); BENCH_ROUNDS (12) and
 // BENCH_SECONDS (3, per round) as elsewhere. Prints each side's median round: requests/s and the main
 // thread's CPU per request (from /proc, so the baseline's and this build's figures share every condition).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { load, singleBodies, startRedis } from "./harness.js";
+import { cpuSecondsOf, load, rotatingRounds, runMain, singleBodies, startRedis } from "./harness.js";
 
 type AppModule = typeof import("../src/app.js");
 type AccountsModule = typeof import("../src/accounts/accounts.js");
@@ -57,11 +57,7 @@ async function startSide(name: string, dist: string, redisUrl: string): Promise<
 }
 
 /** CPU time of this process's main thread so far, in microseconds. */
-function mainThreadMicros(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
+const mainThreadMicros = (): number => cpuSecondsOf(process.pid, process.pid) * 1e6;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -87,12 +83,10 @@ async function main(): Promise<void> {
       return { rate: result.requests / result.seconds, cpuMicros: (mainThreadMicros() - before) / result.requests };
     };
     for (const side of sides) await measure(side, 2);
-    const rounds = new Map<string, Round[]>(sides.map((side) => [side.name, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) rounds.get(side.name)!.push(await measure(side, SECONDS));
-    }
+    const rounds = await rotatingRounds(sides, ROUNDS, (side) => measure(side, SECONDS));
     console.log(`single-event ingress, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} requests/s` : "closed loop"}, median of ${ROUNDS} alternating rounds of ${SECONDS} s`);
-    for (const [name, results] of rounds) {
+    for (const [i, results] of rounds.entries()) {
+      const name = sides[i]!.name;
       const rate = median(results.map((r) => r.rate));
       const cpu = median(results.map((r) => r.cpuMicros));
       console.log(`${name.padEnd(5)} ${rate.toFixed(0).padStart(8)} requests/s   main thread ${cpu.toFixed(1)} µs per request   (rounds: ${results.map((r) => r.rate.toFixed(0)).join(" ")})`);
@@ -104,10 +98,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -50,6 +50,18 @@ export function killAll(): void {
   for (const child of children) child.kill("SIGKILL");
 }
 
+/** Runs a benchmark's main and exits: 0 when it resolved; 1 when it threw, after killing its children. */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      killAll();
+      process.exit(1);
+    },
+  );
+}
+
 /** Signals one child and waits until it is gone (SIGKILL after `graceMs` if another signal did not end it). */
 export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL", graceMs = 10_000): Promise<void> {
   return new Promise((resolve) => {
@@ -153,6 +165,21 @@ export function load(
 }
 
 export const rate = (r: LoadResult): number => (r.seconds > 0 ? r.requests / r.seconds : 0);
+
+/**
+ * Measures every item once per round, `rounds` times, each round in a rotated order, so a slow spell of
+ * this shared host falls on all of them alike; returns each item's results in item order.
+ */
+export async function rotatingRounds<T, R>(items: readonly T[], rounds: number, measure: (item: T) => Promise<R>): Promise<R[][]> {
+  const results = items.map((): R[] => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < items.length; i++) {
+      const at = (round + i) % items.length;
+      results[at]!.push(await measure(items[at]!));
+    }
+  }
+  return results;
+}
 
 /** The round whose rate is the median of the rounds (its latencies go with it). */
 export function medianRound(rounds: LoadResult[]): LoadResult {
@@ -316,11 +343,14 @@ export function batchBodies(): string[] {
   );
 }
 
-/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
-export function cpuSecondsOf(pid: number | undefined): number {
+/**
+ * CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat; with `thread`,
+ * that thread's alone (/proc/<pid>/task/<thread>/stat; the main thread's id is the pid).
+ */
+export function cpuSecondsOf(pid: number | undefined, thread?: number): number {
   if (pid === undefined) return 0;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {

@@ -10,7 +10,7 @@ import { startVerdict } from "../src/app.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { silentLogger } from "../src/telemetry/logger.js";
 import { startBare } from "./bare-server.js";
-import { batchBodies, load as runLoad, medianRound, rate, singleBodies, startRedis, type LoadResult } from "./harness.js";
+import { batchBodies, load as runLoad, medianRound, rate, rotatingRounds, runMain, singleBodies, startRedis, type LoadResult } from "./harness.js";
 
 /** Measured seconds per server and scenario, split over the rounds. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -32,17 +32,14 @@ interface Target {
   connections: number;
 }
 
-/** Runs the targets in turn, round after round in a rotating order; each figure is its median round. */
+/** Runs the targets (of the phases asked for) in rotating rounds; each figure is its median round. */
 async function interleaved(targets: Target[], dir: string): Promise<Map<string, LoadResult>> {
-  const rounds = new Map<string, LoadResult[]>(targets.map((target) => [target.phase, []]));
   const measured = targets.filter((target) => ONLY.has(target.phase));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < measured.length; i++) {
-      const { phase, ...spec } = measured[(round + i) % measured.length]!;
-      rounds.get(phase)!.push(await runLoad(dir, { ...spec, seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP, expectStatus: 202 }));
-    }
-  }
-  return new Map([...rounds].map(([phase, results]) => [phase, results.length > 0 ? medianRound(results) : SKIPPED]));
+  const rounds = await rotatingRounds(measured, ROUNDS, ({ phase: _phase, ...spec }) =>
+    runLoad(dir, { ...spec, seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP, expectStatus: 202 }),
+  );
+  const medians = new Map(measured.map((target, i) => [target.phase, medianRound(rounds[i]!)]));
+  return new Map(targets.map((target) => [target.phase, medians.get(target.phase) ?? SKIPPED]));
 }
 
 async function main(): Promise<void> {
@@ -95,10 +92,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -36,7 +36,9 @@ import {
   now,
   rate,
   redisVersion,
+  rotatingRounds,
   runJsonChild,
+  runMain,
   singleBodies,
   sleep,
   spawnVerdict,
@@ -229,14 +231,8 @@ async function ingest(dir: string): Promise<void> {
     ] as const;
     const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
     const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<Record<(typeof servers)[number]["name"], LoadResult>> => {
-      const rounds = new Map<string, LoadResult[]>(servers.map((server) => [server.name, []]));
-      for (let round = 0; round < ROUNDS; round++) {
-        for (let i = 0; i < servers.length; i++) {
-          const server = servers[(round + i) % servers.length]!;
-          rounds.get(server.name)!.push(await load(dir, spec(server)));
-        }
-      }
-      return { bare: medianRound(rounds.get("bare")!), verdict: medianRound(rounds.get("verdict")!), bullmq: medianRound(rounds.get("bullmq")!) };
+      const [bare, verdict, bullmq] = (await rotatingRounds(servers, ROUNDS, (server) => load(dir, spec(server)))).map(medianRound);
+      return { bare: bare!, verdict: verdict!, bullmq: bullmq! };
     };
     results.single = await runRounds(({ port, token }) => ({ port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed }));
     await bareRedis.admin.flushall();
@@ -727,11 +723,4 @@ How each row is measured:
 `;
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    killAll();
-    process.exit(1);
-  },
-);
+runMain(main);
