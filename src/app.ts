@@ -18,7 +18,7 @@ import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./streams/keys.js";
 import { startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
 import { createLogger, type Logger } from "./telemetry/logger.js";
-import { createMetrics, type Metrics } from "./telemetry/metrics.js";
+import { childrenByLabel, createMetrics, type Metrics } from "./telemetry/metrics.js";
 
 /** What extra parts (routes, the worker) get from the running app. */
 export interface AppContext {
@@ -101,13 +101,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       const verifier = await TokenVerifier.start({ redis, subscriber, keys, secret: options.tokenSecret, logger });
       stoppers.push(() => verifier.stop());
 
-      // Per script call: labelled children resolved once, not per call.
-      const enqueueSeconds = {
-        ok: metrics.enqueueSeconds.labels("ok"),
-        backlog: metrics.enqueueSeconds.labels("backlog"),
-        rejected: metrics.enqueueSeconds.labels("rejected"),
-        unconfirmed: metrics.enqueueSeconds.labels("unconfirmed"),
-      };
+      const enqueueSeconds = childrenByLabel(metrics.enqueueSeconds, ["ok", "backlog", "rejected", "unconfirmed"] as const);
       const enqueuer = new ShardEnqueuer(enqueueRedis, keys, options, (outcome, events, seconds) => {
         enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);

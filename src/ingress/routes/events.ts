@@ -3,7 +3,7 @@ import { ApiError } from "../../errors/api-error.js";
 import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/enqueue.js";
 import { packEnvelope, type EventEnvelope } from "../../streams/event-envelope.js";
 import { shardOf } from "../../streams/shard.js";
-import type { Metrics } from "../../telemetry/metrics.js";
+import { childrenByLabel, type Metrics } from "../../telemetry/metrics.js";
 import type { Route } from "../router.js";
 import { parseBatch, parseEvent } from "../validate-events.js";
 
@@ -37,14 +37,8 @@ function prepare(envelope: EventEnvelope, index: number, shards: number): Prepar
 export function eventRoutes(deps: EventRouteDeps): Route[] {
   const { enqueuer, shards, metrics } = deps;
   const chunkBytes = deps.batchChunkBytes ?? 1024 * 1024;
-  // Labelled children resolved once: looking labels up costs more than the count, on every request.
-  const counters: Record<EnqueueResult, { inc(n: number): void }> = {
-    appended: metrics.events.labels("accepted"),
-    duplicate: metrics.events.labels("duplicate"),
-    rejected: metrics.events.labels("rejected"),
-    unconfirmed: metrics.events.labels("unconfirmed"),
-  };
-  const count = (result: EnqueueResult, n = 1): void => counters[result].inc(n);
+  const counters = childrenByLabel(metrics.events, ["accepted", "duplicate", "rejected", "unconfirmed"] as const);
+  const count = (result: EnqueueResult, n = 1): void => counters[result === "appended" ? "accepted" : result].inc(n);
 
   /**
    * Writes one shard's share of a batch in send order, chunk after chunk. Once an outcome's event fails,
