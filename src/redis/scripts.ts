@@ -4,8 +4,6 @@ import { readFileSync } from "node:fs";
 import type { RedisClient } from "./client.js";
 import { runScript, type LoadedScript, type ScriptArg } from "./script-command.js";
 
-export type { ScriptArg } from "./script-command.js";
-
 const INCLUDE = /^--\s*@include\s+"([\w-]+)"\s*$/gm;
 
 /**
