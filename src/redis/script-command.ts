@@ -56,8 +56,12 @@ export function runScript(
   args: readonly ScriptArg[],
   replyEncoding: "utf8" | null,
 ): Promise<unknown> {
+  // Keys and arguments go in as nested arrays: Command flattens its arguments into a new array anyway
+  // (so the caller's arrays are never changed), and spreading them here first would copy them twice.
   const send = (name: "evalsha" | "eval"): Promise<unknown> =>
-    client.sendCommand(new ScriptCommand(name, [name === "eval" ? script.lua : script.sha, keys.length, ...keys, ...args], { replyEncoding })) as Promise<unknown>;
+    client.sendCommand(
+      new ScriptCommand(name, [name === "eval" ? script.lua : script.sha, keys.length, keys as string[], args as ScriptArg[]], { replyEncoding }),
+    ) as Promise<unknown>;
   return send("evalsha").catch((error: unknown) => {
     if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return send("eval");
     throw error;
