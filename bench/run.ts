@@ -17,6 +17,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Accounts } from "../src/accounts/accounts.js";
+import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { shardOf } from "../src/streams/shard.js";
 import { Keys } from "../src/streams/keys.js";
 import {
@@ -83,7 +84,7 @@ const STORM_PERIOD = "2s";
 const STORM_PERIOD_MS = 2000;
 const TAKEOVER_OUTCOMES = 10_000;
 const TAKEOVER_LEASE_TTL_MS = 1000;
-const SHARDS = 64;
+const SHARDS = DEFAULT_OPTIONS.shards;
 const KEY_PREFIX = "bench:";
 const TOKEN_SECRET = "bench-secret-bench-secret";
 const PEER_TOKEN = "bench-peer-token";
