@@ -358,13 +358,13 @@ export function cpuSecondsOf(pid: number | undefined, thread?: number): number {
   }
 }
 
-/** CPU time the whole machine spent busy (all cores, not idle or iowait), in seconds, from /proc/stat. */
 /** CPU seconds the hypervisor gave this machine's cores to other guests so far (steal, from /proc/stat). */
 export function stealSeconds(): number {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
   return (cpu[7] ?? 0) / 100;
 }
 
+/** CPU time the whole machine spent busy (all cores, not idle or iowait), in seconds, from /proc/stat. */
 export function machineBusySeconds(): number {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpu;
