@@ -16,6 +16,7 @@ import { assertNoEviction } from "./redis/eviction-guard.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./streams/keys.js";
+import { claimShardCount } from "./streams/shard-count-guard.js";
 import { startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
 import { createLogger, type Logger } from "./telemetry/logger.js";
 import { childrenByLabel, createMetrics, type Metrics } from "./telemetry/metrics.js";
@@ -80,6 +81,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     await assertNoEviction(redis);
 
     const keys = new Keys(options.keyPrefix);
+    await claimShardCount(redis, keys, options.shards);
     const metrics = createMetrics();
     const readiness: ReadinessCheck[] = [
       { name: "redis reachable", check: async () => (await redis.ping()) === "PONG" },

@@ -5,7 +5,7 @@
 export type RecordKind = "task" | "agent" | "customer" | "rate-card";
 
 export class Keys {
-  constructor(private readonly prefix: string) {
+  constructor(readonly prefix: string) {
     if (/[{}]/.test(prefix)) throw new Error("key prefix must not contain '{' or '}'");
   }
 
@@ -112,6 +112,11 @@ export class Keys {
   /** Nodes that applied one rotation (a list of node ids), so `rotate` returns only once all have. */
   tokenRotationAcks(accountId: string, generation: number): string {
     return `${this.prefix}{tokens}:acks:${accountId}:${generation}`;
+  }
+
+  /** The deployment's shard count, recorded by the first process to start (shard-count-guard.ts). */
+  shardCount(): string {
+    return `${this.prefix}shards`;
   }
 
   /** Sorted set of live workers scored by heartbeat expiry. */
