@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { Accounts } from "../src/accounts/accounts.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { shardOf } from "../src/streams/shard.js";
-import { Keys } from "../src/streams/keys.js";
+import { Keys } from "../src/redis/keys.js";
 import {
   api,
   apiOk,

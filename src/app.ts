@@ -15,7 +15,7 @@ import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
-import { Keys } from "./streams/keys.js";
+import { Keys } from "./redis/keys.js";
 import { claimShardCount } from "./streams/shard-count-guard.js";
 import { startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
 import { createLogger, type Logger } from "./telemetry/logger.js";

@@ -3,7 +3,7 @@ import { randomInt } from "node:crypto";
 import { signToken } from "../auth/token.js";
 import type { RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
-import type { Keys } from "../streams/keys.js";
+import type { Keys } from "../redis/keys.js";
 
 /** Longest wait for running nodes to acknowledge a rotation. */
 const ROTATION_ACK_TIMEOUT_MS = 2000;

@@ -1,5 +1,5 @@
 // Collects the effects of one batch of a shard and writes them in one atomic Lua call (commit.lua).
-import { msgpack } from "../redis/msgpack.js";
+import { msgpack } from "../codec/msgpack.js";
 import type { ScriptArg } from "../redis/script-command.js";
 
 export type CommitResult = { ok: true } | { ok: false; reason: "lease-lost" } | { ok: false; reason: "create-conflict"; key: string };

@@ -1,7 +1,7 @@
 // Worker membership: a sorted set of worker ids scored by heartbeat expiry; a worker that stops
 // heartbeating (killed, partitioned) drops out after one lease lifetime.
 import type { RedisClient } from "../redis/client.js";
-import type { Keys } from "../streams/keys.js";
+import type { Keys } from "../redis/keys.js";
 
 export class Membership {
   constructor(

@@ -6,7 +6,7 @@ import type { Registry } from "prom-client";
 import { duplicateClient, type RedisClient } from "../redis/client.js";
 import { TurnCork } from "../redis/turn-cork.js";
 import { Scripts } from "../redis/scripts.js";
-import type { Keys } from "../streams/keys.js";
+import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
 import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
 import { desiredShards } from "./assignment.js";

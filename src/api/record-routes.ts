@@ -4,7 +4,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { HttpErrorCode } from "../errors/codes.js";
 import type { Route } from "../ingress/router.js";
 import type { RecordStore } from "../records/record-store.js";
-import type { RecordKind } from "../streams/keys.js";
+import type { RecordKind } from "../records/record-kind.js";
 import { paging } from "./request-checks.js";
 
 interface Resource<T> {

@@ -2,7 +2,7 @@
 // which every node keeps fresh from the rotation channel (pub/sub) and refreshes on a token newer than it knows.
 import { ApiError } from "../errors/api-error.js";
 import type { RedisClient } from "../redis/client.js";
-import type { Keys } from "../streams/keys.js";
+import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
 import { bearerToken, verifyTokenSignature, type TokenClaims } from "./token.js";
 

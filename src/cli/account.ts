@@ -2,7 +2,7 @@
 import { Accounts } from "../accounts/accounts.js";
 import { optionsFromEnv } from "../config/env.js";
 import { openClient, resolveRedis } from "../redis/connect.js";
-import { Keys } from "../streams/keys.js";
+import { Keys } from "../redis/keys.js";
 import { silentLogger } from "../telemetry/logger.js";
 
 /** Runs `work` against the configured Redis (the embedded one too: started, or reused if serving). */

@@ -1,5 +1,5 @@
 // A dead letter: an accepted event that could not be applied, kept with its code so nothing disappears silently.
-import { msgpack } from "../redis/msgpack.js";
+import { msgpack } from "../codec/msgpack.js";
 import type { DeadLetterCode } from "../errors/codes.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 

@@ -1,6 +1,7 @@
 // The outcome as the shard actor keeps it and snapshots it: everything a read or a later event needs.
-import { msgpack } from "../redis/msgpack.js";
+import { msgpack } from "../codec/msgpack.js";
 import type { ConditionState, FactValue, Verdict } from "../condition/index.js";
+import type { AttributionMethod } from "../records/agent.js";
 
 export type OutcomeStatus = "OPEN" | "CONFIRMED" | "FAILED";
 
@@ -27,8 +28,6 @@ export type OutcomeOrigin =
       /** Numeric properties.attribution values in event order (only first/last/min/max/sum of them matter). */
       attribution: AttributionTally;
     };
-
-export type AttributionMethod = "first" | "last" | "min" | "max" | "sum";
 
 /** Running aggregates of numeric attribution values: enough for every method, O(1) space. */
 export interface AttributionTally {

@@ -4,7 +4,8 @@ import { initialState } from "../condition/index.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { emptyTally } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
-import type { AttributionMethod, OutcomeRecord } from "./outcome-record.js";
+import type { AttributionMethod } from "../records/agent.js";
+import type { OutcomeRecord } from "./outcome-record.js";
 import { applyEventToOutcome, passTime } from "./outcome-step.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");

@@ -1,5 +1,7 @@
 // Agents (Variant B): the contract an outcome snapshots when an agent's first event for a key creates it.
-import type { AttributionMethod } from "../outcomes/outcome-record.js";
+
+/** How an agent outcome's numeric `properties.attribution` values become its charge's quantity. */
+export type AttributionMethod = "first" | "last" | "min" | "max" | "sum";
 
 export interface AgentRecord {
   key: string;

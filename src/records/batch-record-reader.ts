@@ -1,6 +1,6 @@
 // Reads configuration records for one batch of a shard: each record is fetched at most once per batch, and
 // reads can start early (prefetch) so the batch's Variant B creations wait for one round trip, not one each.
-import type { RecordKind } from "../streams/keys.js";
+import type { RecordKind } from "./record-kind.js";
 
 export interface RecordReader {
   get<T>(accountId: string, kind: RecordKind, key: string): Promise<T | undefined>;

@@ -2,7 +2,8 @@
 // upserted and listed atomically, listed in key order with a cursor.
 import type { RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
-import type { Keys, RecordKind } from "../streams/keys.js";
+import type { Keys } from "../redis/keys.js";
+import type { RecordKind } from "./record-kind.js";
 
 export interface Page<T> {
   items: T[];

@@ -4,7 +4,7 @@
 import { corkMasters, type RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
-import type { Keys } from "./keys.js";
+import type { Keys } from "../redis/keys.js";
 
 /** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
 export type EnqueueResult = "appended" | "duplicate" | "rejected" | "unconfirmed";

@@ -1,5 +1,5 @@
 // The event as it travels through a shard stream: what the edge validated, stamped with its receive time.
-import { msgpack } from "../redis/msgpack.js";
+import { msgpack } from "../codec/msgpack.js";
 
 export type Variant = "A" | "B";
 

@@ -2,7 +2,7 @@
 // count an outcome hashes to another shard, so its snapshot, its idempotency claims and the events still
 // queued in its old shard's stream would no longer be found: accepted events lost, as far as anyone can tell.
 import type { RedisClient } from "../redis/client.js";
-import type { Keys } from "./keys.js";
+import type { Keys } from "../redis/keys.js";
 
 export class ShardCountMismatchError extends Error {
   override readonly name = "ShardCountMismatchError";

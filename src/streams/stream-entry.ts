@@ -2,7 +2,7 @@
 // items, each one packed EventEnvelope, in send order. The ingress frames the items (frameEvents) and
 // lua/enqueue.lua puts the array header in front of those it appends; the worker reads them back with
 // entryEvents.
-import { msgpack } from "../redis/msgpack.js";
+import { msgpack } from "../codec/msgpack.js";
 
 /** The stream entry field holding the events. */
 export const ENTRY_FIELD = "events";

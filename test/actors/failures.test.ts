@@ -2,7 +2,7 @@
 // configured attempts while the shard's other events go on; an entry that is not an event is skipped;
 // and the stream is trimmed once its entries are applied.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { msgpack } from "../../src/redis/msgpack.js";
+import { msgpack } from "../../src/codec/msgpack.js";
 import { packEnvelope, type EventEnvelope } from "../../src/streams/event-envelope.js";
 import { ENTRY_FIELD } from "../../src/streams/stream-entry.js";
 import { DEPLOYMENTS } from "../support/redis.js";

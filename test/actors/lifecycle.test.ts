@@ -2,7 +2,7 @@
 // events, verdicts (locks, settlement, quiescence), reads, dead letters and replay, account isolation.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeadLetterStore } from "../../src/outcomes/dead-letter-store.js";
+import { DeadLetterStore } from "../../src/stores/dead-letter-store.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { desiredShards } from "../../src/actors/assignment.js";
 import { Worker } from "../../src/actors/worker.js";
 import type { RedisClient } from "../../src/redis/client.js";
-import { Keys } from "../../src/streams/keys.js";
+import { Keys } from "../../src/redis/keys.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { eventually } from "../support/app.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";

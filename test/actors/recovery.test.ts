@@ -4,10 +4,10 @@
 // nothing that was acknowledged.
 import { afterAll, describe, expect, it } from "vitest";
 import { masters } from "../../src/redis/client.js";
-import { msgpack } from "../../src/redis/msgpack.js";
+import { msgpack } from "../../src/codec/msgpack.js";
 import { BatchCommit } from "../../src/actors/batch-commit.js";
 import { Scripts } from "../../src/redis/scripts.js";
-import { Keys } from "../../src/streams/keys.js";
+import { Keys } from "../../src/redis/keys.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";

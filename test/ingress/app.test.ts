@@ -5,7 +5,7 @@ import { startVerdict } from "../../src/app.js";
 import { masters } from "../../src/redis/client.js";
 import { UnsafeRedisError } from "../../src/redis/eviction-guard.js";
 import { ShardCountMismatchError } from "../../src/streams/shard-count-guard.js";
-import { Keys } from "../../src/streams/keys.js";
+import { Keys } from "../../src/redis/keys.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { post, startPrivateRedis, startTestApp, testOptions, type TestApp } from "./support.js";

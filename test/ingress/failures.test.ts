@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { masters, type RedisClient } from "../../src/redis/client.js";
 import { ENTRY_FIELD } from "../../src/streams/stream-entry.js";
-import type { Keys } from "../../src/streams/keys.js";
+import type { Keys } from "../../src/redis/keys.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { streamEvents } from "../support/streams.js";

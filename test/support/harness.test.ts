@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { masters, type RedisClient } from "../../src/redis/client.js";
 import { assertNoEviction } from "../../src/redis/eviction-guard.js";
-import { Keys } from "../../src/streams/keys.js";
+import { Keys } from "../../src/redis/keys.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "./redis.js";
 
 describe.each(DEPLOYMENTS)("redis harness (%s)", (deployment) => {

@@ -1,7 +1,7 @@
 // The dead-letter queue: list (filter by code) and replay, which sends the event through the shard again.
 import { ApiError } from "../../errors/api-error.js";
 import type { Route } from "../../ingress/router.js";
-import type { DeadLetterStore } from "../../outcomes/dead-letter-store.js";
+import type { DeadLetterStore } from "../../stores/dead-letter-store.js";
 import type { EventEnvelope } from "../../streams/event-envelope.js";
 import { filterParam, invalidCursor, paging } from "../request-checks.js";
 

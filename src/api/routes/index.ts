@@ -1,14 +1,15 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
 import { ApiError } from "../../errors/api-error.js";
 import type { Route } from "../../ingress/router.js";
-import { DeadLetterStore } from "../../outcomes/dead-letter-store.js";
-import { OutcomeStore } from "../../outcomes/outcome-store.js";
+import { ChargeStore } from "../../stores/charge-store.js";
+import { DeadLetterStore } from "../../stores/dead-letter-store.js";
+import { OutcomeStore } from "../../stores/outcome-store.js";
 import { replayClaim } from "../../outcomes/replay-claim.js";
 import type { RedisClient } from "../../redis/client.js";
 import { RecordStore } from "../../records/record-store.js";
 import { packEnvelope } from "../../streams/event-envelope.js";
 import type { ShardEnqueuer } from "../../streams/enqueue.js";
-import type { Keys } from "../../streams/keys.js";
+import type { Keys } from "../../redis/keys.js";
 import { shardOf } from "../../streams/shard.js";
 import { chargeRoutes } from "./charges.js";
 import { configurationRoutes } from "./configuration.js";
@@ -42,6 +43,6 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock }: Resourc
     ...outcomeRoutes(outcomes, records, clock),
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
     ...configurationRoutes(records),
-    ...chargeRoutes(redis, keys, shards),
+    ...chargeRoutes(new ChargeStore(redis, keys, shards)),
   ];
 }

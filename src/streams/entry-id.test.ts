@@ -1,7 +1,7 @@
 // Stream entry id order, checked against numeric comparison of the two parts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareEntryIds } from "../../src/streams/entry-id.js";
+import { compareEntryIds } from "./entry-id.js";
 
 const numeric = (id: string): [bigint, bigint] => {
   const [ms = "0", seq = "0"] = id.split("-");

@@ -2,7 +2,7 @@
 // back whole and in order, in any page sizes, and a walk reads each item about once, not once per page.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ShardMerge, type ShardSource } from "../../src/outcomes/shard-merge.js";
+import { ShardMerge, type ShardSource } from "./shard-merge.js";
 
 /** Sorted arrays as per-shard sources (what ZRANGEBYLEX / XRANGE give), counting the items handed out. */
 function arraySource(perShard: number[][]): ShardSource<number> & { itemsRead: number; reads: number } {

@@ -1,10 +1,10 @@
 // The dead-letter queue as the API sees it: each shard keeps an account's dead letters in a stream; the
 // listing merges the shards in the order the letters were set aside.
 import type { RedisClient } from "../redis/client.js";
-import type { Keys } from "../streams/keys.js";
-import { packDeadLetter, unpackDeadLetter, type DeadLetterRecord } from "./dead-letter.js";
+import type { Keys } from "../redis/keys.js";
+import { packDeadLetter, unpackDeadLetter, type DeadLetterRecord } from "../outcomes/dead-letter.js";
 import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "./merged-shard-streams.js";
-import { decodeCursor, encodeCursor } from "./outcome-store.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** The spec's submitted Event, rebuilt from the envelope. */
 export interface SubmittedEvent {

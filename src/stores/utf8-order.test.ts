@@ -1,7 +1,7 @@
 // The merge order of outcome index members must be Redis's byte order, for any well-formed strings.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareUtf8 } from "../../src/outcomes/utf8-order.js";
+import { compareUtf8 } from "./utf8-order.js";
 
 const sign = (n: number): number => Math.sign(n);
 

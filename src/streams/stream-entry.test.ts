@@ -1,7 +1,7 @@
 // The stream entry format: what the ingress frames reads back as the same payloads, at every bin size.
 import { describe, expect, it } from "vitest";
-import { msgpack } from "../../src/redis/msgpack.js";
-import { entryEvents, frameEvents } from "../../src/streams/stream-entry.js";
+import { msgpack } from "../codec/msgpack.js";
+import { entryEvents, frameEvents } from "./stream-entry.js";
 
 /** What lua/enqueue.lua writes for the framed runs it appends: a msgpack array header, then the runs. */
 function entryValue(count: number, ...runs: Buffer[]): Buffer {

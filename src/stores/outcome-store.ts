@@ -5,14 +5,16 @@ import type { RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import { shardOf } from "../streams/shard.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
-import type { Keys } from "../streams/keys.js";
-import { compiledCondition } from "./compiled-conditions.js";
-import { dueAtOf } from "./due-time.js";
+import type { Keys } from "../redis/keys.js";
+import { compiledCondition } from "../outcomes/compiled-conditions.js";
+import { dueAtOf } from "../outcomes/due-time.js";
 import { FILTERED_PAGE } from "./merged-shard-streams.js";
 import { ShardMerge } from "./shard-merge.js";
 import { compareUtf8 } from "./utf8-order.js";
-import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
-import { outcomeRef } from "./outcome-ref.js";
+import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { indexMember, keyOfIndexMember } from "../outcomes/outcome-index.js";
+import { outcomeRef } from "../outcomes/outcome-ref.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
 
 export interface OpenRequest {
   accountId: string;
@@ -42,27 +44,6 @@ export interface ListFilter {
   customerKey?: string;
 }
 
-/**
- * Index member of an outcome: creation time (zero-padded, so lexical order is time order) and key. All
- * members score 0, so ZRANGEBYLEX pages exactly from a cursor, same-millisecond outcomes included.
- */
-export function indexMember(createdAt: number, key: string): string {
-  return `${String(createdAt).padStart(15, "0")}\n${key}`;
-}
-
-function keyOfMember(member: string): string {
-  return member.slice(member.indexOf("\n") + 1);
-}
-
-/** Cursors are opaque to clients: base64url of the position. */
-export function encodeCursor(position: string): string {
-  return Buffer.from(position).toString("base64url");
-}
-
-export function decodeCursor(cursor: string): string {
-  return Buffer.from(cursor, "base64url").toString();
-}
-
 export class OutcomeStore {
   private readonly scripts: Scripts<"open-outcome">;
 
@@ -71,7 +52,7 @@ export class OutcomeStore {
     private readonly keys: Keys,
     private readonly shards: number,
   ) {
-    this.scripts = new Scripts(client, new URL("../actors/lua/", import.meta.url), ["open-outcome"]);
+    this.scripts = new Scripts(client, new URL("../actors/lua", import.meta.url), ["open-outcome"]);
   }
 
   shardOf(accountId: string, key: string): number {
@@ -147,7 +128,7 @@ export class OutcomeStore {
     const records: OutcomeRecord[] = [];
     for (;;) {
       const batch = await index.take(batchSize);
-      const snapshots = await this.loadAll(accountId, batch.map(keyOfMember));
+      const snapshots = await this.loadAll(accountId, batch.map(keyOfIndexMember));
       for (const [i, member] of batch.entries()) {
         const record = snapshots[i];
         if (!record || !matches(record, filter)) continue;

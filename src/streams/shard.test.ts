@@ -1,7 +1,7 @@
 // Shard routing is part of a deployment's data layout: the same outcome must map to the same shard in
 // every version, or its events and state would be looked for in the wrong stream.
 import { describe, expect, it } from "vitest";
-import { shardOf } from "../../src/streams/shard.js";
+import { shardOf } from "./shard.js";
 
 describe("shardOf", () => {
   it.each([

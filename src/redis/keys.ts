@@ -1,8 +1,7 @@
 // The one key builder: nobody else formats a Redis key. Every key of a shard carries the tag {s<N>} so one
 // Lua call's keys share a cluster slot; account-wide records carry {a:<account>}.
 
-/** Kinds of account configuration records. */
-export type RecordKind = "task" | "agent" | "customer" | "rate-card";
+import type { RecordKind } from "../records/record-kind.js";
 
 export class Keys {
   constructor(readonly prefix: string) {

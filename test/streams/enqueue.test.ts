@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RedisClient } from "../../src/redis/client.js";
 import type { EventEnvelope } from "../../src/streams/event-envelope.js";
-import type { Keys } from "../../src/streams/keys.js";
+import type { Keys } from "../../src/redis/keys.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { streamEvents } from "../support/streams.js";
-import { post, startTestApp, type TestApp } from "./support.js";
+import { post, startTestApp, type TestApp } from "../ingress/support.js";
 
 function streamOf(redis: RedisClient, keys: Keys, shard: number): Promise<{ id: string; envelope: EventEnvelope }[]> {
   return streamEvents(redis, keys.stream(shard));
