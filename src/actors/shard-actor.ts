@@ -8,9 +8,8 @@ import { dueAtOf } from "../outcomes/due-time.js";
 import { indexMember } from "../outcomes/outcome-index.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
-import { compareEntryIds } from "../streams/entry-id.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
-import { applyEventToOutcome, passTime, type Rejection } from "../outcomes/outcome-step.js";
+import { passTime } from "../outcomes/outcome-step.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Scripts } from "../redis/scripts.js";
@@ -19,18 +18,14 @@ import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js
 import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../redis/keys.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
+import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
+import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
+import { DeliveryAttempts } from "./delivery-attempts.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
+import { deliveryOf, runsOf, type DecodedEntry, type EntryEvent, type StreamEntry } from "./shard-entries.js";
 
 export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release";
-
-/** Creates Variant B outcomes for unseen keys from their agents' contracts, for one batch. */
-export interface OutcomeCreator {
-  /** Starts the reads a creation from `event` will need, so the batch's creations share round trips. */
-  prefetch(event: EventEnvelope): void;
-  /** The new outcome, or why it cannot be created. */
-  create(event: EventEnvelope): Promise<OutcomeRecord | Rejection>;
-}
 
 export interface ShardActorDeps {
   shard: number;
@@ -57,7 +52,6 @@ export interface ShardActorDeps {
   onLeaseLost(shard: number): void;
 }
 
-export const CONSUMER_GROUP = "verdict";
 const BLOCK_MS = 100;
 /** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
 const CLOCK_GRACE_MS = 100;
@@ -67,54 +61,6 @@ const MAX_DUE_PAGES_PER_TICK = 100;
 const MAX_SETTLE_DELAY_MS = 2000;
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
 const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
-
-/**
- * An outcome a batch changed. `dueBefore` is its due time as committed before the batch (the due-time
- * index holds it); undefined when unknown (created in the batch), which always writes the index.
- */
-interface Changed {
-  record: OutcomeRecord;
-  created: boolean;
-  dueBefore?: number | null;
-}
-
-interface StreamEntry {
-  id: string;
-  /** The entry's packed envelopes, in send order; empty when there is nothing to apply (see read). */
-  events: Buffer[];
-}
-
-/** An event of an entry, decoded; `bytes` is its packed envelope as the ingress wrote it. */
-interface EntryEvent {
-  index: number;
-  event: EventEnvelope;
-  /** outcomeRef of the event's outcome. */
-  ref: string;
-  bytes: Buffer;
-}
-
-/** A read's entries in runs of about `events` events (whole entries), each committed on its own. */
-function runsOf(entries: StreamEntry[], events: number): StreamEntry[][] {
-  const runs: StreamEntry[][] = [];
-  let run: StreamEntry[] = [];
-  let inRun = 0;
-  for (const entry of entries) {
-    if (run.length > 0 && inRun + entry.events.length > events) {
-      runs.push(run);
-      run = [];
-      inRun = 0;
-    }
-    run.push(entry);
-    inRun += entry.events.length;
-  }
-  if (run.length > 0) runs.push(run);
-  return runs;
-}
-
-/** An event's delivery, "<entry id>/<index in the entry>": what retries count and dead letters keep as their source. */
-function deliveryOf(entryId: string, index: number): string {
-  return `${entryId}/${index}`;
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -129,12 +75,13 @@ export class ShardActor {
   private streamDrained = false;
   /** When due verdicts were last made (real time), so a shard that never drains still makes them. */
   private lastSettledAt = Date.now();
-  /** Failed attempts per event ("<entry id>/<index>"). */
-  private readonly attempts = new Map<string, { count: number; lastError: string }>();
+  private readonly attempts: DeliveryAttempts;
   /** Average events per entry lately, so a read of `readCount()` entries holds about readBatchSize events. */
   private eventsPerEntry = 1;
 
-  constructor(private readonly deps: ShardActorDeps) {}
+  constructor(private readonly deps: ShardActorDeps) {
+    this.attempts = new DeliveryAttempts(deps.maxProcessingAttempts);
+  }
 
   get shard(): number {
     return this.deps.shard;
@@ -160,13 +107,11 @@ export class ShardActor {
   }
 
   private async run(): Promise<void> {
-    const { client, keys, shard } = this.deps;
-    try {
-      await client.xgroup("CREATE", keys.stream(shard), CONSUMER_GROUP, "0", "MKSTREAM");
-    } catch (error) {
-      if (!String(error).includes("BUSYGROUP")) throw error;
-    }
-    await this.claimOrphans();
+    const { client, keys, shard, workerId } = this.deps;
+    await ensureConsumerGroup(client, keys.stream(shard));
+    // The previous owners' pending entries are read before new ones.
+    await claimOrphans(client, keys.stream(shard), workerId);
+    this.pendingFirst = true;
     while (!this.stopping) {
       try {
         // Due verdicts wait for the stream to drain (events received before a deadline apply first), but
@@ -213,30 +158,6 @@ export class ShardActor {
         span.end();
       }
     });
-  }
-
-  /**
-   * Takes over the previous owners' pending entries before reading new ones, and removes consumers left
-   * with nothing pending (a consumer with pending entries is never deleted: they could not be claimed).
-   */
-  private async claimOrphans(): Promise<void> {
-    const { client, keys, shard, workerId } = this.deps;
-    const stream = keys.stream(shard);
-    let cursor = "0-0";
-    do {
-      const reply = (await client.xautoclaim(stream, CONSUMER_GROUP, workerId, 0, cursor, "COUNT", 1000, "JUSTID")) as [string, string[], string[]?];
-      cursor = reply[0];
-    } while (cursor !== "0-0");
-    const consumers = (await client.xinfo("CONSUMERS", stream, CONSUMER_GROUP)) as unknown[][];
-    for (const fields of consumers) {
-      const info = new Map<string, unknown>();
-      for (let i = 0; i + 1 < fields.length; i += 2) info.set(String(fields[i]), fields[i + 1]);
-      const name = String(info.get("name"));
-      if (name !== workerId && Number(info.get("pending")) === 0) {
-        await client.xgroup("DELCONSUMER", stream, CONSUMER_GROUP, name);
-      }
-    }
-    this.pendingFirst = true;
   }
 
   private readCount(): number {
@@ -322,105 +243,30 @@ export class ShardActor {
   }
 
   /** Applies the entries' events and commits their effect with their XACK; false when nothing was committed. */
-  private async processBatch(entries: StreamEntry[]): Promise<boolean> {
-    const { keys, shard } = this.deps;
+  private async processBatch(raw: StreamEntry[]): Promise<boolean> {
+    const { shard, metrics } = this.deps;
     const started = performance.now();
-    const decoded = entries.map((entry) => this.decode(entry));
+    const entries = raw.map((entry) => this.decode(entry));
     const refs = new Set<string>();
-    for (const events of decoded) for (const { ref } of events) refs.add(ref);
+    for (const entry of entries) for (const { ref } of entry.events) refs.add(ref);
     const records = await this.load(refs);
     const creator = this.deps.outcomeCreator();
-    for (const events of decoded) for (const { event, ref } of events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
+    for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
     const commit = this.newCommit();
-    const changed = new Map<string, Changed>();
     const deadLettered = new Map<string, number>();
-    let eventCount = 0;
-    let oldestReceivedAt = Infinity;
-    // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
-    const logKeys = new Map<string, string>();
-    const logKeyOf = (ref: string, event: EventEnvelope): string => {
-      let key = logKeys.get(ref);
-      if (key === undefined) {
-        key = keys.eventLog(shard, event.accountId, event.outcomeKey);
-        logKeys.set(ref, key);
-      }
-      return key;
-    };
-
-    const deadLetter = (source: string, event: EventEnvelope, rejection: Rejection, attempts = 1): void => {
-      commit.append(
-        keys.deadLetters(shard, event.accountId),
-        packDeadLetter({ code: rejection.code, message: rejection.message, event, attempts, source }),
-      );
-      deadLettered.set(rejection.code, (deadLettered.get(rejection.code) ?? 0) + 1);
-    };
-
-    for (const [e, entry] of entries.entries()) {
-      commit.ack(entry.id);
-      eventCount += entry.events.length;
-      // Outcomes an earlier event of this entry already advanced: their lastEntryId is this entry's id now,
-      // which for the others means the entry was applied before (a redelivery).
-      const advanced = new Set<string>();
-      for (const { index, event, ref, bytes } of decoded[e]!) {
-        if (event.receivedAt < oldestReceivedAt) oldestReceivedAt = event.receivedAt;
-        const attempt = this.attempts.size > 0 ? deliveryOf(entry.id, index) : undefined;
-        const failed = attempt === undefined ? undefined : this.attempts.get(attempt);
-        if (failed && failed.count >= this.deps.maxProcessingAttempts) {
-          // A poison event never blocks its shard: set aside with the error it kept raising.
-          deadLetter(attempt!, event, { code: "PROCESSING_FAILED", message: failed.lastError }, failed.count);
-          this.attempts.delete(attempt!);
-          continue;
-        }
-        try {
-          let record = records.get(ref);
-          if (record && !advanced.has(ref) && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue;
-          advanced.add(ref);
-          let created = false;
-          if (!record) {
-            if (event.variant === "A") {
-              deadLetter(deliveryOf(entry.id, index), event, { code: "OUTCOME_NOT_FOUND", message: `no outcome ${event.outcomeKey}` });
-              commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
-              continue;
-            }
-            const creation = await creator.create(event);
-            if ("code" in creation) {
-              deadLetter(deliveryOf(entry.id, index), event, creation);
-              commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
-              continue;
-            }
-            record = creation;
-            created = true;
-            records.set(ref, record);
-          }
-          // The outcome's first change in this batch records its due time as committed (the index holds
-          // it), taken before the event moves it; a created outcome has none yet.
-          let change = changed.get(ref);
-          if (!change) change = created ? { record, created } : { record, created, dueBefore: dueAtOf(record) };
-          const effect = applyEventToOutcome(record, event, entry.id);
-          if (effect.changed || created) changed.set(ref, change);
-          if (effect.logged) {
-            commit.log(logKeyOf(ref, event), bytes);
-            // An applied Variant B event is billable; idempotent retries never reach here twice.
-            if (record.origin.kind === "agent") commit.count(keys.usage(shard, event.accountId), record.origin.customerKey, 1);
-          }
-          if (effect.rejection) deadLetter(deliveryOf(entry.id, index), event, effect.rejection);
-          if (effect.charge) this.charge(commit, record, effect.charge);
-        } catch (error) {
-          // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off,
-          // and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
-          const key = deliveryOf(entry.id, index);
-          const count = (this.attempts.get(key)?.count ?? 0) + 1;
-          this.attempts.set(key, { count, lastError: error instanceof Error ? error.message : String(error) });
-          this.deps.logger.warn({ err: error, shard, entry: entry.id, index, attempt: count }, "event processing failed");
-          for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
-          this.pendingFirst = true;
-          await sleep(Math.min(2000, 50 * 2 ** count));
-          return false;
-        }
-      }
+    const fold = await foldBatch({ entries, records, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered) });
+    if (!fold.ok) {
+      // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off, and
+      // redo it from the snapshots; after the last attempt the event is dead-lettered instead.
+      const attempt = this.attempts.recordFailure(deliveryOf(fold.entryId, fold.index), fold.error);
+      this.deps.logger.warn({ err: fold.error, shard, entry: fold.entryId, index: fold.index, attempt }, "event processing failed");
+      for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
+      this.pendingFirst = true;
+      await sleep(Math.min(2000, 50 * 2 ** attempt));
+      return false;
     }
 
-    this.stage(commit, changed);
+    this.stage(commit, fold.changed);
     const result = await this.execute(commit);
     if (!result.ok) {
       for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
@@ -429,20 +275,43 @@ export class ShardActor {
     }
     // Every loaded or created record now matches what Redis holds.
     for (const [ref, record] of records) this.deps.hot.set(shard, ref, record);
-    // An event that failed before and went through on a retry is done with.
-    if (this.attempts.size > 0) for (const entry of entries) for (let i = 0; i < entry.events.length; i++) this.attempts.delete(deliveryOf(entry.id, i));
-    const { metrics } = this.deps;
-    metrics.eventsProcessed.inc(eventCount);
+    this.attempts.committed(entries);
+    metrics.eventsProcessed.inc(fold.events);
     for (const [code, n] of deadLettered) metrics.deadLetters.inc({ code }, n);
     metrics.batchSeconds.observe((performance.now() - started) / 1000);
     // Receipt is stamped with the same business clock (wall time outside tests).
-    if (oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, this.deps.clock() - oldestReceivedAt) / 1000);
+    if (fold.oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, this.deps.clock() - fold.oldestReceivedAt) / 1000);
     return true;
   }
 
+  /** The fold's writes as operations of this shard's commit; dead letters are counted by code for the metrics. */
+  private commitWrites(commit: BatchCommit, deadLettered: Map<string, number>): FoldWrites {
+    const { keys, shard } = this.deps;
+    // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
+    const logKeys = new Map<string, string>();
+    return {
+      ack: (entryId) => commit.ack(entryId),
+      log: (ref, event, bytes) => {
+        let key = logKeys.get(ref);
+        if (key === undefined) {
+          key = keys.eventLog(shard, event.accountId, event.outcomeKey);
+          logKeys.set(ref, key);
+        }
+        commit.log(key, bytes);
+      },
+      billable: (event, customerKey) => commit.count(keys.usage(shard, event.accountId), customerKey, 1),
+      deadLetter: (letter) => {
+        commit.append(keys.deadLetters(shard, letter.event.accountId), packDeadLetter(letter));
+        deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
+      },
+      orphan: (event) => commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
+      charge: (record, charge) => this.charge(commit, record, charge),
+    };
+  }
+
   /** The entry's events that decode to an envelope; one that does not is logged, counted and skipped. */
-  private decode(entry: StreamEntry): EntryEvent[] {
-    const decoded: EntryEvent[] = [];
+  private decode(entry: StreamEntry): DecodedEntry {
+    const events: EntryEvent[] = [];
     entry.events.forEach((bytes, index) => {
       let event: EventEnvelope;
       try {
@@ -451,9 +320,9 @@ export class ShardActor {
         this.malformed(entry.id, index);
         return;
       }
-      decoded.push({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes });
+      events.push({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes });
     });
-    return decoded;
+    return { id: entry.id, size: entry.events.length, events };
   }
 
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
@@ -462,7 +331,7 @@ export class ShardActor {
   }
 
   /** Adds snapshot, due-time and index writes for every changed outcome. */
-  private stage(commit: BatchCommit, changed: Map<string, Changed>): void {
+  private stage(commit: BatchCommit, changed: Map<string, ChangedOutcome>): void {
     const { keys, shard } = this.deps;
     for (const [ref, { record, created, dueBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
@@ -504,7 +373,7 @@ export class ShardActor {
       if (refs.length === 0) return;
       const records = await this.load(refs);
       const commit = this.newCommit();
-      const changed = new Map<string, Changed>();
+      const changed = new Map<string, ChangedOutcome>();
       for (const ref of refs) {
         const record = records.get(ref);
         if (!record || record.status !== "OPEN") {

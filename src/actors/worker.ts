@@ -12,7 +12,8 @@ import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
 import { desiredShards } from "./assignment.js";
 import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
-import { ShardActor, type ActorScript, type OutcomeCreator } from "./shard-actor.js";
+import type { OutcomeCreator } from "./batch-fold.js";
+import { ShardActor, type ActorScript } from "./shard-actor.js";
 
 export interface WorkerOptions {
   shards: number;

@@ -9,7 +9,7 @@ import type { EventEnvelope } from "../streams/event-envelope.js";
 import { emptyTally } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
-import type { Rejection } from "./outcome-step.js";
+import { terminalRejection, type TerminalRejection } from "./terminal-rejection.js";
 
 /**
  * Starts reading the records a creation from `event` needs first (its customer and agent), without waiting:
@@ -21,31 +21,31 @@ export function prefetchAgentRecords(records: BatchRecordReader, event: EventEnv
 }
 
 /** Resolves a new key's contract, rejecting in the order decisions.md fixes. */
-export async function createAgentOutcome(records: RecordReader, event: EventEnvelope): Promise<OutcomeRecord | Rejection> {
+export async function createAgentOutcome(records: RecordReader, event: EventEnvelope): Promise<OutcomeRecord | TerminalRejection> {
   const { accountId } = event;
   const customerKey = event.customerKey ?? "";
   const customer = await records.get<CustomerRecord>(accountId, "customer", customerKey);
-  if (!customer) return { code: "CUSTOMER_NOT_FOUND", message: `no customer ${customerKey}` };
+  if (!customer) return terminalRejection("CUSTOMER_NOT_FOUND", `no customer ${customerKey}`);
 
   let agent: AgentRecord | undefined;
   if (event.agentKey !== undefined) {
     agent = await records.get<AgentRecord>(accountId, "agent", event.agentKey);
-    if (!agent) return { code: "AGENT_NOT_FOUND", message: `no agent ${event.agentKey}` };
+    if (!agent) return terminalRejection("AGENT_NOT_FOUND", `no agent ${event.agentKey}`);
   }
   const rateCard = customer.rate_card_key === null ? undefined : await records.get<RateCardRecord>(accountId, "rate-card", customer.rate_card_key);
-  if (!rateCard) return { code: "RATE_CARD_NOT_FOUND", message: `customer ${customerKey} has no rate card` };
+  if (!rateCard) return terminalRejection("RATE_CARD_NOT_FOUND", `customer ${customerKey} has no rate card`);
 
   if (!agent) {
     // Inference: a rate card with exactly one entry names the agent.
     const only = rateCard.entries.length === 1 ? rateCard.entries[0] : undefined;
     agent = only ? await records.get<AgentRecord>(accountId, "agent", only.agent_key) : undefined;
     if (!agent) {
-      return { code: "AGENT_NOT_FOUND", message: `no agent_key given and it cannot be inferred from rate card ${rateCard.key}` };
+      return terminalRejection("AGENT_NOT_FOUND", `no agent_key given and it cannot be inferred from rate card ${rateCard.key}`);
     }
   }
   const agentKey = agent.key;
   const entry = rateCard.entries.find((candidate) => candidate.agent_key === agentKey);
-  if (!entry) return { code: "RATE_CARD_ENTRY_NOT_FOUND", message: `rate card ${rateCard.key} has no entry for agent ${agentKey}` };
+  if (!entry) return terminalRejection("RATE_CARD_ENTRY_NOT_FOUND", `rate card ${rateCard.key} has no entry for agent ${agentKey}`);
 
   const compiled = compiledCondition(agent.condition);
   const at = event.receivedAt;

@@ -1,16 +1,11 @@
 // The outcome's transitions as pure functions: fold one event in, or let time pass. No I/O: the shard actor
 // loads and commits; these decide.
 import { advanceTime, applyEvent, settle, type Verdict } from "../condition/index.js";
-import type { DeadLetterCode } from "../errors/codes.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { applyAttribution, chargeFor, type ChargeRecord } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
-
-export interface Rejection {
-  code: DeadLetterCode;
-  message: string;
-}
+import { terminalRejection, type TerminalRejection } from "./terminal-rejection.js";
 
 /** What one event did: the outcome may change and the event may still be rejected (e.g. it arrived after a verdict due earlier). */
 export interface EventEffect {
@@ -18,28 +13,25 @@ export interface EventEffect {
   changed: boolean;
   /** The event was applied and belongs in the outcome's event log. */
   logged: boolean;
-  rejection?: Rejection;
+  rejection?: TerminalRejection;
   /** Written when this event's processing confirmed a Variant B outcome. */
   charge?: ChargeRecord;
 }
 
-const NOT_OPEN = (record: OutcomeRecord): Rejection => ({
-  code: "OUTCOME_NOT_OPEN",
-  message: `outcome ${record.key} is ${record.status}`,
-});
+const NOT_OPEN = (record: OutcomeRecord): TerminalRejection => terminalRejection("OUTCOME_NOT_OPEN", `outcome ${record.key} is ${record.status}`);
 
 /** Variant B identity rules: the key's customer and agent never change, and a task outcome takes no Variant B event. */
-function identityMismatch(record: OutcomeRecord, event: EventEnvelope): Rejection | undefined {
+function identityMismatch(record: OutcomeRecord, event: EventEnvelope): TerminalRejection | undefined {
   if (event.variant !== "B") return undefined;
   const origin = record.origin;
   if (origin.kind === "task") {
-    return { code: "OUTCOME_IDENTITY_MISMATCH", message: `outcome ${record.key} was opened from task ${origin.taskKey}` };
+    return terminalRejection("OUTCOME_IDENTITY_MISMATCH", `outcome ${record.key} was opened from task ${origin.taskKey}`);
   }
   if (event.customerKey !== origin.customerKey) {
-    return { code: "OUTCOME_IDENTITY_MISMATCH", message: `outcome ${record.key} belongs to customer ${origin.customerKey}` };
+    return terminalRejection("OUTCOME_IDENTITY_MISMATCH", `outcome ${record.key} belongs to customer ${origin.customerKey}`);
   }
   if (event.agentKey !== undefined && event.agentKey !== origin.agentKey) {
-    return { code: "OUTCOME_IDENTITY_MISMATCH", message: `outcome ${record.key} belongs to agent ${origin.agentKey}` };
+    return terminalRejection("OUTCOME_IDENTITY_MISMATCH", `outcome ${record.key} belongs to agent ${origin.agentKey}`);
   }
   return undefined;
 }

@@ -52,7 +52,7 @@ export class OutcomeStore {
     private readonly keys: Keys,
     private readonly shards: number,
   ) {
-    this.scripts = new Scripts(client, new URL("../actors/lua", import.meta.url), ["open-outcome"]);
+    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["open-outcome"]);
   }
 
   shardOf(accountId: string, key: string): number {

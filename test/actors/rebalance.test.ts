@@ -4,6 +4,7 @@ import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { desiredShards } from "../../src/actors/assignment.js";
 import { Worker } from "../../src/actors/worker.js";
+import { terminalRejection } from "../../src/outcomes/terminal-rejection.js";
 import type { RedisClient } from "../../src/redis/client.js";
 import { Keys } from "../../src/redis/keys.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
@@ -25,7 +26,7 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
       options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, maxProcessingAttempts: 3 },
       logger: silentLogger,
       registry: new Registry(),
-      outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve({ code: "AGENT_NOT_FOUND", message: "unused" }) }),
+      outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve(terminalRejection("AGENT_NOT_FOUND", "unused")) }),
     });
     return { worker, client };
   }

@@ -1,0 +1,156 @@
+// The batch fold without Redis: stream order, redeliveries, creation, terminal rejections and poison events.
+import { describe, expect, it } from "vitest";
+import { initialState } from "../condition/index.js";
+import { emptyTally } from "../outcomes/charge.js";
+import { compiledCondition } from "../outcomes/compiled-conditions.js";
+import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
+import type { OutcomeRecord } from "../outcomes/outcome-record.js";
+import { outcomeRef } from "../outcomes/outcome-ref.js";
+import { terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
+import type { EventEnvelope } from "../streams/event-envelope.js";
+import { foldBatch, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
+import { DeliveryAttempts } from "./delivery-attempts.js";
+import type { DecodedEntry } from "./shard-entries.js";
+
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+
+function outcome(key: string, condition: string, overrides: Partial<OutcomeRecord> = {}): OutcomeRecord {
+  const compiled = compiledCondition(condition);
+  return {
+    v: 1,
+    accountId: "acct",
+    key,
+    origin: { kind: "task", taskKey: "t" },
+    goal: null,
+    condition: compiled.text,
+    settlementPeriodMs: null,
+    status: "OPEN",
+    createdAt: T0,
+    settlesAt: null,
+    verdictAt: null,
+    clock: T0,
+    conditionState: initialState(compiled, T0),
+    observations: {},
+    lastEntryId: "0-0",
+    ...overrides,
+  };
+}
+
+function agentOutcome(key: string): OutcomeRecord {
+  return outcome(key, "done", {
+    origin: { kind: "agent", agentKey: "agent", customerKey: "cust", rateCardKey: "card", currency: "USD", unitAmount: 100, attributionMethod: "last", attribution: emptyTally() },
+  });
+}
+
+function ev(outcomeKey: string, action: string, extra: Partial<EventEnvelope> = {}): EventEnvelope {
+  return { accountId: "acct", outcomeKey, variant: "A", action, receivedAt: T0 + 1, ...extra };
+}
+
+function entry(id: string, ...events: EventEnvelope[]): DecodedEntry {
+  return {
+    id,
+    size: events.length,
+    events: events.map((event, index) => ({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes: Buffer.from(`${id}/${index}`) })),
+  };
+}
+
+/** Records every write in order, as the actor's commit would receive them. */
+function recorder(): FoldWrites & { ops: string[]; letters: DeadLetterRecord[] } {
+  const ops: string[] = [];
+  const letters: DeadLetterRecord[] = [];
+  return {
+    ops,
+    letters,
+    ack: (id) => ops.push(`ack ${id}`),
+    log: (ref, event, bytes) => ops.push(`log ${event.outcomeKey} ${bytes.toString()}`),
+    billable: (event, customer) => ops.push(`billable ${event.outcomeKey} ${customer}`),
+    deadLetter: (letter) => {
+      letters.push(letter);
+      ops.push(`dead-letter ${letter.code} ${letter.source}`);
+    },
+    orphan: (event) => ops.push(`orphan ${event.outcomeKey}`),
+    charge: (record, charge) => ops.push(`charge ${record.key} ${charge.amount}`),
+  };
+}
+
+const noCreation: OutcomeCreator = { prefetch: () => {}, create: () => Promise.reject(new Error("no creation expected")) };
+
+function recordsOf(...records: OutcomeRecord[]): Map<string, OutcomeRecord> {
+  return new Map(records.map((r) => [outcomeRef(r.accountId, r.key), r]));
+}
+
+describe("foldBatch", () => {
+  it("applies events in stream order, logs each once and acknowledges every entry", async () => {
+    const writes = recorder();
+    const records = recordsOf(outcome("o", "a AND b"));
+    const result = await foldBatch({ entries: [entry("1-0", ev("o", "a"), ev("o", "b")), entry("2-0", ev("o", "c"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes });
+    expect(writes.ops).toEqual(["ack 1-0", "log o 1-0/0", "log o 1-0/1", "ack 2-0", "dead-letter OUTCOME_NOT_OPEN 2-0/0"]);
+    expect(result.ok && [...result.changed.keys()]).toEqual([outcomeRef("acct", "o")]);
+    expect(result.ok && result.events).toBe(3);
+    expect(records.get(outcomeRef("acct", "o"))?.status).toBe("CONFIRMED");
+    // The rejected event leaves the snapshot as it was: it is dead-lettered in the same commit as its ack.
+    expect(records.get(outcomeRef("acct", "o"))?.lastEntryId).toBe("1-0");
+  });
+
+  it("skips a redelivered entry its outcome already applied, and still acknowledges it", async () => {
+    const writes = recorder();
+    const records = recordsOf(outcome("o", "never", { lastEntryId: "5-0" }));
+    const result = await foldBatch({ entries: [entry("5-0", ev("o", "a")), entry("6-0", ev("o", "b"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes });
+    expect(writes.ops).toEqual(["ack 5-0", "ack 6-0", "log o 6-0/0"]);
+    expect(result.ok && result.changed.get(outcomeRef("acct", "o"))?.record.observations).toHaveProperty("b");
+    expect(records.get(outcomeRef("acct", "o"))?.observations).not.toHaveProperty("a");
+  });
+
+  it("dead-letters a Variant A event whose outcome does not exist and lets its idempotency keys expire", async () => {
+    const writes = recorder();
+    const result = await foldBatch({ entries: [entry("1-0", ev("missing", "a"))], records: new Map(), creator: noCreation, attempts: new DeliveryAttempts(3), writes });
+    expect(writes.ops).toEqual(["ack 1-0", "dead-letter OUTCOME_NOT_FOUND 1-0/0", "orphan missing"]);
+    expect(writes.letters[0]).toMatchObject({ attempts: 1, message: "no outcome missing" });
+    expect(result.ok && result.changed.size).toBe(0);
+  });
+
+  it("creates a Variant B outcome once per batch, counts its applied events as billable and charges its verdict", async () => {
+    const writes = recorder();
+    let created = 0;
+    const creator: OutcomeCreator = {
+      prefetch: () => {},
+      create: (event) => {
+        created++;
+        return Promise.resolve(agentOutcome(event.outcomeKey));
+      },
+    };
+    const b = (action: string): EventEnvelope => ev("k", action, { variant: "B", customerKey: "cust" });
+    const records = new Map<string, OutcomeRecord>();
+    const result = await foldBatch({ entries: [entry("1-0", b("start")), entry("2-0", b("done"))], records, creator, attempts: new DeliveryAttempts(3), writes });
+    expect(created).toBe(1);
+    expect(writes.ops).toEqual(["ack 1-0", "log k 1-0/0", "billable k cust", "ack 2-0", "log k 2-0/0", "billable k cust", "charge k 100"]);
+    expect(result.ok && result.changed.get(outcomeRef("acct", "k"))).toMatchObject({ created: true });
+    expect(records.has(outcomeRef("acct", "k"))).toBe(true);
+  });
+
+  it("dead-letters a Variant B event whose contract is refused with the creator's code", async () => {
+    const writes = recorder();
+    const refusal: TerminalRejection = terminalRejection("CUSTOMER_NOT_FOUND", "no customer nobody");
+    const creator: OutcomeCreator = { prefetch: () => {}, create: () => Promise.resolve(refusal) };
+    await foldBatch({ entries: [entry("1-0", ev("k", "a", { variant: "B", customerKey: "nobody" }))], records: new Map(), creator, attempts: new DeliveryAttempts(3), writes });
+    expect(writes.ops).toEqual(["ack 1-0", "dead-letter CUSTOMER_NOT_FOUND 1-0/0", "orphan k"]);
+  });
+
+  it("stops at a thrown (retryable) failure and names its delivery; once attempts run out the event is set aside", async () => {
+    const attempts = new DeliveryAttempts(2);
+    const creator: OutcomeCreator = { prefetch: () => {}, create: () => Promise.reject(new Error("records unreachable")) };
+    const entries = [entry("1-0", ev("ok", "a"), ev("k", "a", { variant: "B", customerKey: "cust" }))];
+    const fresh = (): Map<string, OutcomeRecord> => recordsOf(outcome("ok", "never"));
+
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const result = await foldBatch({ entries, records: fresh(), creator, attempts, writes: recorder() });
+      expect(result).toMatchObject({ ok: false, entryId: "1-0", index: 1 });
+      if (!result.ok) expect(attempts.recordFailure(`${result.entryId}/${result.index}`, result.error)).toBe(attempt);
+    }
+    const writes = recorder();
+    const result = await foldBatch({ entries, records: fresh(), creator, attempts, writes });
+    expect(result.ok).toBe(true);
+    expect(writes.ops).toEqual(["ack 1-0", "log ok 1-0/0", "dead-letter PROCESSING_FAILED 1-0/1"]);
+    expect(writes.letters[0]).toMatchObject({ attempts: 2, message: "records unreachable" });
+  });
+});

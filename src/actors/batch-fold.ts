@@ -1,0 +1,120 @@
+// The fold of one batch: a shard's decoded entries applied, in stream order, to the outcomes they name.
+// No Redis here: the actor loads the records before and commits what the fold wrote after, so this is
+// where the exactly-once rules live (redeliveries skipped by the outcome's last applied entry id, poison
+// events set aside, terminal rejections dead-lettered) and where they are unit-tested.
+import type { ChargeRecord } from "../outcomes/charge.js";
+import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
+import { dueAtOf } from "../outcomes/due-time.js";
+import type { OutcomeRecord } from "../outcomes/outcome-record.js";
+import { applyEventToOutcome } from "../outcomes/outcome-step.js";
+import { isTerminalRejection, terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
+import { compareEntryIds } from "../streams/entry-id.js";
+import type { EventEnvelope } from "../streams/event-envelope.js";
+import type { DeliveryAttempts } from "./delivery-attempts.js";
+import { deliveryOf, type DecodedEntry } from "./shard-entries.js";
+
+/** Creates Variant B outcomes for unseen keys from their agents' contracts, for one batch. */
+export interface OutcomeCreator {
+  /** Starts the reads a creation from `event` will need, so the batch's creations share round trips. */
+  prefetch(event: EventEnvelope): void;
+  /** The new outcome, or the terminal reason it cannot be created; a throw is retried. */
+  create(event: EventEnvelope): Promise<OutcomeRecord | TerminalRejection>;
+}
+
+/** Where the fold puts the batch's writes, in the order they happen; the actor turns them into one commit. */
+export interface FoldWrites {
+  /** The entry is done with: acknowledged by the commit. */
+  ack(entryId: string): void;
+  /** An applied event, for its outcome's event log. */
+  log(ref: string, event: EventEnvelope, bytes: Buffer): void;
+  /** An applied Variant B event is billable to the outcome's customer. */
+  billable(event: EventEnvelope, customerKey: string): void;
+  deadLetter(letter: DeadLetterRecord): void;
+  /** The event's outcome does not exist: its idempotency keys are to expire unless the outcome appears. */
+  orphan(event: EventEnvelope): void;
+  /** A verdict confirmed a Variant B outcome. */
+  charge(record: OutcomeRecord, charge: ChargeRecord): void;
+}
+
+/**
+ * An outcome the batch changed. `dueBefore` is its due time as committed before the batch (the due-time
+ * index holds it); undefined when unknown (created in the batch), which always writes the index.
+ */
+export interface ChangedOutcome {
+  record: OutcomeRecord;
+  created: boolean;
+  dueBefore?: number | null;
+}
+
+export type FoldResult =
+  | { ok: true; changed: Map<string, ChangedOutcome>; events: number; oldestReceivedAt: number }
+  /** An event threw (retryable): memory may be half-applied, so the whole batch is to be redone. */
+  | { ok: false; entryId: string; index: number; error: unknown };
+
+export interface FoldInput {
+  entries: readonly DecodedEntry[];
+  /** The batch's outcomes as committed, by ref; outcomes the fold creates are added, and all are mutated. */
+  records: Map<string, OutcomeRecord>;
+  creator: OutcomeCreator;
+  attempts: DeliveryAttempts;
+  writes: FoldWrites;
+}
+
+export async function foldBatch({ entries, records, creator, attempts, writes }: FoldInput): Promise<FoldResult> {
+  const changed = new Map<string, ChangedOutcome>();
+  let events = 0;
+  let oldestReceivedAt = Infinity;
+  const reject = (entryId: string, index: number, event: EventEnvelope, rejection: TerminalRejection): void => {
+    writes.deadLetter({ code: rejection.code, message: rejection.message, event, attempts: 1, source: deliveryOf(entryId, index) });
+  };
+
+  for (const entry of entries) {
+    writes.ack(entry.id);
+    events += entry.size;
+    // Outcomes an earlier event of this entry already advanced: their lastEntryId is this entry's id now,
+    // which for the others means the entry was applied before (a redelivery).
+    const advanced = new Set<string>();
+    for (const { index, event, ref, bytes } of entry.events) {
+      if (event.receivedAt < oldestReceivedAt) oldestReceivedAt = event.receivedAt;
+      const exhausted = attempts.takeExhausted(entry.id, index);
+      if (exhausted) {
+        // A poison event never blocks its shard: set aside with the error it kept raising.
+        const source = deliveryOf(entry.id, index);
+        writes.deadLetter({ code: "PROCESSING_FAILED", message: exhausted.lastError, event, attempts: exhausted.count, source });
+        continue;
+      }
+      try {
+        let record = records.get(ref);
+        if (record && !advanced.has(ref) && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue;
+        advanced.add(ref);
+        let created = false;
+        if (!record) {
+          const creation = event.variant === "A" ? undefined : await creator.create(event);
+          if (creation === undefined || isTerminalRejection(creation)) {
+            reject(entry.id, index, event, creation ?? terminalRejection("OUTCOME_NOT_FOUND", `no outcome ${event.outcomeKey}`));
+            writes.orphan(event);
+            continue;
+          }
+          record = creation;
+          created = true;
+          records.set(ref, record);
+        }
+        // The outcome's first change in this batch records its due time as committed (the index holds
+        // it), taken before the event moves it; a created outcome has none yet.
+        const change = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record) });
+        const effect = applyEventToOutcome(record, event, entry.id);
+        if (effect.changed || created) changed.set(ref, change);
+        if (effect.logged) {
+          writes.log(ref, event, bytes);
+          // Idempotent retries never get here twice, so an applied event is counted once.
+          if (record.origin.kind === "agent") writes.billable(event, record.origin.customerKey);
+        }
+        if (effect.rejection) reject(entry.id, index, event, effect.rejection);
+        if (effect.charge) writes.charge(record, effect.charge);
+      } catch (error) {
+        return { ok: false, entryId: entry.id, index, error };
+      }
+    }
+  }
+  return { ok: true, changed, events, oldestReceivedAt };
+}
