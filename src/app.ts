@@ -6,7 +6,7 @@ import { TokenVerifier } from "./auth/token-verifier.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
 import type { Route } from "./ingress/router.js";
-import { apiRoutes } from "./ingress/routes/index.js";
+import { eventRoutes } from "./ingress/routes/events.js";
 import type { RedisClient } from "./redis/client.js";
 import { SettlementMonitor } from "./monitor/settlement-monitor.js";
 import { createAgentOutcome, prefetchAgentRecords } from "./outcomes/agent-outcome.js";
@@ -109,7 +109,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         metrics.enqueueCallEvents.observe(events);
       });
       const routes = [
-        ...apiRoutes({ enqueuer, shards: options.shards, metrics }),
+        ...eventRoutes({ enqueuer, shards: options.shards, metrics }),
         ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }),
         ...(extras.extraRoutes?.(context) ?? []),
       ];

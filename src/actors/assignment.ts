@@ -1,13 +1,10 @@
 // Which live worker should own each shard: rendezvous hashing, so a join or a death moves only the shards
 // that must move, and every worker computes the same answer from the same membership list.
 
+import { FNV_OFFSET, fnv1a } from "../hashing/fnv1a.js";
+
 function weight(workerId: string, shard: number): number {
-  let hash = 0x811c9dc5;
-  const text = `${workerId}/${shard}`;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
+  let hash = fnv1a(FNV_OFFSET, `${workerId}/${shard}`);
   // A final avalanche step: FNV alone clusters on similar worker ids.
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);

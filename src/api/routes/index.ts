@@ -1,5 +1,5 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
-import { ApiError } from "../../errors/api-error.js";
+import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";
 import { ChargeStore } from "../../stores/charge-store.js";
 import { DeadLetterStore } from "../../stores/dead-letter-store.js";
@@ -35,8 +35,7 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock }: Resourc
     const [result] = await enqueuer.submit(shardOf(event.accountId, event.outcomeKey, shards), [
       { accountId: event.accountId, outcomeKey: event.outcomeKey, idempotencyKey: replayClaim(source), payload: packEnvelope(event) },
     ]);
-    if (result === "rejected") throw new ApiError("QUEUE_REJECTED", "the queue refused the event; retry later", undefined, { retryAfterSeconds: 1 });
-    if (result === "unconfirmed") throw new ApiError("QUEUE_UNCONFIRMED", "the enqueue could not be confirmed", undefined, { retryAfterSeconds: 1 });
+    if (result === "rejected" || result === "unconfirmed") throw enqueueFailure(result, "replay");
   };
   return [
     ...taskRoutes(records),

@@ -1,5 +1,5 @@
 // POST /v1/events and POST /v1/events/batch: validate, stamp, shard and enqueue; answer only what Redis confirmed.
-import { ApiError } from "../../errors/api-error.js";
+import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/enqueue.js";
 import { packEnvelope, type EventEnvelope } from "../../streams/event-envelope.js";
 import { shardOf } from "../../streams/shard.js";
@@ -9,8 +9,6 @@ import { parseBatch, parseEvent } from "../validate-events.js";
 
 export const MAX_EVENT_BODY_BYTES = 256 * 1024;
 export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
-/** Seconds a client should wait before retrying a 503. */
-const RETRY_AFTER_SECONDS = 1;
 
 export interface EventRouteDeps {
   enqueuer: ShardEnqueuer;
@@ -82,17 +80,8 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
           case "appended":
           case "duplicate":
             return { status: 202, body: { accepted: true, duplicate: result === "duplicate" } };
-          case "rejected":
-            throw new ApiError("QUEUE_REJECTED", "the queue did not accept the event; it was not enqueued, retry later", undefined, {
-              retryAfterSeconds: RETRY_AFTER_SECONDS,
-            });
           default:
-            throw new ApiError(
-              "QUEUE_UNCONFIRMED",
-              "the event could not be confirmed enqueued; retry with the same idempotency_key to be safe",
-              undefined,
-              { retryAfterSeconds: RETRY_AFTER_SECONDS },
-            );
+            throw enqueueFailure(result!, "event");
         }
       },
     },
