@@ -1,5 +1,33 @@
-// Lint: typescript-eslint's type-aware rules; promises must be awaited or handled.
+// Lint: typescript-eslint's type-aware rules; promises must be awaited or handled; the house's rooms
+// (docs/architecture.md) enforced as import rules, so a forbidden arrow fails `npm run lint`.
+import { importX } from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import tseslint from "typescript-eslint";
+
+/** Which folder of src/ may not import which: every rule docs/architecture.md states, one zone each. */
+const houseZones = [
+  { target: "./src/condition", from: "./src", except: ["./condition"], message: "the condition language is pure: it imports nothing outside src/condition" },
+  { target: "./src/ingress", from: ["./src/actors", "./src/outcomes", "./src/stores", "./src/api"], message: "the ingress only validates and enqueues: no actors, outcomes, stores or api" },
+  { target: "./src/actors", from: ["./src/ingress", "./src/api", "./src/stores"], message: "actors consume the streams: no ingress, api or read stores" },
+  { target: "./src/outcomes", from: ["./src/stores", "./src/redis", "./src/actors", "./src/api", "./src/ingress"], message: "the outcome domain is pure: no Redis, stores or callers" },
+];
+
+/** The house rules on their own (named, so the lint test can run exactly these against fixtures). */
+export const houseRules = {
+  name: "verdict/house",
+  files: ["src/**/*.ts"],
+  plugins: { "import-x": importX },
+  settings: {
+    "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+    // Dependencies are parsed as TypeScript too, or no-cycle cannot follow their imports.
+    "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+    "import-x/extensions": [".ts", ".js"],
+  },
+  rules: {
+    "import-x/no-cycle": "error",
+    "import-x/no-restricted-paths": ["error", { zones: houseZones }],
+  },
+};
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", ".verdict/**", "bench/k6/**", "eslint.config.js"] },
@@ -16,6 +44,7 @@ export default tseslint.config(
       "no-console": "error",
     },
   },
+  houseRules,
   {
     files: ["src/cli/**", "bench/**", "test/**"],
     rules: { "no-console": "off" },

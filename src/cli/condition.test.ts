@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { run } from "../cli/condition.js";
+import { run } from "./condition.js";
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
