@@ -305,7 +305,7 @@ export async function api(port: number, token: string, method: string, path: str
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };

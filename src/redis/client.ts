@@ -22,8 +22,9 @@ export interface ConnectOptions {
 }
 
 export function connectRedis(endpoint: RedisEndpoint, options: ConnectOptions = {}): RedisClient {
-  const common: RedisOptions = {
-    connectionName: options.connectionName,
+  // `satisfies`, not a type annotation: ioredis's own option types disagree under exactOptionalPropertyTypes.
+  const common = {
+    ...(options.connectionName === undefined ? {} : { connectionName: options.connectionName }),
     // Also the only way a command in flight when a connection drops ever settles: with re-sending off,
     // ioredis forgets such commands without rejecting them, so without a timeout their callers wait forever.
     commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
@@ -34,14 +35,14 @@ export function connectRedis(endpoint: RedisEndpoint, options: ConnectOptions = 
     // failed call as of unknown fate: the enqueue answers unconfirmed, the actor reloads and redoes.
     autoResendUnfulfilledCommands: false,
     lazyConnect: false,
-  };
+  } satisfies RedisOptions;
   switch (endpoint.kind) {
     case "standalone":
       return new Redis(endpoint.url, common);
     case "socket":
       return new Redis({ ...common, path: endpoint.path });
     case "cluster": {
-      const clusterOptions: ClusterOptions = {
+      const clusterOptions = {
         redisOptions: common,
         enableOfflineQueue: common.enableOfflineQueue,
         // No auto-pipelining: ioredis groups an auto-pipelined custom (Lua) command by its first argument,
@@ -50,7 +51,7 @@ export function connectRedis(endpoint: RedisEndpoint, options: ConnectOptions = 
         // (group commit, one script call per shard), so each call goes straight to its node.
         enableAutoPipelining: false,
         slotsRefreshTimeout: 2000,
-      };
+      } satisfies ClusterOptions;
       return new Cluster([...endpoint.nodes], clusterOptions);
     }
   }

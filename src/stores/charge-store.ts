@@ -7,12 +7,13 @@ import { decodeCursor, encodeCursor } from "./cursor.js";
 import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "./merged-shard-streams.js";
 import { compareUtf8 } from "./utf8-order.js";
 
+/** Filters of a listing; undefined where the request gave none. */
 export interface ChargeFilter {
-  customerKey?: string;
+  customerKey: string | undefined;
   /** Inclusive lower bound on confirmed_at (ms). */
-  from?: number;
+  from: number | undefined;
   /** Exclusive upper bound on confirmed_at (ms). */
-  to?: number;
+  to: number | undefined;
 }
 
 export interface CustomerUsage {

@@ -37,11 +37,12 @@ export interface LoggedEvent {
   received_at: string;
 }
 
+/** Filters of a listing; undefined where the request gave none. */
 export interface ListFilter {
-  status?: string;
-  taskKey?: string;
-  agentKey?: string;
-  customerKey?: string;
+  status: string | undefined;
+  taskKey: string | undefined;
+  agentKey: string | undefined;
+  customerKey: string | undefined;
 }
 
 export class OutcomeStore {

@@ -42,7 +42,7 @@ export async function request(
     body = JSON.stringify(options.body);
     headers["content-type"] = "application/json";
   }
-  const response = await fetch(`${base}${path}`, { method, headers, body });
+  const response = await fetch(`${base}${path}`, { method, headers, body: body ?? null });
   const text = await response.text();
   let parsed: unknown;
   try {

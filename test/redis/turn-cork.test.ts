@@ -18,10 +18,11 @@ describe.each(DEPLOYMENTS)("TurnCork (%s)", (deployment) => {
     const writes = sockets.map(() => 0);
     const originals = sockets.map((socket, i) => {
       const write = socket._writev?.bind(socket);
+      if (!write) throw new Error("expected a socket that writes chunks together (_writev)");
       const single = socket._write.bind(socket);
       socket._writev = (chunks, callback) => {
         writes[i]!++;
-        write!(chunks, callback);
+        write(chunks, callback);
       };
       socket._write = (chunk, encoding, callback) => {
         writes[i]!++;

@@ -44,7 +44,7 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
     const streams = await allStreams(t);
     const expected = new Map<number, number[]>();
     events.forEach((event, i) => {
-      const key = ("outcome_key" in event ? event.outcome_key : event.key) as string;
+      const key = "outcome_key" in event ? event.outcome_key : event.key;
       const shard = shardOf(t.accountId, key, t.options.shards);
       expected.set(shard, [...(expected.get(shard) ?? []), i]);
     });

@@ -61,7 +61,7 @@ export async function startTestApp(
       const response = await fetch(`${base}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? null : JSON.stringify(body),
       });
       const text = await response.text();
       return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown), headers: response.headers };
