@@ -7,7 +7,7 @@ import { run as runAccount } from "../../src/cli/account.js";
 import { run as runToken } from "../../src/cli/token.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { DEPLOYMENTS, envOf } from "../support/redis.js";
-import { post, startTestApp, type TestApp } from "./support.js";
+import { post, startTestApp, type TestApp } from "../ingress/support.js";
 
 const event = { outcome_key: "o", action: "ping" };
 

@@ -1,8 +1,8 @@
 // The bounded hot set: least recently used outcomes go first, a read counts as use, a shard drops whole.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HotOutcomes } from "../../src/actors/hot-outcomes.js";
-import type { OutcomeRecord } from "../../src/outcomes/outcome-record.js";
+import { HotOutcomes } from "./hot-outcomes.js";
+import type { OutcomeRecord } from "../outcomes/outcome-record.js";
 
 const record = (key: string): OutcomeRecord => ({ key }) as OutcomeRecord;
 
