@@ -1,4 +1,5 @@
 // Wires one Verdict process: Redis, then the parts its role runs (ingress, worker), then the operations port.
+import type { Registry } from "prom-client";
 import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
 import { resourceRoutes } from "./api/routes/index.js";
@@ -17,7 +18,7 @@ import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.j
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./redis/keys.js";
 import { claimShardCount } from "./streams/shard-count-guard.js";
-import { startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
+import { failingChecks, startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
 import { createLogger, type Logger } from "./telemetry/logger.js";
 import { childrenByLabel, createMetrics, type Metrics } from "./telemetry/metrics.js";
 
@@ -45,13 +46,23 @@ export interface VerdictExtras {
    * @default Date.now
    */
   clock?: () => number;
+  /**
+   * Serve /metrics, /healthz and /readyz on options.metricsPort. A supervised child does not: its
+   * supervisor serves them for the machine and asks the child over IPC.
+   * @default true
+   */
+  operationsPort?: boolean;
 }
 
 export interface VerdictApp {
   /** HTTP API port; 0 when this role serves no API (worker). */
   port: number;
+  /** The operations port; 0 when the app serves none (a supervised child). */
   metricsPort: number;
   redis: RedisClient;
+  registry: Registry;
+  /** Names of the readiness checks that fail now; empty when ready. */
+  failingChecks(): Promise<string[]>;
   keys: Keys;
   /** Stops everything this app started, newest first. */
   stop(): Promise<void>;
@@ -149,15 +160,22 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       readiness.push({ name: "joined shard membership", check: () => worker.joined });
     }
 
-    const health = await startHealthServer(options.metricsPort, metrics.registry, readiness);
-    stoppers.push(() => health.close());
-    logger.info({ port, metricsPort: health.port }, "verdict started");
+    const failing = (): Promise<string[]> => failingChecks(readiness);
+    let metricsPort = 0;
+    if (extras.operationsPort ?? true) {
+      const health = await startHealthServer(options.metricsPort, metrics.registry, failing);
+      stoppers.push(() => health.close());
+      metricsPort = health.port;
+    }
+    logger.info({ port, metricsPort }, "verdict started");
 
     let stopping: Promise<void> | undefined;
     return {
       port,
-      metricsPort: health.port,
+      metricsPort,
       redis,
+      registry: metrics.registry,
+      failingChecks: failing,
       keys,
       stop: () => (stopping ??= stopAll()),
     };

@@ -1,8 +1,18 @@
-// `verdict serve [--role all|ingress|worker]`: runs the service until SIGINT or SIGTERM.
+// `verdict serve [--role all|ingress|worker]`: runs the service until SIGINT or SIGTERM. Role all (the
+// default) runs a supervisor with the ingress and the workers as child processes, one per core; roles
+// ingress and worker run as one process each, for deployments that place them (compose, Kubernetes).
+import cluster from "node:cluster";
+import { createServer } from "node:net";
+import { availableParallelism } from "node:os";
 import { startVerdict } from "../app.js";
 import { optionsFromEnv } from "../config/env.js";
-import type { Role } from "../config/options.js";
-import { createLogger } from "../telemetry/logger.js";
+import type { Role, VerdictOptions } from "../config/options.js";
+import { resolveRedis } from "../redis/connect.js";
+import { ChildLink } from "../supervisor/child-link.js";
+import { processPlan } from "../supervisor/process-plan.js";
+import { Supervisor } from "../supervisor/supervisor.js";
+import { startHealthServer } from "../telemetry/health-server.js";
+import { createLogger, type Logger } from "../telemetry/logger.js";
 
 const ROLES: readonly Role[] = ["all", "ingress", "worker"];
 const STOP_GRACE_MS = 10_000;
@@ -21,29 +31,106 @@ function parseRole(args: string[]): Role | undefined {
   return undefined;
 }
 
-export async function run(args: string[]): Promise<number> {
-  const role = parseRole(args);
-  const options = optionsFromEnv(process.env, role === undefined ? {} : { role });
-  const logger = createLogger(options.logLevel, { role: options.role });
-  const app = await startVerdict(options, { logger });
-  await new Promise<void>((resolve) => {
+/** Resolves on the first of `signals` (or when `also` resolves), logging which. */
+function untilStopped(logger: Logger, signals: readonly NodeJS.Signals[], also?: Promise<void>): Promise<void> {
+  return new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
       logger.info({ signal }, "stopping");
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const s of signals) process.off(s, onSignal);
       resolve();
     };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    for (const s of signals) process.on(s, onSignal);
+    void also?.then(resolve);
   });
-  // A Redis that is gone would make the orderly stop wait on retries; past the grace period, just leave
-  // (leases expire and another worker reclaims pending entries: nothing accepted is lost).
+}
+
+/**
+ * Runs `stop`, then exits. A Redis that is gone would make the orderly stop wait on retries; past the grace
+ * period, just leave (leases expire and another worker reclaims pending entries: nothing accepted is lost).
+ */
+async function stopThenExit(logger: Logger, stop: () => Promise<void>, graceMs = STOP_GRACE_MS): Promise<never> {
   const grace = setTimeout(() => {
-    logger.warn({ graceMs: STOP_GRACE_MS }, "stop did not finish in time; exiting");
+    logger.warn({ graceMs }, "stop did not finish in time; exiting");
     process.exit(1);
-  }, STOP_GRACE_MS);
-  await app.stop();
+  }, graceMs);
+  await stop();
   clearTimeout(grace);
   // uWebSockets.js keeps open keep-alive sockets; the service is stopped, so leave now.
   process.exit(0);
+}
+
+/** One process running its role's parts. */
+async function runSingle(options: VerdictOptions): Promise<number> {
+  const logger = createLogger(options.logLevel, { role: options.role });
+  const app = await startVerdict(options, { logger });
+  await untilStopped(logger, ["SIGINT", "SIGTERM"]);
+  return stopThenExit(logger, () => app.stop());
+}
+
+/**
+ * A child of the supervisor. It ignores SIGINT (Ctrl-C signals the terminal's whole process group, and
+ * the supervisor stops the children in order with SIGTERM) and stops when the supervisor is gone.
+ */
+async function runChild(options: VerdictOptions): Promise<number> {
+  const logger = createLogger(options.logLevel, { role: options.role });
+  let supervisorGone!: () => void;
+  const gone = new Promise<void>((resolve) => (supervisorGone = resolve));
+  const link = new ChildLink(logger, supervisorGone);
+  process.on("SIGINT", () => {});
+  const app = await startVerdict(options, { logger, operationsPort: false });
+  app.registry.setDefaultLabels({ role: options.role });
+  link.attach(app);
+  await untilStopped(logger, ["SIGTERM"], gone);
+  return stopThenExit(logger, () => app.stop());
+}
+
+/** A port nobody listens on now, for the ingress children to share when the options ask for any (0). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function runSupervisor(options: VerdictOptions): Promise<number> {
+  const logger = createLogger(options.logLevel, { role: "supervisor" });
+  // The embedded Redis is started once, here; the children find it serving the same data dir and reuse it.
+  const redis = options.redis.kind === "embedded" ? await resolveRedis(options.redis, logger) : undefined;
+  const port = options.port === 0 ? await freePort() : options.port;
+  const plan = processPlan(availableParallelism(), { ingress: options.ingressProcesses, worker: options.workerProcesses });
+  const supervisor = new Supervisor({
+    plan,
+    exec: process.argv[1]!,
+    args: ["serve"],
+    env: { VERDICT_PORT: String(port) },
+    logger,
+    stopGraceMs: STOP_GRACE_MS,
+  });
+  const metrics = { contentType: supervisor.registry.contentType, metrics: () => supervisor.metrics() };
+  const health = await startHealthServer(options.metricsPort, metrics, () => supervisor.failingChecks());
+  supervisor.start();
+  logger.info({ port, metricsPort: health.port, ...plan }, "verdict started");
+  await untilStopped(logger, ["SIGINT", "SIGTERM"]);
+  // Two phases (ingress, then workers), each within a child's grace, and the embedded Redis last.
+  return stopThenExit(
+    logger,
+    async () => {
+      await supervisor.stop();
+      await health.close();
+      await redis?.release();
+    },
+    2 * STOP_GRACE_MS + 5000,
+  );
+}
+
+export async function run(args: string[]): Promise<number> {
+  const role = parseRole(args);
+  const options = optionsFromEnv(process.env, role === undefined ? {} : { role });
+  if (cluster.isWorker) return runChild(options);
+  return options.role === "all" ? runSupervisor(options) : runSingle(options);
 }

@@ -14,6 +14,11 @@ function int(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+function optionalInt(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : int(env, name, 0);
+}
+
 function redisTarget(env: Env, dataDir: string): RedisTarget {
   const clusterNodes = env.REDIS_CLUSTER_NODES;
   if (clusterNodes) {
@@ -69,6 +74,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     maxProcessingAttempts: int(env, "VERDICT_MAX_PROCESSING_ATTEMPTS", DEFAULT_OPTIONS.maxProcessingAttempts),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     logLevel: env.VERDICT_LOG_LEVEL ?? DEFAULT_OPTIONS.logLevel,
+    ingressProcesses: optionalInt(env, "VERDICT_INGRESS_PROCESSES"),
+    workerProcesses: optionalInt(env, "VERDICT_WORKER_PROCESSES"),
     ...overrides,
   });
 }

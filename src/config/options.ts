@@ -45,6 +45,10 @@ export interface VerdictOptions {
   otlpEndpoint: string | undefined;
   /** pino log level. @default "info" */
   logLevel: string;
+  /** Ingress processes `verdict serve` runs with role all. @default one per core less one, at least one */
+  ingressProcesses: number | undefined;
+  /** Worker processes `verdict serve` runs with role all. @default the cores the ingress leaves, at least one */
+  workerProcesses: number | undefined;
 }
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
@@ -61,6 +65,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   maxProcessingAttempts: 5,
   otlpEndpoint: undefined,
   logLevel: "info",
+  ingressProcesses: undefined,
+  workerProcesses: undefined,
 });
 
 export class ConfigError extends Error {
@@ -84,6 +90,8 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
   intIn("readBatchSize", options.readBatchSize, 1, 100_000);
   intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
+  if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);
+  if (options.workerProcesses !== undefined) intIn("workerProcesses", options.workerProcesses, 1, 1024);
   if (/[{}]/.test(options.keyPrefix)) problems.push("keyPrefix must not contain '{' or '}'");
   if (options.tokenSecret.length < 16) problems.push("tokenSecret must be at least 16 characters");
   if (options.redis.kind === "cluster" && options.redis.nodes.length === 0) {

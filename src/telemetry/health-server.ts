@@ -1,7 +1,6 @@
 // The operations port every role serves: /metrics (Prometheus), /healthz (alive) and /readyz (can do its work).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Registry } from "prom-client";
 
 /** One condition of readiness, e.g. "ingress listening", "redis reachable", "joined shard membership". */
 export interface ReadinessCheck {
@@ -9,12 +8,19 @@ export interface ReadinessCheck {
   check(): boolean | Promise<boolean>;
 }
 
+/** Where /metrics comes from: a prom-client Registry, or the supervisor's sum over its children. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
 export interface HealthServer {
   port: number;
   close(): Promise<void>;
 }
 
-async function failing(checks: readonly ReadinessCheck[]): Promise<string[]> {
+/** Names of the checks that fail (or throw) now. */
+export async function failingChecks(checks: readonly ReadinessCheck[]): Promise<string[]> {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
@@ -27,8 +33,8 @@ async function failing(checks: readonly ReadinessCheck[]): Promise<string[]> {
   return results.filter((name): name is string => name !== undefined);
 }
 
-/** `checks` is read on every /readyz, so checks added after start count. */
-export function startHealthServer(port: number, registry: Registry, checks: readonly ReadinessCheck[]): Promise<HealthServer> {
+/** `failing` is asked on every /readyz, so checks added after start count. */
+export function startHealthServer(port: number, registry: MetricsSource, failing: () => Promise<string[]>): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const reply = (status: number, type: string, body: string): void => {
@@ -38,7 +44,7 @@ export function startHealthServer(port: number, registry: Registry, checks: read
     if (req.method !== "GET" && req.method !== "HEAD") return reply(405, "text/plain", "method not allowed\n");
     if (path === "/healthz") return reply(200, "application/json", '{"status":"ok"}\n');
     if (path === "/readyz") {
-      failing(checks).then(
+      failing().then(
         (down) => reply(down.length === 0 ? 200 : 503, "application/json", `${JSON.stringify({ ready: down.length === 0, failing: down })}\n`),
         () => reply(503, "application/json", '{"ready":false}\n'),
       );

@@ -35,6 +35,8 @@ export function envFor(options: VerdictOptions): Record<string, string> {
 
 export interface VerdictProcess {
   child: ChildProcess;
+  /** The API port (served by roles all and ingress). */
+  port: number;
   metricsPort: number;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function spawnVerdict(role: "all" | "ingress" | "worker", env: Reco
   }
   return {
     child,
+    port,
     metricsPort,
     kill: (signal = "SIGKILL") =>
       new Promise<void>((resolve) => {
