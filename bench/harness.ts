@@ -224,11 +224,14 @@ export interface VerdictEnv {
 }
 
 /** `verdict serve --role ROLE` through the built CLI with npm start's Node flags, as in production; resolves once /readyz is 200. */
-export async function spawnVerdict(role: "ingress" | "worker" | "all", env: VerdictEnv, nodeArgs: string[] = []): Promise<VerdictProcess> {
+export async function spawnVerdict(role: "ingress" | "worker" | "all", env: VerdictEnv, nodeArgs: string[] = [], pinCpus?: string): Promise<VerdictProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
+  const argv = [...SERVE_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--role", role];
+  // taskset execs node in place, so the pid is node's, and the children of role all inherit the CPU set.
+  const [command, args] = pinCpus === undefined ? [process.execPath, argv] : ["taskset", ["-c", pinCpus, process.execPath, ...argv]];
   const child = track(
-    spawn(process.execPath, [...SERVE_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--role", role], {
+    spawn(command, args, {
       env: {
         ...process.env,
         REDIS_URL: env.redisUrl,

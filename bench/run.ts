@@ -6,11 +6,13 @@
 // of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
 //
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
-// BENCH_ONLY (comma-separated: ingest,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
+// BENCH_ONLY (comma-separated: ingest,serve,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went). BENCH_VISIBLE_RATE runs row 4 at
 // that many events/s instead of half of row 3's rate (RESULTS.md is then not rewritten either).
+// BENCH_SERVE_CPUS (a taskset CPU list, e.g. 0 or 0,1) pins the default `serve` of rows 1a-3a to those
+// CPUs, to see how it grows with cores (RESULTS.md is then not rewritten).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -56,7 +58,7 @@ import {
 import type { ProbeResult } from "./probe.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "e2e", "visible", "storm", "bullmq", "memory", "takeover"] as const;
+const ALL = ["ingest", "serve", "e2e", "visible", "storm", "bullmq", "memory", "takeover"] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -66,6 +68,7 @@ const WARMUP = 1;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Row 4's load in events/s, to see how 202-to-visible grows with it; unset: half of row 3's rate. */
 const VISIBLE_RATE = process.env.BENCH_VISIBLE_RATE === undefined ? undefined : Number(process.env.BENCH_VISIBLE_RATE);
+const SERVE_CPUS = process.env.BENCH_SERVE_CPUS;
 const SINGLE_CONNECTIONS = 64;
 const BATCH_CONNECTIONS = 8;
 const BATCH = 500;
@@ -180,6 +183,13 @@ function range<T>(n: number, item: (i: number) => T): T[] {
 interface Results {
   single: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
   batch: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
+  /** Rows 1a-3a: the default `serve` (role all: the supervisor and its children) beside the bare server. */
+  serve?: {
+    plan: string;
+    single: { serve: LoadResult; bare: LoadResult };
+    batch: { serve: LoadResult; bare: LoadResult };
+    e2e: { events: number; seconds: number; ingestSeconds: number; sampleOk: boolean };
+  };
   e2e?: {
     events: number;
     seconds: number;
@@ -244,6 +254,80 @@ async function ingest(dir: string): Promise<void> {
     await stack.stop();
     await bareRedis.stop();
     await bullRedis.stop();
+  });
+}
+
+/** Events the default serve's ingress children accepted, and its workers committed (its /metrics sums them by role). */
+async function serveCounts(metricsPort: number): Promise<{ accepted: number; processed: number }> {
+  const [accepted, processed] = await Promise.all([
+    metric(metricsPort, 'verdict_events_total{result="accepted",role="ingress"}'),
+    metric(metricsPort, 'verdict_events_processed_total{role="worker"}'),
+  ]);
+  return { accepted, processed };
+}
+
+/**
+ * Rows 1a-3a: what a newcomer runs, `serve` with role all (a supervisor, its ingress and worker children)
+ * and default settings, beside the bare server in interleaved rounds. Its workers drain what it accepts
+ * during its rounds; before the next round they finish (not timed), so no backlog slows the bare server.
+ */
+async function defaultServe(dir: string): Promise<void> {
+  await phase(`serve: the default serve (role all)${SERVE_CPUS === undefined ? "" : ` on CPUs ${SERVE_CPUS}`} and bare uWS + XADD, ${ROUNDS} interleaved rounds, then end to end`, async () => {
+    const bareRedis = await startRedis(dir);
+    const bare = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
+    const redis = await startRedis(dir);
+    const { token } = await createAccount(redis);
+    // Default settings (its 16 shards), as `npm start` runs.
+    const serve = await spawnVerdict("all", { ...verdictEnv(redis, dir), extra: {} }, [], SERVE_CPUS);
+    const readyz = (await (await fetch(`http://127.0.0.1:${serve.metricsPort}/readyz`)).json()) as { failing: string[] };
+    if (readyz.failing.length > 0) throw new Error(`serve not ready: ${readyz.failing.join(", ")}`);
+    const children = {
+      ingress: await metric(serve.metricsPort, 'verdict_supervisor_children{role="ingress"}'),
+      worker: await metric(serve.metricsPort, 'verdict_supervisor_children{role="worker"}'),
+    };
+    const servers = [
+      { name: "bare", port: bare.info.port, token: "x" },
+      { name: "serve", port: serve.port, token },
+    ] as const;
+    const drained = async (): Promise<void> => {
+      const { accepted } = await serveCounts(serve.metricsPort);
+      await waitUntil(async () => (await serveCounts(serve.metricsPort)).processed, accepted, 300_000, 50);
+    };
+    const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
+    const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<{ serve: LoadResult; bare: LoadResult }> => {
+      const [bareRounds, serveRounds] = await rotatingRounds(servers, ROUNDS, async (server) => {
+        const result = await load(dir, spec(server));
+        if (server.name === "serve") await drained();
+        return result;
+      });
+      return { bare: medianRound(bareRounds!), serve: medianRound(serveRounds!) };
+    };
+    const single = await runRounds(({ port, token }) => ({ port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed }));
+    await bareRedis.admin.flushall();
+    const batch = await runRounds(({ port, token }) => ({ port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed }));
+    await stopChild(bare.child);
+    await bareRedis.stop();
+
+    // End to end through the default serve: as row 3, its own workers consuming while the batches arrive.
+    const stack = { ingress: serve, token };
+    await apiOk(serve.port, token, "PUT", "/v1/tasks/e2e", { name: "bench e2e", condition: "bench_done" });
+    await openOutcomes(dir, stack, "e2e", e2eKeys);
+    const before = (await serveCounts(serve.metricsPort)).processed;
+    const sending = sendBatches(dir, serve.port, token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
+    const doneAt = await waitUntil(async () => (await serveCounts(serve.metricsPort)).processed - before, E2E_EVENTS, 300_000, 20);
+    const sent = await sending;
+    const sample = await Promise.all(
+      range(20, (i) => e2eKeys[i * 499]!).map(async (key) => (await apiOk(serve.port, token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> }),
+    );
+    const sampleOk = sample.every((outcome) => outcome.observations.step?.count === E2E_EVENTS / E2E_OUTCOMES);
+    await stopChild(serve.child, "SIGTERM");
+    await redis.stop();
+    results.serve = {
+      plan: `${children.ingress} ingress + ${children.worker} worker processes${SERVE_CPUS === undefined ? "" : `, pinned to CPUs ${SERVE_CPUS}`}`,
+      single,
+      batch,
+      e2e: { events: E2E_EVENTS, seconds: (doneAt - sent.startedAtMs) / 1000, ingestSeconds: sent.seconds, sampleOk },
+    };
   });
 }
 
@@ -569,6 +653,38 @@ function table(): string {
     ">= 5x BullMQ",
     met(batchRatio === undefined ? undefined : batchRatio >= 5),
   ]);
+  const serve = results.serve;
+  const vsBare = (pair: { serve: LoadResult; bare: LoadResult }): number => rate(pair.serve) / rate(pair.bare);
+  rows.push([
+    `1a. Single-event ingest as 1, the default \`serve\` (role all: ${serve?.plan ?? "supervisor and children"}), its workers draining meanwhile`,
+    serve ? ingestCell(serve.single.serve, 1) : "not run",
+    serve ? ingestCell(serve.single.bare, 1) : "not run",
+    "n/a",
+    serve ? `vs bare ${vsBare(serve.single).toFixed(2)}x` : "n/a",
+    ">= 0.6x bare (issue 14)",
+    met(serve ? vsBare(serve.single) >= 0.6 : undefined),
+  ]);
+  rows.push([
+    `2a. Batch ingest as 2, the default \`serve\``,
+    serve ? ingestCell(serve.batch.serve, BATCH) : "not run",
+    serve ? ingestCell(serve.batch.bare, BATCH) : "not run",
+    "n/a",
+    serve ? `vs bare ${vsBare(serve.batch).toFixed(2)}x` : "n/a",
+    ">= 1.0x bare (issue 14)",
+    met(serve ? vsBare(serve.batch) >= 1.0 : undefined),
+  ]);
+  const serveE2eRate = serve ? serve.e2e.events / serve.e2e.seconds : undefined;
+  rows.push([
+    `3a. End to end as 3, the default \`serve\` (its own workers)`,
+    serve
+      ? `${int(serveE2eRate!)} events/s (${int(serve.e2e.events)} events in ${serve.e2e.seconds.toFixed(2)} s, of which sending took ${serve.e2e.ingestSeconds.toFixed(2)} s; counts ${serve.e2e.sampleOk ? "verified" : "WRONG"})`
+      : "not run",
+    "n/a",
+    "n/a",
+    "n/a",
+    ">= 150,000 events/s (issue 14)",
+    met(serveE2eRate === undefined ? undefined : serveE2eRate >= 150_000),
+  ]);
   const e2eRate = e2e ? e2e.events / e2e.seconds : undefined;
   const bullRate = bullmqE2e ? bullmqE2e.events / bullmqE2e.seconds : undefined;
   rows.push([
@@ -651,6 +767,7 @@ async function main(): Promise<void> {
   console.log(`verdict benchmark: ${SECONDS} s per timed run; scenarios: ${[...ONLY].join(", ")}`);
   try {
     if (ONLY.has("ingest")) await ingest(dir);
+    if (ONLY.has("serve")) await defaultServe(dir);
     if (ONLY.has("e2e") || ONLY.has("visible") || ONLY.has("storm")) await verdictWithOneWorker(dir);
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);
@@ -663,7 +780,7 @@ async function main(): Promise<void> {
   const text = table();
   console.log(`\n${text}\n`);
   console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s; CPU steal ${(stealSeconds() - stealAtStart).toFixed(1)} s`);
-  if (ONLY.size === ALL.length && VISIBLE_RATE === undefined) {
+  if (ONLY.size === ALL.length && VISIBLE_RATE === undefined && SERVE_CPUS === undefined) {
     writeFileSync(RESULTS_FILE, resultsMarkdown(text, total));
     console.log(`written to bench/RESULTS.md`);
   }
@@ -691,6 +808,10 @@ How each row is measured:
    load shows as CPU steal, reported above) from landing on one server only.
 2. As 1 with ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections; bare: JSON.parse and one pipelined XADD per event;
    BullMQ: one \`addBulk\` per batch. Latencies are per batch request.
+1a-3a. What \`npm start\` runs: \`serve\` with role all and default settings (a supervisor forking ingress and
+   worker children by core count), with its own redis-server, measured against the bare server in ${ROUNDS}
+   interleaved rounds as in 1 and 2. Its workers consume what it accepts during its rounds; after each of
+   its rounds they finish the backlog (untimed) before the next round starts. 3a as 3, through its own workers.
 3. Verdict: ingress and ONE worker process (\`serve --role worker\`, ${SHARDS} shards, default settings); ${int(E2E_OUTCOMES)} outcomes
    opened from a task (condition \`bench_done\`), then ${int(E2E_EVENTS)} events sent as ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections
    while the worker consumes; time from the first request to the worker's \`verdict_events_processed_total\`

@@ -5,7 +5,7 @@
 // `role` label, readiness of them all), restarts a child that dies with backoff, and stops them in order:
 // ingress first, so nothing is accepted that no worker will process, then the workers (leases released).
 import cluster, { type Worker as Child } from "node:cluster";
-import { AggregatorRegistry, Counter, Registry } from "prom-client";
+import { AggregatorRegistry, Counter, Gauge, Registry } from "prom-client";
 import type { Logger } from "../telemetry/logger.js";
 import { isChildReply, type ChildMetrics, type ChildReply } from "./messages.js";
 import type { ProcessPlan } from "./process-plan.js";
@@ -53,6 +53,18 @@ export class Supervisor {
     help: "Children restarted after an unexpected exit, by role",
     labelNames: ["role"],
     registers: [this.registry],
+  });
+
+  private readonly running = new Gauge({
+    name: "verdict_supervisor_children",
+    help: "Children running now, by role",
+    labelNames: ["role"],
+    registers: [this.registry],
+    collect: () => {
+      for (const role of ["ingress", "worker"] as const) {
+        this.running.set({ role }, this.slots.filter((slot) => slot.role === role && slot.child?.isConnected()).length);
+      }
+    },
   });
 
   constructor(private readonly deps: SupervisorDeps) {
