@@ -5,7 +5,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
-import { assertNativeUws, uWS, type HttpResponse, type us_listen_socket } from "./uws.js";
+import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
 export interface HttpServerDeps {
   routes: readonly Route[];
@@ -42,6 +42,8 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A declared body up to this many times the route's cap is skipped after a 413 instead of closing. */
+const DRAIN_FACTOR = 2;
 const UNMATCHED = "unmatched";
 
 /** Per-request state shared by the callbacks of one exchange. */
@@ -90,7 +92,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       ex.res.writeHeader("X-Request-Id", ex.requestId);
       if (text !== undefined) ex.res.writeHeader("Content-Type", "application/json");
       if (response.headers) for (const [name, value] of Object.entries(response.headers)) ex.res.writeHeader(name, value);
-      if (text === undefined) ex.res.endWithoutBody(undefined, closeConnection);
+      // endWithoutBody(undefined, ...) makes this uWS write `Content-Length: 9223372036854775808`, which
+      // leaves the client waiting for a body that never comes; without arguments it writes no length at
+      // all, as a 204 must (RFC 9110, 8.6). Bodiless answers are never errors, so never close.
+      if (text === undefined) ex.res.endWithoutBody();
       else ex.res.end(text, closeConnection);
     });
   };
@@ -154,6 +159,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const rawQuery = req.getQuery() ?? "";
     const contentLength = req.getHeader("content-length");
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const framingError = checkFraming(req);
+    // The body's extent is in doubt, so the connection cannot be trusted for a next request either.
+    if (framingError !== undefined) return sendError(ex, framingError, true);
 
     // Everything below may finish after this callback returns.
     res.onAborted(() => {
@@ -163,11 +171,13 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
 
     const wantsBody = method === "POST" || method === "PUT";
     if (wantsBody && contentLength !== "" && Number(contentLength) > limit) {
-      // Refuse before reading a byte; the unread body goes with the connection.
-      if (typeof account === "string") return sendError(ex, new BodyTooLarge(limit), true);
+      // Refuse before reading a byte. uWS skips a declared body it was not asked to read, so a body of
+      // modest excess costs little to skip and keeps the connection; past that, closing is cheaper.
+      const close = Number(contentLength) > limit * DRAIN_FACTOR;
+      if (typeof account === "string") return sendError(ex, new BodyTooLarge(limit), close);
       account.then(
-        () => sendError(ex, new BodyTooLarge(limit), true),
-        (error: unknown) => sendError(ex, error, true),
+        () => sendError(ex, new BodyTooLarge(limit), close),
+        (error: unknown) => sendError(ex, error, close),
       );
       return;
     }
@@ -218,6 +228,27 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (deps.host === undefined) app.listen(deps.port, onListen);
     else app.listen(deps.host, deps.port, onListen);
   });
+}
+
+/**
+ * Refuses framing a proxy in front might read differently from uWS (request smuggling): uWS takes the
+ * first of two Content-Length headers where others take the last, and reads any Transfer-Encoding
+ * ending in chunked as chunked. Only a single length, or exactly `chunked`, is accepted.
+ */
+function checkFraming(req: HttpRequest): ApiError | undefined {
+  let lengths = 0;
+  let codings = 0;
+  req.forEach((name) => {
+    if (name === "content-length") lengths++;
+    else if (name === "transfer-encoding") codings++;
+  });
+  if (lengths > 1) {
+    return new ApiError("VALIDATION_ERROR", "more than one Content-Length header", [{ path: "Content-Length", message: "send exactly one" }]);
+  }
+  if (codings > 1 || (codings === 1 && req.getHeader("transfer-encoding").toLowerCase() !== "chunked")) {
+    return new ApiError("VALIDATION_ERROR", "Transfer-Encoding must be exactly chunked", [{ path: "Transfer-Encoding", message: "only chunked is supported" }]);
+  }
+  return undefined;
 }
 
 /** Collects the body, copying each chunk (uWS reuses them) and refusing past `limit` bytes. */
