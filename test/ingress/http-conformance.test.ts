@@ -167,6 +167,15 @@ describe("HTTP conformance of the edge (standalone)", () => {
       await droppedSilently(rawRequestBytes("GET", "/v1/tasks", [auth, "X-Odd: a\u0000b"]));
     });
 
+    it("closes the connection on headers over 4 KiB that arrive in two reads", async () => {
+      const c = await connection();
+      const bytes = rawRequestBytes("GET", "/v1/tasks", [auth, `X-Big: ${"a".repeat(5000)}`]);
+      c.write(bytes.slice(0, 20));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      c.write(bytes.slice(20));
+      expect(await c.waitClosed()).toBe(true);
+    });
+
     it("closes the connection when a second request arrives while the first is still being answered", async () => {
       const c = await connection();
       c.write(rawRequestBytes("GET", "/v1/tasks", [auth]) + rawRequestBytes("GET", "/v1/tasks", [auth]));
