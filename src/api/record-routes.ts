@@ -3,9 +3,10 @@
 import { ApiError } from "../errors/api-error.js";
 import type { HttpErrorCode } from "../errors/codes.js";
 import type { Route } from "../ingress/router.js";
+import { decodeCursor, encodeCursor } from "../outcomes/outcome-store.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { RecordKind } from "../streams/keys.js";
-import { paging } from "./request-checks.js";
+import { invalidCursor, paging } from "./request-checks.js";
 
 interface Resource<T> {
   kind: RecordKind;
@@ -59,8 +60,14 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
           return { status: 200, body: { [resource.listField]: await records.all<T>(req.accountId, resource.kind) } };
         }
         const { limit, cursor } = paging(req.query);
-        const page = await records.list<T>(req.accountId, resource.kind, limit, cursor);
-        return { status: 200, body: { [resource.listField]: page.items, next_cursor: page.nextCursor } };
+        // The store pages after a key; the client sees it tagged with the kind and encoded, so a garbage
+        // or another list's cursor is refused rather than paging from wherever it happens to sort.
+        const tag = `${resource.kind}\n`;
+        const position = cursor === null ? null : decodeCursor(cursor);
+        if (position === undefined || (position !== null && (!position.startsWith(tag) || position.length === tag.length))) throw invalidCursor();
+        const page = await records.list<T>(req.accountId, resource.kind, limit, position === null ? null : position.slice(tag.length));
+        const next = page.nextCursor === null ? null : encodeCursor(tag + page.nextCursor);
+        return { status: 200, body: { [resource.listField]: page.items, next_cursor: next } };
       },
     },
   ];

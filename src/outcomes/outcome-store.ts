@@ -59,8 +59,15 @@ export function encodeCursor(position: string): string {
   return Buffer.from(position).toString("base64url");
 }
 
-export function decodeCursor(cursor: string): string {
-  return Buffer.from(cursor, "base64url").toString();
+/**
+ * The position in a cursor, or undefined when the text is not one `encodeCursor` could have made: Buffer
+ * decoding skips characters outside the alphabet and stops at padding, so only a cursor that encodes
+ * back to itself, of well-formed UTF-8, is taken.
+ */
+export function decodeCursor(cursor: string): string | undefined {
+  const bytes = Buffer.from(cursor, "base64url");
+  const position = bytes.toString();
+  return bytes.toString("base64url") === cursor && Buffer.from(position).equals(bytes) ? position : undefined;
 }
 
 export class OutcomeStore {
@@ -124,17 +131,20 @@ export class OutcomeStore {
     return { kind: sameTask ? "existing" : "conflict", record: current };
   }
 
-  /** The account's outcomes, oldest first, merged across shards, filtered; up to `limit` per page. */
+  /** The account's outcomes, oldest first, merged across shards, filtered; up to `limit` per page; undefined for a cursor this list did not hand out. */
   async list(
     accountId: string,
     filter: ListFilter,
     limit: number,
     cursor: string | null,
-  ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null }> {
+  ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null } | undefined> {
+    const after = cursor === null ? null : decodeCursor(cursor);
+    // Only a member indexMember could have written: a cursor from elsewhere would page from anywhere.
+    if (after === undefined || (after !== null && !/^\d{15}\n./s.test(after))) return undefined;
     // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
     const filtered = Object.values(filter).some((value) => value !== undefined);
     const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
-    const start = cursor === null ? "-" : `(${decodeCursor(cursor)}`;
+    const start = after === null ? "-" : `(${after}`;
     const index = new ShardMerge<string>(
       this.shards,
       {

@@ -2,7 +2,7 @@
 import { ApiError } from "../../errors/api-error.js";
 import type { Route } from "../../ingress/router.js";
 import type { ChargeRecord } from "../../outcomes/charge.js";
-import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "../../outcomes/merged-shard-streams.js";
+import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition } from "../../outcomes/merged-shard-streams.js";
 import { decodeCursor, encodeCursor } from "../../outcomes/outcome-store.js";
 import { compareUtf8 } from "../../outcomes/utf8-order.js";
 import type { RedisClient } from "../../redis/client.js";
@@ -28,7 +28,7 @@ export function chargeRoutes(client: RedisClient, keys: Keys, shards: number): R
         // [from, to) on confirmed_at.
         const from = instant(req.query, "from");
         const to = instant(req.query, "to");
-        const after = cursor === null ? undefined : parsePosition(decodeCursor(cursor));
+        const after = cursor === null ? undefined : parseCursorPosition(decodeCursor(cursor), shards);
         if (cursor !== null && !after) throw invalidCursor();
         const page = await filteredPage(
           client,

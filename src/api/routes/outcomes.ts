@@ -7,6 +7,7 @@ import type { OutcomeStore } from "../../outcomes/outcome-store.js";
 import { presentOutcome } from "../../outcomes/present-outcome.js";
 import type { RecordStore } from "../../records/record-store.js";
 import type { TaskRecord } from "../../records/task.js";
+import { LAST_ENTRY_ID, isEntryId } from "../../streams/entry-id.js";
 import { filterParam, invalidCursor, paging, validBody } from "../request-checks.js";
 
 interface OpenOutcomeBody {
@@ -64,6 +65,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
           customerKey: filterParam(req.query, "customer_key"),
         };
         const page = await outcomes.list(req.accountId, filter, limit, cursor);
+        if (!page) throw invalidCursor();
         const now = clock();
         return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
       },
@@ -84,7 +86,8 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       async handler(req) {
         const key = req.params.key ?? "";
         const { limit, cursor } = paging(req.query);
-        if (cursor !== null && !/^\d+-\d+$/.test(cursor)) throw invalidCursor();
+        // The cursor is the last entry id returned; there is always room after one this list handed out.
+        if (cursor !== null && (!isEntryId(cursor) || cursor === LAST_ENTRY_ID)) throw invalidCursor();
         if (!(await outcomes.exists(req.accountId, key))) throw notFound(key);
         const page = await outcomes.events(req.accountId, key, limit, cursor);
         return { status: 200, body: { events: page.events, next_cursor: page.nextCursor } };
