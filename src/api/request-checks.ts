@@ -8,7 +8,8 @@ export function validBody<T>(result: IValidation<T>): T {
   if (result.success) return result.data;
   const details: ErrorDetail[] = result.errors.map((error) => ({
     path: error.path.replace(/^\$input\.?/, "") || "body",
-    message: `expected ${error.expected}`,
+    // An equals-validator expects `undefined` where a field it does not know was sent.
+    message: error.expected === "undefined" ? "unknown field" : `expected ${error.expected}`,
   }));
   throw new ApiError("VALIDATION_ERROR", "request body is invalid", details);
 }

@@ -75,4 +75,81 @@ describe("hardening of the API (standalone)", () => {
       }
     });
   });
+
+  describe("values the service cannot represent", () => {
+    const refused = async (method: string, path: string, body: unknown, field: string): Promise<void> => {
+      const reply = await call(method, path, body);
+      expect([reply.status, errorCode(reply)], `${path} ${JSON.stringify(body).slice(0, 120)}`).toEqual([400, "VALIDATION_ERROR"]);
+      const details = (reply.body as { error: { details?: { path: string }[] } }).error.details ?? [];
+      expect(details.map((d) => d.path), JSON.stringify(body).slice(0, 120)).toContain(field);
+    };
+
+    it("refuses settlement periods over 10 years on tasks and agents, and IDLE windows over 10 years", async () => {
+      for (const period of ["99999999d", "3651d", "522w", "P3651D"]) {
+        await refused("PUT", "/v1/tasks/bigsp", { name: "c", condition: "a", settlement_period: period }, "settlement_period");
+        await refused("PUT", "/v1/agents/bigsp", { name: "c", condition: "a", settlement_period: period }, "settlement_period");
+      }
+      await refused("PUT", "/v1/tasks/bigidle", { name: "c", condition: "IDLE(3651d)" }, "condition");
+      expect((await call("PUT", "/v1/tasks/tensp", { name: "c", condition: "a", settlement_period: "3650d" })).status).toBe(201);
+      const opened = await call("POST", "/v1/outcomes", { key: "tensp-1", task_key: "tensp" });
+      expect(opened.status).toBe(201);
+      expect((await call("GET", "/v1/outcomes/tensp-1")).status).toBe(200);
+      expect((await call("GET", "/v1/outcomes")).status).toBe(200);
+    });
+
+    const badInstants = ["1969-12-31T23:59:59Z", "1970-01-01T00:30:00+01:00", "+010000-01-01T00:00:00Z", "10000-01-01T00:00:00Z", "2030-02-31T00:00:00Z", "2030-02-29T00:00:00Z", "2030-13-01T00:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T00:00:60Z", "2030-02-31", "2030-01-01T00:00:00+24:00"];
+
+    it("refuses instants outside 1970..9999 or of impossible dates at every input", async () => {
+      for (const instant of badInstants) {
+        await refused("POST", "/v1/outcomes", { key: "when", task_key: "ta", settles_at: instant }, "settles_at");
+        await refused("POST", "/v1/events", { outcome_key: "oa", action: "x", properties: { settles_at: instant } }, "properties.settles_at");
+        await refused("POST", "/v1/events/batch", { events: [{ outcome_key: "oa", action: "x", properties: { settles_at: instant } }] }, "events[0].properties.settles_at");
+        const charges = await call("GET", `/v1/charges?from=${encodeURIComponent(instant)}`);
+        expect([charges.status, errorCode(charges)], instant).toEqual([400, "VALIDATION_ERROR"]);
+      }
+      for (const instant of ["1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "2028-02-29T12:00:00+05:30", "2030-06-30T00:00:00.123456Z"]) {
+        expect((await call("POST", "/v1/outcomes", { key: `ok-${instant}`, task_key: "ta", settles_at: instant })).status, instant).toBe(201);
+        expect((await call("POST", "/v1/events", { outcome_key: "oa", action: "x", properties: { settles_at: instant } })).status, instant).toBe(202);
+      }
+    });
+
+    it("refuses integers past 2^53 and non-finite numbers", async () => {
+      const rateCard = (amount: string): string => `{"currency":"USD","entries":[{"agent_key":"a","unit_amount":${amount}}]}`;
+      for (const amount of ["9007199254740993", "9007199254740992", "1e400"]) {
+        const reply = await request(t.base, "PUT", "/v1/rate-cards/huge", { token: t.token, raw: rateCard(amount) });
+        expect([reply.status, errorCode(reply)], amount).toEqual([400, "VALIDATION_ERROR"]);
+      }
+      expect((await request(t.base, "PUT", "/v1/rate-cards/huge", { token: t.token, raw: rateCard("9007199254740991") })).status).toBe(201);
+      for (const number of ["1e400", "-1e400", "9007199254740993", "-9007199254740993"]) {
+        const raw = `{"outcome_key":"oa","action":"x","properties":{"deep":{"list":[1, ${number}]}}}`;
+        const reply = await request(t.base, "POST", "/v1/events", { token: t.token, raw });
+        expect([reply.status, errorCode(reply)], number).toEqual([400, "VALIDATION_ERROR"]);
+        expect((reply.body as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe("properties.deep.list[1]");
+      }
+      const fine = await request(t.base, "POST", "/v1/events", { token: t.token, raw: '{"outcome_key":"oa","action":"x","properties":{"a":1.5e-300,"b":9007199254740991,"c":-0.5,"d":1.7976931348623157e-308}}' });
+      expect(fine.status).toBe(202);
+    });
+
+    it("refuses a __proto__ property name with a clear message", async () => {
+      for (const raw of ['{"outcome_key":"oa","action":"x","properties":{"__proto__":{"a":1}}}', '{"outcome_key":"oa","action":"x","properties":{"a":[{"__proto__":1}]}}']) {
+        const reply = await request(t.base, "POST", "/v1/events", { token: t.token, raw });
+        expect([reply.status, errorCode(reply)], raw).toEqual([400, "VALIDATION_ERROR"]);
+        expect(JSON.stringify(reply.body)).toContain("__proto__");
+      }
+    });
+  });
+
+  describe("unknown fields", () => {
+    it.each([
+      ["PUT", "/v1/tasks/t", { name: "n", condition: "a", settlment_period: "1d" }, "settlment_period"],
+      ["PUT", "/v1/agents/a", { name: "n", condition: "done", atribution_method: "sum" }, "atribution_method"],
+      ["POST", "/v1/outcomes", { key: "u", task_key: "ta", setles_at: "2030-01-01T00:00:00Z" }, "setles_at"],
+      ["PUT", "/v1/customers/c", { name: "n", ratecard_key: "r" }, "ratecard_key"],
+      ["PUT", "/v1/rate-cards/r", { currency: "USD", entries: [{ agent_key: "a", unitAmount: 1, unit_amount: 1 }] }, "entries[0].unitAmount"],
+    ] as const)("refuses %s %s with a misspelt field", async (method, path, body, field) => {
+      const reply = await call(method, path, body);
+      expect([reply.status, errorCode(reply)]).toEqual([400, "VALIDATION_ERROR"]);
+      expect((reply.body as { error: { details: { path: string; message: string }[] } }).error.details).toContainEqual({ path: field, message: "unknown field" });
+    });
+  });
 });

@@ -2,6 +2,7 @@
 import typia, { type tags } from "typia";
 import { parseDuration } from "../../condition/index.js";
 import { ApiError } from "../../errors/api-error.js";
+import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
 import type { OutcomeStore } from "../../outcomes/outcome-store.js";
 import { presentOutcome } from "../../outcomes/present-outcome.js";
@@ -16,7 +17,7 @@ interface OpenOutcomeBody {
   settles_at?: (string & tags.Format<"date-time">) | null;
 }
 
-const validateOpen = typia.createValidate<OpenOutcomeBody>();
+const validateOpen = typia.createValidateEquals<OpenOutcomeBody>();
 const STATUSES = new Set(["OPEN", "CONFIRMED", "FAILED"]);
 
 function notFound(key: string): ApiError {
@@ -31,6 +32,8 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       path: "/v1/outcomes",
       async handler(req) {
         const body = validBody(validateOpen(req.body));
+        const settlesAt = body.settles_at ? parseInstant(body.settles_at) : null;
+        if (settlesAt === undefined) throw new ApiError("VALIDATION_ERROR", `settles_at must be ${INSTANT_RULE}`, [{ path: "settles_at", message: `must be ${INSTANT_RULE}` }]);
         const task = await records.get<TaskRecord>(req.accountId, "task", body.task_key);
         if (!task) throw new ApiError("TASK_NOT_FOUND", `no task ${body.task_key}`);
         const result = await outcomes.open({
@@ -40,7 +43,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
           goal: task.goal,
           condition: task.condition,
           settlementPeriodMs: task.settlement_period === null ? null : parseDuration(task.settlement_period),
-          settlesAt: body.settles_at ? Date.parse(body.settles_at) : null,
+          settlesAt,
           now: req.receivedAt,
         });
         if (result.kind === "conflict") {
