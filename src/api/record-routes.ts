@@ -6,7 +6,7 @@ import type { Route } from "../ingress/router.js";
 import { decodeCursor, encodeCursor } from "../outcomes/outcome-store.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { RecordKind } from "../streams/keys.js";
-import { invalidCursor, paging } from "./request-checks.js";
+import { invalidCursor, pathKey, paging } from "./request-checks.js";
 
 interface Resource<T> {
   kind: RecordKind;
@@ -27,7 +27,7 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "PUT",
       path: one,
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const record = resource.build(key, req.body);
         const created = await records.put(req.accountId, resource.kind, key, record);
         return { status: created ? 201 : 200, body: record };
@@ -37,7 +37,7 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "GET",
       path: one,
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const record = await records.get<T>(req.accountId, resource.kind, key);
         if (!record) throw missing(key);
         return { status: 200, body: record };
@@ -47,7 +47,7 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "DELETE",
       path: one,
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         if (!(await records.delete(req.accountId, resource.kind, key))) throw missing(key);
         return { status: 204 };
       },

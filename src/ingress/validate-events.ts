@@ -3,6 +3,7 @@ import typia, { type IValidation, type tags } from "typia";
 import { ApiError, type ErrorDetail } from "../errors/api-error.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { INSTANT_RULE, parseInstant } from "./instant.js";
+import { WELL_FORMED_RULE, isWellFormed } from "./well-formed.js";
 
 /** Most events per batch. */
 export const MAX_BATCH_EVENTS = 500;
@@ -48,6 +49,9 @@ const validateTaskEvent = typia.createValidateEquals<TaskEventInput>();
 const validateAgentEvent = typia.createValidateEquals<AgentEventInput>();
 const validateBatch = typia.createValidateEquals<BatchInput>();
 
+/** The fields that name things (shards hash them, Redis keys hold them): well-formed text only. */
+const TEXT_FIELDS = ["outcome_key", "key", "customer_key", "agent_key", "action", "idempotency_key"] as const;
+
 /** Who sent the events and when they arrived: stamped on every envelope. */
 export interface Stamp {
   accountId: string;
@@ -83,6 +87,7 @@ function propertiesProblem(value: unknown, path: string, depth: number): ErrorDe
     }
     return undefined;
   }
+  if (typeof value === "string") return isWellFormed(value) ? undefined : { path, message: WELL_FORMED_RULE };
   if (typeof value !== "object" || value === null) return undefined;
   if (depth > MAX_PROPERTIES_DEPTH) return { path: "", message: `must not nest deeper than ${MAX_PROPERTIES_DEPTH} levels` };
   if (Array.isArray(value)) {
@@ -94,6 +99,7 @@ function propertiesProblem(value: unknown, path: string, depth: number): ErrorDe
   }
   for (const [name, child] of Object.entries(value)) {
     if (name === "__proto__") return { path: `${path}.__proto__`, message: "the property name __proto__ is not allowed" };
+    if (!isWellFormed(name)) return { path: `${path}.${name}`, message: `the property name ${WELL_FORMED_RULE}` };
     const problem = propertiesProblem(child, `${path}.${name}`, depth + 1);
     if (problem) return problem;
   }
@@ -144,6 +150,13 @@ function checkEvent(input: unknown, prefix: string, stamp: Stamp, details: Error
     if (event.agent_key !== undefined) envelope.agentKey = event.agent_key;
   }
   const { properties, idempotency_key: idempotencyKey } = input as { properties?: Record<string, unknown>; idempotency_key?: string };
+  for (const field of TEXT_FIELDS) {
+    const text = input[field];
+    if (typeof text === "string" && !isWellFormed(text)) {
+      details.push({ path: at(field), message: WELL_FORMED_RULE });
+      return undefined;
+    }
+  }
   if (typeof properties?.settles_at === "string" && parseInstant(properties.settles_at) === undefined) {
     details.push({ path: at("properties.settles_at"), message: `must be ${INSTANT_RULE}` });
     return undefined;

@@ -1,6 +1,7 @@
 // Requests that once broke the API (issue 15): garbage and out-of-range cursors and ids, values past the
 // ranges the service can represent, unknown fields, malformed Unicode and over-long path keys. Each is
 // refused with 400 VALIDATION_ERROR (or 404 for an id that cannot exist), never a 500 or a silent change.
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request, startTestApp, type Reply, type TestApp } from "./support.js";
 
@@ -150,6 +151,99 @@ describe("hardening of the API (standalone)", () => {
       const reply = await call(method, path, body);
       expect([reply.status, errorCode(reply)]).toEqual([400, "VALIDATION_ERROR"]);
       expect((reply.body as { error: { details: { path: string; message: string }[] } }).error.details).toContainEqual({ path: field, message: "unknown field" });
+    });
+  });
+
+  describe("keys: well-formed Unicode, and the same length cap in the path as in a body", () => {
+    const lone = ["alias\ud800", "alias\udc00", "\udfff", "x\ud83d"];
+
+    it("refuses lone surrogates in every key, action and idempotency key of an event", async () => {
+      for (const text of lone) {
+        const cases: [unknown, string][] = [
+          [{ outcome_key: text, action: "a" }, "outcome_key"],
+          [{ outcome_key: "oa", action: text }, "action"],
+          [{ outcome_key: "oa", action: "a", idempotency_key: text }, "idempotency_key"],
+          [{ key: text, customer_key: "c", action: "a" }, "key"],
+          [{ key: "k", customer_key: text, action: "a" }, "customer_key"],
+          [{ key: "k", customer_key: "c", agent_key: text, action: "a" }, "agent_key"],
+          [{ outcome_key: "oa", action: "a", properties: { [text]: 1 } }, `properties.${text}`],
+          [{ outcome_key: "oa", action: "a", properties: { note: [text] } }, "properties.note[0]"],
+        ];
+        for (const [event, field] of cases) {
+          const single = await call("POST", "/v1/events", event);
+          expect([single.status, errorCode(single)], `${field} ${JSON.stringify(text)}`).toEqual([400, "VALIDATION_ERROR"]);
+          expect((single.body as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe(field);
+          const batch = await call("POST", "/v1/events/batch", { events: [event] });
+          expect([batch.status, errorCode(batch)], field).toEqual([400, "VALIDATION_ERROR"]);
+        }
+      }
+    });
+
+    it("refuses lone surrogates in record and outcome bodies, so two keys never alias", async () => {
+      for (const text of lone) {
+        const cases: [string, string, unknown][] = [
+          ["POST", "/v1/outcomes", { key: text, task_key: "ta" }],
+          ["POST", "/v1/outcomes", { key: "fine", task_key: text }],
+          ["PUT", "/v1/customers/cx", { name: "n", rate_card_key: text }],
+          ["PUT", "/v1/customers/cx", { name: text }],
+          ["PUT", "/v1/rate-cards/rx", { currency: "USD", entries: [{ agent_key: text, unit_amount: 1 }] }],
+          ["PUT", "/v1/tasks/tx", { name: "n", condition: "a", goal: text }],
+        ];
+        for (const [method, path, body] of cases) {
+          const reply = await call(method, path, body);
+          expect([reply.status, errorCode(reply)], `${path} ${JSON.stringify(body)}`).toEqual([400, "VALIDATION_ERROR"]);
+        }
+      }
+      const raw = await request(t.base, "PUT", "/v1/tasks/%ED%A0%80", { token: t.token, body: { name: "n", condition: "a" } });
+      expect([raw.status, errorCode(raw)]).toEqual([400, "VALIDATION_ERROR"]);
+    });
+
+    it("caps a key in the path at 512 characters, as in a body", async () => {
+      for (const segment of ["tasks", "agents", "customers", "rate-cards"]) {
+        const long = encodeURIComponent("k".repeat(513));
+        const body = segment === "customers" ? { name: "n" } : segment === "rate-cards" ? { currency: "USD", entries: [] } : { name: "n", condition: "done" };
+        for (const method of ["PUT", "GET", "DELETE"]) {
+          const reply = await call(method, `/v1/${segment}/${long}`, method === "PUT" ? body : undefined);
+          expect([reply.status, errorCode(reply)], `${method} ${segment}`).toEqual([400, "VALIDATION_ERROR"]);
+        }
+        expect((await call("PUT", `/v1/${segment}/${encodeURIComponent("é".repeat(512))}`, body)).status, segment).toBe(201);
+      }
+      for (const path of [`/v1/outcomes/${"k".repeat(513)}`, `/v1/outcomes/${"k".repeat(513)}/events`]) {
+        const reply = await call("GET", path);
+        expect([reply.status, errorCode(reply)], path).toEqual([400, "VALIDATION_ERROR"]);
+      }
+    });
+
+    it("answers any key either 400 or with the same key back from every read", async () => {
+      const unit = fc.oneof(
+        { weight: 4, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 2 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)) },
+        { weight: 1, arbitrary: fc.constantFrom(":", "/", "%", "?", "#", "\n", "\u0000", " ", "\ufeff") },
+      );
+      const keys = fc.oneof(
+        { weight: 5, arbitrary: fc.array(unit, { maxLength: 20 }).map((parts) => parts.join("")) },
+        { weight: 1, arbitrary: fc.integer({ min: 510, max: 514 }).map((n) => "k".repeat(n)) },
+      );
+      const seen = new Set<string>();
+      await fc.assert(
+        fc.asyncProperty(keys, async (key) => {
+          const opened = await call("POST", "/v1/outcomes", { key, task_key: "tb" });
+          const valid = key.length >= 1 && key.length <= 512 && !/\p{Cs}/u.test(key);
+          if (!valid) {
+            expect([opened.status, errorCode(opened)]).toEqual([400, "VALIDATION_ERROR"]);
+            return;
+          }
+          expect(opened.status).toBe(seen.has(key) ? 200 : 201);
+          seen.add(key);
+          expect((opened.body as { key: string }).key).toBe(key);
+          const read = await call("GET", `/v1/outcomes/${encodeURIComponent(key)}`);
+          expect(read.status).toBe(200);
+          expect((read.body as { key: string }).key).toBe(key);
+          const listed = await call("GET", `/v1/outcomes?task_key=tb&limit=1000`);
+          expect((listed.body as { outcomes: { key: string }[] }).outcomes.map((o) => o.key)).toContain(key);
+        }),
+        { numRuns: 60 },
+      );
     });
   });
 });

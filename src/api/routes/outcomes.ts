@@ -9,7 +9,7 @@ import { presentOutcome } from "../../outcomes/present-outcome.js";
 import type { RecordStore } from "../../records/record-store.js";
 import type { TaskRecord } from "../../records/task.js";
 import { LAST_ENTRY_ID, isEntryId } from "../../streams/entry-id.js";
-import { filterParam, invalidCursor, paging, validBody } from "../request-checks.js";
+import { filterParam, invalidCursor, pathKey, paging, validBody } from "../request-checks.js";
 
 interface OpenOutcomeBody {
   key: string & tags.MinLength<1> & tags.MaxLength<512>;
@@ -77,7 +77,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       method: "GET",
       path: "/v1/outcomes/:key",
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const record = await outcomes.get(req.accountId, key);
         if (!record) throw notFound(key);
         return { status: 200, body: presentOutcome(record, clock()) };
@@ -87,7 +87,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       method: "GET",
       path: "/v1/outcomes/:key/events",
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const { limit, cursor } = paging(req.query);
         // The cursor is the last entry id returned; there is always room after one this list handed out.
         if (cursor !== null && (!isEntryId(cursor) || cursor === LAST_ENTRY_ID)) throw invalidCursor();
