@@ -11,6 +11,7 @@
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went). BENCH_VISIBLE_RATE runs row 4 at
 // that many events/s instead of half of row 3's rate (RESULTS.md is then not rewritten either).
+import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -86,7 +87,7 @@ const TAKEOVER_OUTCOMES = 10_000;
 const TAKEOVER_LEASE_TTL_MS = 1000;
 const SHARDS = DEFAULT_OPTIONS.shards;
 const KEY_PREFIX = "bench:";
-const TOKEN_SECRET = "bench-secret-bench-secret";
+const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const PEER_TOKEN = "bench-peer-token";
 
 /** BENCH_PROFILE=ingress,worker runs those Verdict processes under --cpu-prof (profiles in BENCH_PROFILE_DIR). */

@@ -119,6 +119,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         logger,
         metrics,
         port: options.port,
+        ...(options.host !== undefined && { host: options.host }),
         clock,
       });
       stoppers.push(() => http.close());
@@ -149,7 +150,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       readiness.push({ name: "joined shard membership", check: () => worker.joined });
     }
 
-    const health = await startHealthServer(options.metricsPort, metrics.registry, readiness);
+    const health = await startHealthServer(options.metricsPort, metrics.registry, readiness, options.metricsHost);
     stoppers.push(() => health.close());
     logger.info({ port, metricsPort: health.port }, "verdict started");
 

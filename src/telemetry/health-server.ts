@@ -28,7 +28,8 @@ async function failing(checks: readonly ReadinessCheck[]): Promise<string[]> {
 }
 
 /** `checks` is read on every /readyz, so checks added after start count. */
-export function startHealthServer(port: number, registry: Registry, checks: readonly ReadinessCheck[]): Promise<HealthServer> {
+/** `host` undefined listens on every interface. */
+export function startHealthServer(port: number, registry: Registry, checks: readonly ReadinessCheck[], host?: string): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const reply = (status: number, type: string, body: string): void => {
@@ -55,7 +56,7 @@ export function startHealthServer(port: number, registry: Registry, checks: read
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off("error", reject);
       resolve({
         port: (server.address() as AddressInfo).port,
