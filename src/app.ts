@@ -2,6 +2,7 @@
 import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
 import { resourceRoutes } from "./api/routes/index.js";
+import { guardedByLiveness } from "./api/unavailable.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
@@ -13,6 +14,7 @@ import { createAgentOutcome, prefetchAgentRecords } from "./outcomes/agent-outco
 import { BatchRecordReader } from "./records/batch-record-reader.js";
 import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
+import { RedisLiveness } from "./redis/liveness.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./streams/keys.js";
@@ -108,9 +110,11 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);
       });
+      const liveness = new RedisLiveness(redis);
+      stoppers.push(() => liveness.stop());
       const routes = [
         ...apiRoutes({ enqueuer, shards: options.shards, metrics }),
-        ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }),
+        ...guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }), liveness),
         ...(extras.extraRoutes?.(context) ?? []),
       ];
       const http = await startHttpServer({
