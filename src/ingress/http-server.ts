@@ -18,7 +18,18 @@ export interface HttpServerDeps {
   host?: string;
   /** The business clock stamped on requests (`receivedAt`). @default Date.now */
   clock?: () => number;
+  /** A response write that makes no progress this long closes the connection. @default DEFAULT_WRITE_STALL_MS */
+  writeStallMs?: number;
 }
+
+/**
+ * Longest a client may leave a response unread before its connection is closed: uWS keeps the unsent rest
+ * of a body for as long as the socket lives, so 300 clients that never read a large list held 160 MiB.
+ */
+export const DEFAULT_WRITE_STALL_MS = 30_000;
+
+/** Bodies up to this size are handed to uWS whole; larger ones are written as the client reads them. */
+const STREAMED_BODY_BYTES = 64 * 1024;
 
 export interface HttpServer {
   port: number;
@@ -56,6 +67,10 @@ interface Exchange {
   answered: boolean;
   /** Fails a body read still waiting when the client goes away. */
   abortRead?: () => void;
+  /** An abort handler is attached, so the answer may be written after the request callback returned. */
+  abortable: boolean;
+  /** Stops the stall timer of a response still being written. */
+  stopWriting?: () => void;
 }
 
 class BodyTooLarge extends ApiError {
@@ -82,11 +97,17 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     counter.inc();
   };
 
+  const writeStallMs = deps.writeStallMs ?? DEFAULT_WRITE_STALL_MS;
+
   const send = (ex: Exchange, response: ApiResponse, closeConnection = false): void => {
     if (ex.aborted || ex.answered) return;
     ex.answered = true;
     countRequest(ex.route, ex.method, response.status);
     const text = response.body === undefined ? undefined : JSON.stringify(response.body);
+    if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
+      sendStreamed(ex, response, Buffer.from(text), writeStallMs);
+      return;
+    }
     ex.res.cork(() => {
       ex.res.writeStatus(STATUS_TEXT[response.status] ?? String(response.status));
       ex.res.writeHeader("X-Request-Id", ex.requestId);
@@ -135,6 +156,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       route: UNMATCHED,
       aborted: false,
       answered: false,
+      abortable: false,
     };
 
     const match = router.match(method, path);
@@ -167,7 +189,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     res.onAborted(() => {
       ex.aborted = true;
       ex.abortRead?.();
+      ex.stopWriting?.();
     });
+    ex.abortable = true;
 
     const wantsBody = method === "POST" || method === "PUT";
     if (wantsBody && contentLength !== "" && Number(contentLength) > limit) {
@@ -227,6 +251,50 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     };
     if (deps.host === undefined) app.listen(deps.port, onListen);
     else app.listen(deps.host, deps.port, onListen);
+  });
+}
+
+/**
+ * Writes a large body as the client takes it (tryEnd/onWritable), holding it in this one buffer rather
+ * than a copy in uWS, and closes the connection when no byte has gone out for `stallMs`.
+ */
+function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs: number): void {
+  const { res } = ex;
+  let startOffset = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let lastOffset = -1;
+  const watch = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (ex.aborted) return;
+      const offset = res.getWriteOffset();
+      if (offset === lastOffset) {
+        // close() runs onAborted, which stops this watch.
+        res.close();
+        return;
+      }
+      lastOffset = offset;
+      watch();
+    }, stallMs);
+    timer.unref();
+  };
+  ex.stopWriting = () => clearTimeout(timer);
+  let done = false;
+  res.cork(() => {
+    res.writeStatus(STATUS_TEXT[response.status] ?? String(response.status));
+    res.writeHeader("X-Request-Id", ex.requestId);
+    res.writeHeader("Content-Type", "application/json");
+    if (response.headers) for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value);
+    startOffset = res.getWriteOffset();
+    [, done] = res.tryEnd(body, body.length);
+  });
+  if (done) return;
+  lastOffset = res.getWriteOffset();
+  watch();
+  res.onWritable((offset) => {
+    const [ok, finished] = res.tryEnd(body.subarray(offset - startOffset), body.length);
+    if (finished) ex.stopWriting?.();
+    return ok;
   });
 }
 
