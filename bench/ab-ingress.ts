@@ -6,6 +6,7 @@
 // BENCH_AB_RATE: requests/s (0, the default: closed loop, as fast as each answers); BENCH_ROUNDS (12) and
 // BENCH_SECONDS (3, per round) as elsewhere. Prints each side's median round: requests/s and the main
 // thread's CPU per request (from /proc, so the baseline's and this build's figures share every condition).
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -49,7 +50,7 @@ async function startSide(name: string, dist: string, redisUrl: string): Promise<
     metricsPort: 0,
     redis: { kind: "standalone" as const, url: redisUrl },
     keyPrefix: `${name}:`,
-    tokenSecret: "bench-secret-bench-secret",
+    tokenSecret: randomBytes(32).toString("base64url"),
   };
   const app = await startVerdict(options, { logger: silentLogger });
   const { token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create(name);

@@ -2,6 +2,7 @@
 // redis-server, next to a bare uWebSockets.js server doing one XADD per request. Both servers run in this
 // process and the single-event figures come from interleaved rounds, as in `npm run bench`: a slow spell
 // of the shared host then hits both alike instead of whichever happened to run during it.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
       metricsPort: 0,
       redis: { kind: "standalone" as const, url: `redis://127.0.0.1:${redis.port}` },
       keyPrefix: "bench:",
-      tokenSecret: "bench-secret-bench-secret",
+      tokenSecret: randomBytes(32).toString("base64url"),
     };
     const app = await startVerdict(options, { logger: silentLogger });
     const { token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create("bench");

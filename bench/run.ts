@@ -13,6 +13,7 @@
 // that many events/s instead of half of row 3's rate (RESULTS.md is then not rewritten either).
 // BENCH_SERVE_CPUS (a taskset CPU list, e.g. 0 or 0,1) pins the default `serve` of rows 1a-3a to those
 // CPUs, to see how it grows with cores (RESULTS.md is then not rewritten).
+import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -89,7 +90,7 @@ const TAKEOVER_OUTCOMES = 10_000;
 const TAKEOVER_LEASE_TTL_MS = 1000;
 const SHARDS = DEFAULT_OPTIONS.shards;
 const KEY_PREFIX = "bench:";
-const TOKEN_SECRET = "bench-secret-bench-secret";
+const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const PEER_TOKEN = "bench-peer-token";
 
 /** BENCH_PROFILE=ingress,worker runs those Verdict processes under --cpu-prof (profiles in BENCH_PROFILE_DIR). */

@@ -3,6 +3,7 @@ import type { Registry } from "prom-client";
 import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
 import { resourceRoutes } from "./api/routes/index.js";
+import { guardedByLiveness } from "./api/unavailable.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
@@ -14,6 +15,7 @@ import { createAgentOutcome, prefetchAgentRecords } from "./outcomes/agent-outco
 import { BatchRecordReader } from "./records/batch-record-reader.js";
 import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
+import { RedisLiveness } from "./redis/liveness.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./redis/keys.js";
@@ -119,9 +121,11 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);
       });
+      const liveness = new RedisLiveness(redis);
+      stoppers.push(() => liveness.stop());
       const routes = [
         ...eventRoutes({ enqueuer, shards: options.shards, metrics }),
-        ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }),
+        ...guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }), liveness),
         ...(extras.extraRoutes?.(context) ?? []),
       ];
       const http = await startHttpServer({
@@ -130,6 +134,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         logger,
         metrics,
         port: options.port,
+        ...(options.host !== undefined && { host: options.host }),
         clock,
       });
       stoppers.push(() => http.close());
@@ -163,7 +168,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     const failing = (): Promise<string[]> => failingChecks(readiness);
     let metricsPort = 0;
     if (extras.operationsPort ?? true) {
-      const health = await startHealthServer(options.metricsPort, metrics.registry, failing);
+      const health = await startHealthServer(options.metricsPort, metrics.registry, failing, options.metricsHost);
       stoppers.push(() => health.close());
       metricsPort = health.port;
     }

@@ -5,7 +5,8 @@ import type { HttpErrorCode } from "../errors/codes.js";
 import type { Route } from "../ingress/router.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { RecordKind } from "../records/record-kind.js";
-import { paging } from "./request-checks.js";
+import { decodeCursor, encodeCursor } from "../stores/cursor.js";
+import { invalidCursor, pathKey, paging } from "./request-checks.js";
 
 interface Resource<T> {
   kind: RecordKind;
@@ -26,7 +27,7 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "PUT",
       path: one,
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const record = resource.build(key, req.body);
         const created = await records.put(req.accountId, resource.kind, key, record);
         return { status: created ? 201 : 200, body: record };
@@ -36,7 +37,7 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "GET",
       path: one,
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const record = await records.get<T>(req.accountId, resource.kind, key);
         if (!record) throw missing(key);
         return { status: 200, body: record };
@@ -46,7 +47,7 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "DELETE",
       path: one,
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         if (!(await records.delete(req.accountId, resource.kind, key))) throw missing(key);
         return { status: 204 };
       },
@@ -59,8 +60,14 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
           return { status: 200, body: { [resource.listField]: await records.all<T>(req.accountId, resource.kind) } };
         }
         const { limit, cursor } = paging(req.query);
-        const page = await records.list<T>(req.accountId, resource.kind, limit, cursor);
-        return { status: 200, body: { [resource.listField]: page.items, next_cursor: page.nextCursor } };
+        // The store pages after a key; the client sees it tagged with the kind and encoded, so a garbage
+        // or another list's cursor is refused rather than paging from wherever it happens to sort.
+        const tag = `${resource.kind}\n`;
+        const position = cursor === null ? null : decodeCursor(cursor);
+        if (position === undefined || (position !== null && (!position.startsWith(tag) || position.length === tag.length))) throw invalidCursor();
+        const page = await records.list<T>(req.accountId, resource.kind, limit, position === null ? null : position.slice(tag.length));
+        const next = page.nextCursor === null ? null : encodeCursor(tag + page.nextCursor);
+        return { status: 200, body: { [resource.listField]: page.items, next_cursor: next } };
       },
     },
   ];

@@ -2,13 +2,25 @@
 // parameters, and the 404 of each record kind.
 import type { IValidation } from "typia";
 import { ApiError, type ErrorDetail } from "../errors/api-error.js";
+import { WELL_FORMED_RULE, malformedTextPath } from "../ingress/well-formed.js";
 
-/** Returns the validated body, or throws VALIDATION_ERROR pointing at each failing field. */
+/** Longest key, in the path as in a body (decisions.md section 8). */
+export const MAX_KEY_LENGTH = 512;
+
+/**
+ * Returns the validated body, or throws VALIDATION_ERROR pointing at each failing field. Every string in
+ * it must be well-formed Unicode: keys would alias, and any text would not come back as sent.
+ */
 export function validBody<T>(result: IValidation<T>): T {
-  if (result.success) return result.data;
+  if (result.success) {
+    const malformed = malformedTextPath(result.data, "");
+    if (malformed !== undefined) throw new ApiError("VALIDATION_ERROR", "request body is invalid", [{ path: malformed || "body", message: WELL_FORMED_RULE }]);
+    return result.data;
+  }
   const details: ErrorDetail[] = result.errors.map((error) => ({
     path: error.path.replace(/^\$input\.?/, "") || "body",
-    message: `expected ${error.expected}`,
+    // An equals-validator expects `undefined` where a field it does not know was sent.
+    message: error.expected === "undefined" ? "unknown field" : `expected ${error.expected}`,
   }));
   throw new ApiError("VALIDATION_ERROR", "request body is invalid", details);
 }
@@ -40,4 +52,16 @@ export function invalidCursor(): ApiError {
 export function filterParam(query: URLSearchParams, name: string): string | undefined {
   const value = query.get(name);
   return value === null || value === "" ? undefined : value;
+}
+
+/**
+ * A key from the path, under the same rules as a key in a body: 1..512 characters. (Percent-decoding
+ * already refused lone surrogates.) A longer one could never be named by a `task_key` and the like.
+ */
+export function pathKey(params: Record<string, string>, name = "key"): string {
+  const key = params[name] ?? "";
+  if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
+    throw new ApiError("VALIDATION_ERROR", `the ${name} in the path must be 1 to ${MAX_KEY_LENGTH} characters`, [{ path: name, message: `must be 1 to ${MAX_KEY_LENGTH} characters (got ${key.length})` }]);
+  }
+  return key;
 }

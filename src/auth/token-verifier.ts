@@ -4,10 +4,8 @@ import { ApiError } from "../errors/api-error.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
-import { bearerToken, verifyTokenSignature, type TokenClaims } from "./token.js";
-
-/** Tokens whose signature already checked out, so the hot path skips the HMAC; only valid tokens get in. */
-const MAX_VERIFIED_TOKENS = 10_000;
+import { bearerToken, verifyTokenSignature } from "./token.js";
+import { VerifiedTokenCache } from "./verified-token-cache.js";
 
 /** Missed rotation messages (a subscriber reconnect) are caught up by a full reload this often. */
 const RELOAD_INTERVAL_MS = 10_000;
@@ -32,7 +30,8 @@ function invalid(message: string): ApiError {
 export class TokenVerifier {
   private readonly generations = new Map<string, number>();
   private readonly refreshes = new Map<string, Promise<void>>();
-  private readonly verified = new Map<string, TokenClaims>();
+  /** Only tokens whose signature checked out get in, and only in their one canonical spelling. */
+  private readonly verified = new VerifiedTokenCache();
   private reloadTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly deps: TokenVerifierDeps) {}
@@ -66,7 +65,6 @@ export class TokenVerifier {
     if (!claims) {
       claims = verifyTokenSignature(this.deps.secret, token);
       if (!claims) throw invalid("token is malformed or its signature is invalid");
-      if (this.verified.size >= MAX_VERIFIED_TOKENS) this.verified.clear();
       this.verified.set(token, claims);
     }
     const known = this.generations.get(claims.accountId);

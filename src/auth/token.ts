@@ -4,6 +4,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 const VERSION = "vt1";
 const ACCOUNT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const GENERATION = /^[1-9][0-9]{0,14}$/;
+/** Unpadded base64url of 32 bytes, the only spelling accepted (see verifyTokenSignature). */
+const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface TokenClaims {
   accountId: string;
@@ -26,9 +28,12 @@ export function verifyTokenSignature(secret: string, token: string): TokenClaims
   const parts = token.split(".");
   if (parts.length !== 4) return undefined;
   const [version, accountId, generation, sig] = parts as [string, string, string, string];
-  if (version !== VERSION || !ACCOUNT_ID.test(accountId) || !GENERATION.test(generation)) return undefined;
-  const given = Buffer.from(sig, "base64url");
-  const expected = signature(secret, `${version}.${accountId}.${generation}`);
+  if (version !== VERSION || !ACCOUNT_ID.test(accountId) || !GENERATION.test(generation) || !SIGNATURE.test(sig)) return undefined;
+  // The text is compared, not the decoded bytes: Buffer's base64url decoding skips foreign characters,
+  // stops at `=` and ignores the last character's two spare bits, so many spellings decode alike, and
+  // each would be a distinct entry of the verified-token cache. Only the canonical one is the token.
+  const given = Buffer.from(sig, "latin1");
+  const expected = Buffer.from(signature(secret, `${version}.${accountId}.${generation}`).toString("base64url"), "latin1");
   // Equal lengths first: timingSafeEqual throws otherwise, and the length of a SHA-256 MAC is public.
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   return { accountId, generation: Number(generation) };

@@ -15,6 +15,12 @@ const SHORT = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 // ISO 8601 without years and months, whose length depends on the calendar.
 const ISO = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
 
+/**
+ * Longest duration (settlement periods, IDLE windows): 10 years of 365 days. Instants end at year 9999, so
+ * an instant plus a duration always stays a valid date; a period of 99999999d made every read a RangeError.
+ */
+export const MAX_DURATION_MS = 3650 * 24 * 3600 * SECOND;
+
 /** Milliseconds in a duration such as `30s`, `1d12h`, `90m` or ISO `P1DT2H`; zero is allowed. */
 export function parseDuration(text: string): number {
   const match = SHORT.exec(text) ?? ISO.exec(text);
@@ -29,7 +35,9 @@ export function parseDuration(text: string): number {
     const digits = match[i + 1];
     if (digits !== undefined) total += Number(digits) * unit.ms;
   });
-  if (!Number.isSafeInteger(total)) throw new ConditionParseError(`duration ${JSON.stringify(text)} is too long`);
+  if (!Number.isSafeInteger(total) || total > MAX_DURATION_MS) {
+    throw new ConditionParseError(`duration ${JSON.stringify(text)} is too long: at most 10 years (3650d)`);
+  }
   return total;
 }
 

@@ -62,6 +62,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     role,
     port: int(env, "VERDICT_PORT", DEFAULT_OPTIONS.port),
     metricsPort: int(env, "VERDICT_METRICS_PORT", DEFAULT_OPTIONS.metricsPort),
+    host: env.VERDICT_HOST || DEFAULT_OPTIONS.host,
+    metricsHost: env.VERDICT_METRICS_HOST || DEFAULT_OPTIONS.metricsHost,
     redis,
     keyPrefix: env.VERDICT_KEY_PREFIX ?? DEFAULT_OPTIONS.keyPrefix,
     tokenSecret: tokenSecret(env, redis, dataDir),

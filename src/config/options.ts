@@ -1,5 +1,7 @@
 // The service's one typed options object: every knob, its documented default, and validation at start.
 
+import { secretProblem } from "./secret-strength.js";
+
 export type Role = "all" | "ingress" | "worker";
 
 /** How to reach Redis: an owned local server, one URL, or a cluster. */
@@ -15,6 +17,10 @@ export interface VerdictOptions {
   port: number;
   /** Port of /metrics, /healthz and /readyz; 0 picks a free one. @default 9464 */
   metricsPort: number;
+  /** Address the API port binds to (e.g. 127.0.0.1 behind a local proxy). @default every interface */
+  host: string | undefined;
+  /** Address the metrics port binds to. @default every interface */
+  metricsHost: string | undefined;
   /** Where Redis is. @default embedded redis-server under ./.verdict/ */
   redis: RedisTarget;
   /** Prefix of every Redis key; must not contain `{` or `}` (hash tags are the key builder's). @default "v:" */
@@ -55,6 +61,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   role: "all",
   port: 8080,
   metricsPort: 9464,
+  host: undefined,
+  metricsHost: undefined,
   keyPrefix: "v:",
   shards: 16,
   maxShardBacklog: 1_000_000,
@@ -93,7 +101,8 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);
   if (options.workerProcesses !== undefined) intIn("workerProcesses", options.workerProcesses, 1, 1024);
   if (/[{}]/.test(options.keyPrefix)) problems.push("keyPrefix must not contain '{' or '}'");
-  if (options.tokenSecret.length < 16) problems.push("tokenSecret must be at least 16 characters");
+  const weakSecret = secretProblem(options.tokenSecret);
+  if (weakSecret !== undefined) problems.push(weakSecret);
   if (options.redis.kind === "cluster" && options.redis.nodes.length === 0) {
     problems.push("a cluster needs at least one node");
   }

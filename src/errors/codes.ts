@@ -16,6 +16,8 @@ export const HTTP_ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   QUEUE_REJECTED: 503,
   QUEUE_UNCONFIRMED: 503,
+  /** Redis does not answer (down, restarting, stalled): reads and writes of the API, not event submission. */
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
 } as const;
 

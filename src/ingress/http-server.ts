@@ -5,7 +5,7 @@ import { ApiError } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
-import { assertNativeUws, uWS, type HttpResponse, type us_listen_socket } from "./uws.js";
+import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
 export interface HttpServerDeps {
   routes: readonly Route[];
@@ -18,7 +18,18 @@ export interface HttpServerDeps {
   host?: string;
   /** The business clock stamped on requests (`receivedAt`). @default Date.now */
   clock?: () => number;
+  /** A response write that makes no progress this long closes the connection. @default DEFAULT_WRITE_STALL_MS */
+  writeStallMs?: number;
 }
+
+/**
+ * Longest a client may leave a response unread before its connection is closed: uWS keeps the unsent rest
+ * of a body for as long as the socket lives, so 300 clients that never read a large list held 160 MiB.
+ */
+export const DEFAULT_WRITE_STALL_MS = 30_000;
+
+/** Bodies up to this size are handed to uWS whole; larger ones are written as the client reads them. */
+const STREAMED_BODY_BYTES = 64 * 1024;
 
 export interface HttpServer {
   port: number;
@@ -42,6 +53,8 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A declared body up to this many times the route's cap is skipped after a 413 instead of closing. */
+const DRAIN_FACTOR = 2;
 const UNMATCHED = "unmatched";
 
 /** Per-request state shared by the callbacks of one exchange. */
@@ -54,6 +67,10 @@ interface Exchange {
   answered: boolean;
   /** Fails a body read still waiting when the client goes away. */
   abortRead?: () => void;
+  /** An abort handler is attached, so the answer may be written after the request callback returned. */
+  abortable: boolean;
+  /** Stops the stall timer of a response still being written. */
+  stopWriting?: () => void;
 }
 
 class BodyTooLarge extends ApiError {
@@ -80,17 +97,26 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     counter.inc();
   };
 
+  const writeStallMs = deps.writeStallMs ?? DEFAULT_WRITE_STALL_MS;
+
   const send = (ex: Exchange, response: ApiResponse, closeConnection = false): void => {
     if (ex.aborted || ex.answered) return;
     ex.answered = true;
     countRequest(ex.route, ex.method, response.status);
     const text = response.body === undefined ? undefined : JSON.stringify(response.body);
+    if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
+      sendStreamed(ex, response, Buffer.from(text), writeStallMs);
+      return;
+    }
     ex.res.cork(() => {
       ex.res.writeStatus(STATUS_TEXT[response.status] ?? String(response.status));
       ex.res.writeHeader("X-Request-Id", ex.requestId);
       if (text !== undefined) ex.res.writeHeader("Content-Type", "application/json");
       if (response.headers) for (const [name, value] of Object.entries(response.headers)) ex.res.writeHeader(name, value);
-      if (text === undefined) ex.res.endWithoutBody(undefined, closeConnection);
+      // endWithoutBody(undefined, ...) makes this uWS write `Content-Length: 9223372036854775808`, which
+      // leaves the client waiting for a body that never comes; without arguments it writes no length at
+      // all, as a 204 must (RFC 9110, 8.6). Bodiless answers are never errors, so never close.
+      if (text === undefined) ex.res.endWithoutBody();
       else ex.res.end(text, closeConnection);
     });
   };
@@ -130,6 +156,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       route: UNMATCHED,
       aborted: false,
       answered: false,
+      abortable: false,
     };
 
     const match = router.match(method, path);
@@ -154,20 +181,27 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const rawQuery = req.getQuery() ?? "";
     const contentLength = req.getHeader("content-length");
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const framingError = checkFraming(req);
+    // The body's extent is in doubt, so the connection cannot be trusted for a next request either.
+    if (framingError !== undefined) return sendError(ex, framingError, true);
 
     // Everything below may finish after this callback returns.
     res.onAborted(() => {
       ex.aborted = true;
       ex.abortRead?.();
+      ex.stopWriting?.();
     });
+    ex.abortable = true;
 
     const wantsBody = method === "POST" || method === "PUT";
     if (wantsBody && contentLength !== "" && Number(contentLength) > limit) {
-      // Refuse before reading a byte; the unread body goes with the connection.
-      if (typeof account === "string") return sendError(ex, new BodyTooLarge(limit), true);
+      // Refuse before reading a byte. uWS skips a declared body it was not asked to read, so a body of
+      // modest excess costs little to skip and keeps the connection; past that, closing is cheaper.
+      const close = Number(contentLength) > limit * DRAIN_FACTOR;
+      if (typeof account === "string") return sendError(ex, new BodyTooLarge(limit), close);
       account.then(
-        () => sendError(ex, new BodyTooLarge(limit), true),
-        (error: unknown) => sendError(ex, error, true),
+        () => sendError(ex, new BodyTooLarge(limit), close),
+        (error: unknown) => sendError(ex, error, close),
       );
       return;
     }
@@ -218,6 +252,71 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (deps.host === undefined) app.listen(deps.port, onListen);
     else app.listen(deps.host, deps.port, onListen);
   });
+}
+
+/**
+ * Writes a large body as the client takes it (tryEnd/onWritable), holding it in this one buffer rather
+ * than a copy in uWS, and closes the connection when no byte has gone out for `stallMs`.
+ */
+function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs: number): void {
+  const { res } = ex;
+  let startOffset = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let lastOffset = -1;
+  const watch = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (ex.aborted) return;
+      const offset = res.getWriteOffset();
+      if (offset === lastOffset) {
+        // close() runs onAborted, which stops this watch.
+        res.close();
+        return;
+      }
+      lastOffset = offset;
+      watch();
+    }, stallMs);
+    timer.unref();
+  };
+  ex.stopWriting = () => clearTimeout(timer);
+  let done = false;
+  res.cork(() => {
+    res.writeStatus(STATUS_TEXT[response.status] ?? String(response.status));
+    res.writeHeader("X-Request-Id", ex.requestId);
+    res.writeHeader("Content-Type", "application/json");
+    if (response.headers) for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value);
+    startOffset = res.getWriteOffset();
+    [, done] = res.tryEnd(body, body.length);
+  });
+  if (done) return;
+  lastOffset = res.getWriteOffset();
+  watch();
+  res.onWritable((offset) => {
+    const [ok, finished] = res.tryEnd(body.subarray(offset - startOffset), body.length);
+    if (finished) ex.stopWriting?.();
+    return ok;
+  });
+}
+
+/**
+ * Refuses framing a proxy in front might read differently from uWS (request smuggling): uWS takes the
+ * first of two Content-Length headers where others take the last, and reads any Transfer-Encoding
+ * ending in chunked as chunked. Only a single length, or exactly `chunked`, is accepted.
+ */
+function checkFraming(req: HttpRequest): ApiError | undefined {
+  let lengths = 0;
+  let codings = 0;
+  req.forEach((name) => {
+    if (name === "content-length") lengths++;
+    else if (name === "transfer-encoding") codings++;
+  });
+  if (lengths > 1) {
+    return new ApiError("VALIDATION_ERROR", "more than one Content-Length header", [{ path: "Content-Length", message: "send exactly one" }]);
+  }
+  if (codings > 1 || (codings === 1 && req.getHeader("transfer-encoding").toLowerCase() !== "chunked")) {
+    return new ApiError("VALIDATION_ERROR", "Transfer-Encoding must be exactly chunked", [{ path: "Transfer-Encoding", message: "only chunked is supported" }]);
+  }
+  return undefined;
 }
 
 /** Collects the body, copying each chunk (uWS reuses them) and refusing past `limit` bytes. */

@@ -2,6 +2,8 @@
 import typia, { type IValidation, type tags } from "typia";
 import { ApiError, type ErrorDetail } from "../errors/api-error.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
+import { INSTANT_RULE, parseInstant } from "./instant.js";
+import { WELL_FORMED_RULE, isWellFormed } from "./well-formed.js";
 
 /** Most events per batch. */
 export const MAX_BATCH_EVENTS = 500;
@@ -47,6 +49,9 @@ const validateTaskEvent = typia.createValidateEquals<TaskEventInput>();
 const validateAgentEvent = typia.createValidateEquals<AgentEventInput>();
 const validateBatch = typia.createValidateEquals<BatchInput>();
 
+/** The fields that name things (shards hash them, Redis keys hold them): well-formed text only. */
+const TEXT_FIELDS = ["outcome_key", "key", "customer_key", "agent_key", "action", "idempotency_key"] as const;
+
 /** Who sent the events and when they arrived: stamped on every envelope. */
 export interface Stamp {
   accountId: string;
@@ -69,14 +74,36 @@ function pathOf(prefix: string, typiaPath: string): string {
   return `${prefix}${rest}`;
 }
 
-/** Nesting depth beyond the limit anywhere inside `value`, without recursing past the limit. */
-function tooDeep(value: unknown, depth: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (depth > MAX_PROPERTIES_DEPTH) return true;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) {
-    if (tooDeep(child, depth + 1)) return true;
+/**
+ * The first thing inside `properties` that would not come back as sent, or undefined: nesting past the
+ * limit (checked without recursing past it), a number JSON.parse made infinite (1e400) or rounded (an
+ * integer past 2^53), or a `__proto__` name, which the packer renames. Refused rather than changed.
+ */
+function propertiesProblem(value: unknown, path: string, depth: number): ErrorDetail | undefined {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return { path, message: "must be a finite number" };
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      return { path, message: "an integer must be within ±9007199254740991 to be kept exactly (send larger ones as strings)" };
+    }
+    return undefined;
   }
-  return false;
+  if (typeof value === "string") return isWellFormed(value) ? undefined : { path, message: WELL_FORMED_RULE };
+  if (typeof value !== "object" || value === null) return undefined;
+  if (depth > MAX_PROPERTIES_DEPTH) return { path: "", message: `must not nest deeper than ${MAX_PROPERTIES_DEPTH} levels` };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = propertiesProblem(value[i], `${path}[${i}]`, depth + 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  for (const [name, child] of Object.entries(value)) {
+    if (name === "__proto__") return { path: `${path}.__proto__`, message: "the property name __proto__ is not allowed" };
+    if (!isWellFormed(name)) return { path: `${path}.${name}`, message: `the property name ${WELL_FORMED_RULE}` };
+    const problem = propertiesProblem(child, `${path}.${name}`, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 /**
@@ -94,9 +121,13 @@ function checkEvent(input: unknown, prefix: string, stamp: Stamp, details: Error
     details.push({ path: at("key"), message: "an event carries either outcome_key (task-based) or key (agent-based), not both" });
     return undefined;
   }
-  if (input.properties !== undefined && tooDeep(input.properties, 1)) {
-    details.push({ path: at("properties"), message: `must not nest deeper than ${MAX_PROPERTIES_DEPTH} levels` });
-    return undefined;
+  if (input.properties !== undefined) {
+    const problem = propertiesProblem(input.properties, at("properties"), 1);
+    if (problem) {
+      // Depth is reported at `properties` itself: the path to the 33rd level says nothing useful.
+      details.push(problem.path === "" ? { path: at("properties"), message: problem.message } : problem);
+      return undefined;
+    }
   }
   let envelope: EventEnvelope;
   if ("outcome_key" in input) {
@@ -119,6 +150,17 @@ function checkEvent(input: unknown, prefix: string, stamp: Stamp, details: Error
     if (event.agent_key !== undefined) envelope.agentKey = event.agent_key;
   }
   const { properties, idempotency_key: idempotencyKey } = input as { properties?: Record<string, unknown>; idempotency_key?: string };
+  for (const field of TEXT_FIELDS) {
+    const text = input[field];
+    if (typeof text === "string" && !isWellFormed(text)) {
+      details.push({ path: at(field), message: WELL_FORMED_RULE });
+      return undefined;
+    }
+  }
+  if (typeof properties?.settles_at === "string" && parseInstant(properties.settles_at) === undefined) {
+    details.push({ path: at("properties.settles_at"), message: `must be ${INSTANT_RULE}` });
+    return undefined;
+  }
   if (properties !== undefined) envelope.properties = properties;
   if (idempotencyKey !== undefined) envelope.idempotencyKey = idempotencyKey;
   return envelope;

@@ -4,7 +4,7 @@ import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "./merged-shard-streams.js";
+import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition } from "./merged-shard-streams.js";
 import { compareUtf8 } from "./utf8-order.js";
 
 /** Filters of a listing; undefined where the request gave none. */
@@ -30,7 +30,7 @@ export class ChargeStore {
 
   /** One page of charges in commit order, or undefined when the cursor is not one this store gave out. */
   async list(accountId: string, filter: ChargeFilter, limit: number, cursor: string | null): Promise<{ items: ChargeRecord[]; nextCursor: string | null } | undefined> {
-    const after = cursor === null ? undefined : parsePosition(decodeCursor(cursor));
+    const after = cursor === null ? undefined : parseCursorPosition(decodeCursor(cursor), this.shards);
     if (cursor !== null && !after) return undefined;
     const { customerKey, from, to } = filter;
     const page = await filteredPage(

@@ -3,7 +3,7 @@
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { packDeadLetter, unpackDeadLetter, type DeadLetterRecord } from "../outcomes/dead-letter.js";
-import { FILTERED_PAGE, filteredPage, formatPosition, parsePosition } from "./merged-shard-streams.js";
+import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition, parsePosition } from "./merged-shard-streams.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** The spec's submitted Event, rebuilt from the envelope. */
@@ -66,7 +66,7 @@ export class DeadLetterStore {
   ) {}
 
   async list(accountId: string, code: string | undefined, limit: number, cursor: string | null): Promise<{ items: DeadLetterView[]; nextCursor: string | null } | undefined> {
-    const after = cursor === null ? undefined : parsePosition(decodeCursor(cursor));
+    const after = cursor === null ? undefined : parseCursorPosition(decodeCursor(cursor), this.shards);
     if (cursor !== null && !after) return undefined;
     const page = await filteredPage(this.client, this.shards, (shard) => this.keys.deadLetters(shard, accountId), after, limit, (entry) => {
       const record = unpackDeadLetter(entry.payload);

@@ -1,7 +1,7 @@
 // Pages through one stream per shard as if it were one, in entry order (ties broken by shard), for the
 // account-wide lists whose entries are written per shard (dead letters, charges).
 import type { RedisClient } from "../redis/client.js";
-import { compareEntryIds } from "../streams/entry-id.js";
+import { LAST_ENTRY_ID, compareEntryIds, isEntryId } from "../streams/entry-id.js";
 import { ShardMerge } from "./shard-merge.js";
 
 /** Entries examined per step by a list whose filter may skip many. */
@@ -23,10 +23,17 @@ export function formatPosition(position: StreamPosition): string {
   return `${position.shard}-${position.entryId}`;
 }
 
+/** The position a text names, or undefined unless it is one this service could have formatted. */
 export function parsePosition(text: string): StreamPosition | undefined {
-  const match = /^(\d+)-(\d+-\d+)$/.exec(text);
-  if (!match?.[1] || !match[2]) return undefined;
+  const match = /^(0|[1-9]\d{0,5})-(.*)$/s.exec(text);
+  if (!match?.[1] || match[2] === undefined || !isEntryId(match[2])) return undefined;
   return { shard: Number(match[1]), entryId: match[2] };
+}
+
+/** A list cursor's position: one this service formatted, in one of `shards` shards, with room after it. */
+export function parseCursorPosition(text: string | undefined, shards: number): StreamPosition | undefined {
+  const position = text === undefined ? undefined : parsePosition(text);
+  return position && position.shard < shards && position.entryId !== LAST_ENTRY_ID ? position : undefined;
 }
 
 function compare(a: StreamPosition, b: StreamPosition): number {

@@ -106,17 +106,20 @@ export class OutcomeStore {
     return { kind: sameTask ? "existing" : "conflict", record: current };
   }
 
-  /** The account's outcomes, oldest first, merged across shards, filtered; up to `limit` per page. */
+  /** The account's outcomes, oldest first, merged across shards, filtered; up to `limit` per page; undefined for a cursor this list did not hand out. */
   async list(
     accountId: string,
     filter: ListFilter,
     limit: number,
     cursor: string | null,
-  ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null }> {
+  ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null } | undefined> {
+    const after = cursor === null ? null : decodeCursor(cursor);
+    // Only a member indexMember could have written: a cursor from elsewhere would page from anywhere.
+    if (after === undefined || (after !== null && !/^\d{15}\n./s.test(after))) return undefined;
     // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
     const filtered = Object.values(filter).some((value) => value !== undefined);
     const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
-    const start = cursor === null ? "-" : `(${decodeCursor(cursor)}`;
+    const start = after === null ? "-" : `(${after}`;
     const index = new ShardMerge<string>(
       this.shards,
       {

@@ -22,3 +22,18 @@ export function compareEntryIds(a: string, b: string): number {
   const bSeq = bDash < 0 ? "0" : b;
   return compareDecimals(aSeq, aDash < 0 ? 0 : aDash + 1, aSeq.length, bSeq, bDash < 0 ? 0 : bDash + 1, bSeq.length);
 }
+
+/** Redis's largest entry id: nothing can follow it, so an exclusive range from it is an error there. */
+export const LAST_ENTRY_ID = "18446744073709551615-18446744073709551615";
+
+const ENTRY_ID = /^(0|[1-9]\d{0,19})-(0|[1-9]\d{0,19})$/;
+const MAX_PART = 18446744073709551615n;
+
+/**
+ * True for an id as Redis writes one: two decimals without leading zeros, each at most 2^64-1. Anything
+ * else given to XRANGE is an "Invalid stream ID" error, which must not reach Redis from a client's input.
+ */
+export function isEntryId(text: string): boolean {
+  const match = ENTRY_ID.exec(text);
+  return match !== null && BigInt(match[1]!) <= MAX_PART && BigInt(match[2]!) <= MAX_PART;
+}

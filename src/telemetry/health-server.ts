@@ -33,8 +33,8 @@ export async function failingChecks(checks: readonly ReadinessCheck[]): Promise<
   return results.filter((name): name is string => name !== undefined);
 }
 
-/** `failing` is asked on every /readyz, so checks added after start count. */
-export function startHealthServer(port: number, registry: MetricsSource, failing: () => Promise<string[]>): Promise<HealthServer> {
+/** `failing` is asked on every /readyz, so checks added after start count. `host` undefined listens on every interface. */
+export function startHealthServer(port: number, registry: MetricsSource, failing: () => Promise<string[]>, host?: string): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const reply = (status: number, type: string, body: string): void => {
@@ -61,7 +61,7 @@ export function startHealthServer(port: number, registry: MetricsSource, failing
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off("error", reject);
       resolve({
         port: (server.address() as AddressInfo).port,

@@ -28,7 +28,7 @@ export function testOptions(deployment: Deployment, overrides: Partial<VerdictOp
     metricsPort: 0,
     redis: endpoint.kind === "cluster" ? { kind: "cluster", nodes: endpoint.nodes } : { kind: "standalone", url: endpoint.kind === "standalone" ? endpoint.url : "" },
     keyPrefix: uniquePrefix(),
-    tokenSecret: randomBytes(24).toString("base64url"),
+    tokenSecret: randomBytes(32).toString("base64url"),
     shards: 8,
     leaseTtlMs: 2000,
     logLevel: "silent",

@@ -1,5 +1,6 @@
 // Billing reads: charges of confirmed Variant B outcomes, and billable event counts per customer.
 import { ApiError } from "../../errors/api-error.js";
+import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
 import type { ChargeStore } from "../../stores/charge-store.js";
 import { filterParam, invalidCursor, paging } from "../request-checks.js";
@@ -7,8 +8,8 @@ import { filterParam, invalidCursor, paging } from "../request-checks.js";
 function instant(query: URLSearchParams, name: string): number | undefined {
   const text = filterParam(query, name);
   if (text === undefined) return undefined;
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new ApiError("VALIDATION_ERROR", `${name} must be an ISO 8601 timestamp`, [{ path: name, message: "expected an ISO 8601 timestamp" }]);
+  const ms = parseInstant(text);
+  if (ms === undefined) throw new ApiError("VALIDATION_ERROR", `${name} must be ${INSTANT_RULE}`, [{ path: name, message: `must be ${INSTANT_RULE}` }]);
   return ms;
 }
 

@@ -24,12 +24,12 @@ interface PutCustomerBody {
 
 interface PutRateCardBody {
   currency: string & tags.Pattern<"^[A-Z]{3}$">;
-  entries: ({ agent_key: RecordKey; unit_amount: number & tags.Type<"int64"> & tags.Minimum<0> })[] & tags.MaxItems<10000>;
+  entries: ({ agent_key: RecordKey; unit_amount: number & tags.Type<"int64"> & tags.Minimum<0> & tags.Maximum<9007199254740991> })[] & tags.MaxItems<10000>;
 }
 
-const validateAgent = typia.createValidate<PutAgentBody>();
-const validateCustomer = typia.createValidate<PutCustomerBody>();
-const validateRateCard = typia.createValidate<PutRateCardBody>();
+const validateAgent = typia.createValidateEquals<PutAgentBody>();
+const validateCustomer = typia.createValidateEquals<PutCustomerBody>();
+const validateRateCard = typia.createValidateEquals<PutRateCardBody>();
 
 export function configurationRoutes(records: RecordStore): Route[] {
   return [

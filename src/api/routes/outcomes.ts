@@ -2,12 +2,14 @@
 import typia, { type tags } from "typia";
 import { parseDuration } from "../../condition/index.js";
 import { ApiError } from "../../errors/api-error.js";
+import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
 import type { OutcomeStore } from "../../stores/outcome-store.js";
 import { presentOutcome } from "../present-outcome.js";
 import type { RecordStore } from "../../records/record-store.js";
 import type { TaskRecord } from "../../records/task.js";
-import { filterParam, invalidCursor, paging, validBody } from "../request-checks.js";
+import { LAST_ENTRY_ID, isEntryId } from "../../streams/entry-id.js";
+import { filterParam, invalidCursor, pathKey, paging, validBody } from "../request-checks.js";
 
 interface OpenOutcomeBody {
   key: string & tags.MinLength<1> & tags.MaxLength<512>;
@@ -15,7 +17,7 @@ interface OpenOutcomeBody {
   settles_at?: (string & tags.Format<"date-time">) | null;
 }
 
-const validateOpen = typia.createValidate<OpenOutcomeBody>();
+const validateOpen = typia.createValidateEquals<OpenOutcomeBody>();
 const STATUSES = new Set(["OPEN", "CONFIRMED", "FAILED"]);
 
 function notFound(key: string): ApiError {
@@ -30,6 +32,8 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       path: "/v1/outcomes",
       async handler(req) {
         const body = validBody(validateOpen(req.body));
+        const settlesAt = body.settles_at ? parseInstant(body.settles_at) : null;
+        if (settlesAt === undefined) throw new ApiError("VALIDATION_ERROR", `settles_at must be ${INSTANT_RULE}`, [{ path: "settles_at", message: `must be ${INSTANT_RULE}` }]);
         const task = await records.get<TaskRecord>(req.accountId, "task", body.task_key);
         if (!task) throw new ApiError("TASK_NOT_FOUND", `no task ${body.task_key}`);
         const result = await outcomes.open({
@@ -39,7 +43,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
           goal: task.goal,
           condition: task.condition,
           settlementPeriodMs: task.settlement_period === null ? null : parseDuration(task.settlement_period),
-          settlesAt: body.settles_at ? Date.parse(body.settles_at) : null,
+          settlesAt,
           now: req.receivedAt,
         });
         if (result.kind === "conflict") {
@@ -64,6 +68,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
           customerKey: filterParam(req.query, "customer_key"),
         };
         const page = await outcomes.list(req.accountId, filter, limit, cursor);
+        if (!page) throw invalidCursor();
         const now = clock();
         return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
       },
@@ -72,7 +77,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       method: "GET",
       path: "/v1/outcomes/:key",
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const record = await outcomes.get(req.accountId, key);
         if (!record) throw notFound(key);
         return { status: 200, body: presentOutcome(record, clock()) };
@@ -82,9 +87,10 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       method: "GET",
       path: "/v1/outcomes/:key/events",
       async handler(req) {
-        const key = req.params.key ?? "";
+        const key = pathKey(req.params);
         const { limit, cursor } = paging(req.query);
-        if (cursor !== null && !/^\d+-\d+$/.test(cursor)) throw invalidCursor();
+        // The cursor is the last entry id returned; there is always room after one this list handed out.
+        if (cursor !== null && (!isEntryId(cursor) || cursor === LAST_ENTRY_ID)) throw invalidCursor();
         if (!(await outcomes.exists(req.accountId, key))) throw notFound(key);
         const page = await outcomes.events(req.accountId, key, limit, cursor);
         return { status: 200, body: { events: page.events, next_cursor: page.nextCursor } };

@@ -7,7 +7,7 @@ import { contractFields, type ContractBody } from "../contract-fields.js";
 import { recordRoutes } from "../record-routes.js";
 import { validBody } from "../request-checks.js";
 
-const validatePutTask = typia.createValidate<ContractBody>();
+const validatePutTask = typia.createValidateEquals<ContractBody>();
 
 export function taskRoutes(records: RecordStore): Route[] {
   return recordRoutes<TaskRecord>(records, {

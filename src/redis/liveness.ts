@@ -1,0 +1,82 @@
+// Whether Redis answers right now, known within a second: a connection that is not ready (killed,
+// restarting) is down at once, and one whose PING has gone unanswered for `stallMs` (a paused or wedged
+// server: commands are sent and never answered) is down too. Requests use it to fail fast with a 503
+// instead of waiting out the 5 s command timeout.
+import { masters, type RedisClient } from "./client.js";
+
+export interface LivenessOptions {
+  /** How often a PING goes to every master. @default 200 */
+  intervalMs?: number;
+  /** A PING unanswered this long, or failed this recently, means Redis is down. @default 750 */
+  stallMs?: number;
+}
+
+export class RedisLiveness {
+  private readonly intervalMs: number;
+  private readonly stallMs: number;
+  private pingSentAt: number | undefined;
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private lastTickAt = Date.now();
+  private readonly listeners = new Set<() => void>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly client: RedisClient,
+    options: LivenessOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 200;
+    this.stallMs = options.stallMs ?? 750;
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** True while Redis is not known to answer. */
+  get down(): boolean {
+    return this.downAt(Date.now());
+  }
+
+  /** Calls `listener` once, the first time Redis is found down from now on; returns a canceller. */
+  onDown(listener: () => void): () => void {
+    const once = (): void => {
+      this.listeners.delete(once);
+      listener();
+    };
+    this.listeners.add(once);
+    return () => this.listeners.delete(once);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.listeners.clear();
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    // A late tick means this process was busy (a long GC, a blocked loop), and the PING's answer may be
+    // waiting unread behind this very timer: that says nothing about Redis, so its clock starts again.
+    if (now - this.lastTickAt > 2 * this.intervalMs && this.pingSentAt !== undefined) this.pingSentAt = now;
+    this.lastTickAt = now;
+    if (this.pingSentAt === undefined && this.client.status === "ready") {
+      const sentAt = now;
+      this.pingSentAt = sentAt;
+      // Every master: on a cluster a stalled node is down for the keys it holds.
+      Promise.all(masters(this.client).map((node) => node.ping())).then(
+        () => {
+          if (this.pingSentAt === sentAt) this.pingSentAt = undefined;
+        },
+        () => {
+          if (this.pingSentAt === sentAt) this.pingSentAt = undefined;
+          this.failedAt = Date.now();
+        },
+      );
+    }
+    // Judged as of the tick's start: time this tick itself spent (sending) is this process's, not Redis's.
+    if (this.downAt(now)) for (const listener of [...this.listeners]) listener();
+  }
+
+  private downAt(now: number): boolean {
+    if (this.client.status !== "ready") return true;
+    if (now - this.failedAt < this.stallMs) return true;
+    return this.pingSentAt !== undefined && now - this.pingSentAt > this.stallMs;
+  }
+}
