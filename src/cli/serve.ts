@@ -112,7 +112,7 @@ async function runSupervisor(options: VerdictOptions): Promise<number> {
     stopGraceMs: STOP_GRACE_MS,
   });
   const metrics = { contentType: supervisor.registry.contentType, metrics: () => supervisor.metrics() };
-  const health = await startHealthServer(options.metricsPort, metrics, () => supervisor.failingChecks());
+  const health = await startHealthServer(options.metricsPort, metrics, () => supervisor.failingChecks(), options.metricsHost);
   supervisor.start();
   logger.info({ port, metricsPort: health.port, ...plan }, "verdict started");
   await untilStopped(logger, ["SIGINT", "SIGTERM"]);
