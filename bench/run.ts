@@ -6,7 +6,7 @@
 // of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
 //
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
-// BENCH_ONLY (comma-separated: ingest,serve,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
+// BENCH_ONLY (comma-separated: ingest,serve,tracing,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went). BENCH_VISIBLE_RATE runs row 4 at
@@ -15,6 +15,7 @@
 // CPUs, to see how it grows with cores (RESULTS.md is then not rewritten).
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer as createHttpServer } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -59,7 +60,7 @@ import {
 import type { ProbeResult } from "./probe.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "serve", "e2e", "visible", "storm", "bullmq", "memory", "takeover"] as const;
+const ALL = ["ingest", "serve", "tracing", "e2e", "visible", "storm", "bullmq", "memory", "takeover"] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -184,6 +185,8 @@ function range<T>(n: number, item: (i: number) => T): T[] {
 interface Results {
   single: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
   batch: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
+  /** Row 1b: single-event ingest with tracing on at 1% sampling and with tracing off, interleaved. */
+  tracing?: { on: LoadResult; off: LoadResult; exportsReceived: number };
   /** Rows 1a-3a: the default `serve` (role all: the supervisor and its children) beside the bare server. */
   serve?: {
     plan: string;
@@ -329,6 +332,44 @@ async function defaultServe(dir: string): Promise<void> {
       batch,
       e2e: { events: E2E_EVENTS, seconds: (doneAt - sent.startedAtMs) / 1000, ingestSeconds: sent.seconds, sampleOk },
     };
+  });
+}
+
+/**
+ * Row 1b: what tracing costs. Two ingress processes on one Redis, one exporting traces at 1% sampling
+ * (OTEL_TRACES_SAMPLER=traceidratio, to an OTLP/HTTP sink in this process that counts and drops them),
+ * one without; single events in interleaved rounds.
+ */
+async function tracingCost(dir: string): Promise<void> {
+  await phase(`tracing: single-event ingest with tracing at 1% sampling and without, ${ROUNDS} interleaved rounds`, async () => {
+    let exportsReceived = 0;
+    const sink = createHttpServer((req, res) => {
+      let bytes = 0;
+      req.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      req.on("end", () => {
+        // Export requests, not spans: enough to show the exporter runs.
+        exportsReceived += bytes > 0 ? 1 : 0;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+    const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+    const redis = await startRedis(dir);
+    const { token } = await createAccount(redis);
+    const off = await spawnVerdict("ingress", verdictEnv(redis, dir));
+    const on = await spawnVerdict("ingress", verdictEnv(redis, dir, { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" }));
+    const servers = [
+      { name: "off", port: off.port },
+      { name: "on", port: on.port },
+    ] as const;
+    const [offRounds, onRounds] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
+      load(dir, { port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP }),
+    );
+    await Promise.all([off, on].map((p) => stopChild(p.child, "SIGTERM")));
+    await redis.stop();
+    sink.close();
+    results.tracing = { off: medianRound(offRounds!), on: medianRound(onRounds!), exportsReceived };
   });
 }
 
@@ -654,6 +695,17 @@ function table(): string {
     ">= 5x BullMQ",
     met(batchRatio === undefined ? undefined : batchRatio >= 5),
   ]);
+  const traced = results.tracing;
+  const tracingRatio = traced ? rate(traced.on) / rate(traced.off) : undefined;
+  rows.push([
+    `1b. Single-event ingest as 1 (ingress role), tracing on at 1% sampling vs off`,
+    traced ? `on: ${ingestCell(traced.on, 1)}; off: ${ingestCell(traced.off, 1)}; ${traced.exportsReceived} exports received` : "not run",
+    "n/a",
+    "n/a",
+    tracingRatio === undefined ? "n/a" : `on / off ${tracingRatio.toFixed(2)}x`,
+    "cost < 5% (issue 19)",
+    met(tracingRatio === undefined ? undefined : tracingRatio > 0.95),
+  ]);
   const serve = results.serve;
   const vsBare = (pair: { serve: LoadResult; bare: LoadResult }): number => rate(pair.serve) / rate(pair.bare);
   rows.push([
@@ -769,6 +821,7 @@ async function main(): Promise<void> {
   try {
     if (ONLY.has("ingest")) await ingest(dir);
     if (ONLY.has("serve")) await defaultServe(dir);
+    if (ONLY.has("tracing")) await tracingCost(dir);
     if (ONLY.has("e2e") || ONLY.has("visible") || ONLY.has("storm")) await verdictWithOneWorker(dir);
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);

@@ -1,9 +1,9 @@
 // One shard's actor: the only writer of its outcomes while it holds the shard lease. It reads the shard
 // stream through a consumer group, folds events into hot outcomes in stream order, lets time pass when the
 // monitor ticks, and commits each batch's effect atomically with the XACK.
-import { SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "../telemetry/logger.js";
-import { tracer } from "../telemetry/tracing.js";
+import { linksTo, spanContextOf, tracer, tracingEnabled } from "../telemetry/tracing.js";
 import { dueAtOf } from "../outcomes/due-time.js";
 import { indexMember } from "../outcomes/outcome-index.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
@@ -249,6 +249,7 @@ export class ShardActor {
     const entries = raw.map((entry) => this.decode(entry));
     const refs = new Set<string>();
     for (const entry of entries) for (const { ref } of entry.events) refs.add(ref);
+    if (tracingEnabled()) this.linkBatchToRequests(entries);
     const records = await this.load(refs);
     const creator = this.deps.outcomeCreator();
     for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
@@ -276,12 +277,48 @@ export class ShardActor {
     // Every loaded or created record now matches what Redis holds.
     for (const [ref, record] of records) this.deps.hot.set(shard, ref, record);
     this.attempts.committed(entries);
+    if (tracingEnabled()) this.traceAppliedEvents(entries, records, started);
     metrics.eventsProcessed.inc(fold.events);
     for (const [code, n] of deadLettered) metrics.deadLetters.inc({ code }, n);
     metrics.batchSeconds.observe((performance.now() - started) / 1000);
     // Receipt is stamped with the same business clock (wall time outside tests).
     if (fold.oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, this.deps.clock() - fold.oldestReceivedAt) / 1000);
     return true;
+  }
+
+  /** Links the batch's span to the request of every event that carried a trace context. */
+  private linkBatchToRequests(entries: readonly DecodedEntry[]): void {
+    const traceparents: string[] = [];
+    for (const entry of entries) for (const { event } of entry.events) if (event.traceparent !== undefined) traceparents.push(event.traceparent);
+    trace.getActiveSpan()?.addLinks(linksTo(traceparents));
+  }
+
+  /**
+   * For each sampled event, a span in the event's own trace (child of its request) from the batch's start
+   * to its commit, linked to the batch span: "HTTP 202 -> enqueue -> applied" in one trace. An event that
+   * led to a verdict carries it.
+   */
+  private traceAppliedEvents(entries: readonly DecodedEntry[], records: Map<string, OutcomeRecord>, startedMs: number): void {
+    const batch = trace.getActiveSpan()?.spanContext();
+    const startTime = performance.timeOrigin + startedMs;
+    for (const entry of entries) {
+      for (const { event, ref } of entry.events) {
+        const parent = event.traceparent === undefined ? undefined : spanContextOf(event.traceparent);
+        // Bit 0 of the trace flags: the request was sampled, so its trace is being recorded.
+        if (!parent || (parent.traceFlags & 1) === 0) continue;
+        const status = records.get(ref)?.status;
+        const span = tracer().startSpan(
+          "apply event",
+          {
+            startTime,
+            links: batch ? [{ context: batch }] : [],
+            attributes: { "verdict.shard": this.deps.shard, "verdict.entry_id": entry.id, "verdict.outcome.status": status ?? "unknown" },
+          },
+          trace.setSpanContext(context.active(), parent),
+        );
+        span.end();
+      }
+    }
   }
 
   /** The fold's writes as operations of this shard's commit; dead letters are counted by code for the metrics. */
@@ -349,6 +386,19 @@ export class ShardActor {
   }
 
   private async execute(commit: BatchCommit): Promise<CommitResult> {
+    if (!tracingEnabled()) return this.commit(commit);
+    return tracer().startActiveSpan("shard.commit", { attributes: { "verdict.shard": this.deps.shard } }, async (span) => {
+      try {
+        const result = await this.commit(commit);
+        span.setAttribute("verdict.commit.result", result.ok ? "ok" : result.reason);
+        return result;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async commit(commit: BatchCommit): Promise<CommitResult> {
     this.deps.cork.hold();
     const result = await commit.execute(
       (keys, args) => this.deps.scripts.run("commit", keys, args),

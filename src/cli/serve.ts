@@ -13,6 +13,7 @@ import { processPlan } from "../supervisor/process-plan.js";
 import { Supervisor } from "../supervisor/supervisor.js";
 import { startHealthServer } from "../telemetry/health-server.js";
 import { createLogger, type Logger } from "../telemetry/logger.js";
+import { startTracing, type Tracing } from "../telemetry/tracing.js";
 
 const ROLES: readonly Role[] = ["all", "ingress", "worker"];
 const STOP_GRACE_MS = 10_000;
@@ -59,12 +60,28 @@ async function stopThenExit(logger: Logger, stop: () => Promise<void>, graceMs =
   process.exit(0);
 }
 
+/** Tracing runs in the processes that serve requests and apply events, when an OTLP endpoint is set. */
+function tracingFor(options: VerdictOptions, logger: Logger): Tracing | undefined {
+  if (options.otlpEndpoint === undefined) return undefined;
+  logger.info({ endpoint: options.otlpEndpoint }, "exporting traces over OTLP/HTTP");
+  return startTracing(options.role);
+}
+
+/** Stops the app, then flushes the spans it ended. */
+function stopAppAndTracing(app: { stop(): Promise<void> }, tracing: Tracing | undefined): () => Promise<void> {
+  return async () => {
+    await app.stop();
+    await tracing?.stop();
+  };
+}
+
 /** One process running its role's parts. */
 async function runSingle(options: VerdictOptions): Promise<number> {
   const logger = createLogger(options.logLevel, { role: options.role });
+  const tracing = tracingFor(options, logger);
   const app = await startVerdict(options, { logger });
   await untilStopped(logger, ["SIGINT", "SIGTERM"]);
-  return stopThenExit(logger, () => app.stop());
+  return stopThenExit(logger, stopAppAndTracing(app, tracing));
 }
 
 /**
@@ -77,11 +94,12 @@ async function runChild(options: VerdictOptions): Promise<number> {
   const gone = new Promise<void>((resolve) => (supervisorGone = resolve));
   const link = new ChildLink(logger, supervisorGone);
   process.on("SIGINT", () => {});
+  const tracing = tracingFor(options, logger);
   const app = await startVerdict(options, { logger, operationsPort: false });
   app.registry.setDefaultLabels({ role: options.role });
   link.attach(app);
   await untilStopped(logger, ["SIGTERM"], gone);
-  return stopThenExit(logger, () => app.stop());
+  return stopThenExit(logger, stopAppAndTracing(app, tracing));
 }
 
 /** A port nobody listens on now, for the ingress children to share when the options ask for any (0). */

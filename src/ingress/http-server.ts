@@ -1,9 +1,11 @@
 // The HTTP edge on uWebSockets.js: one catch-all handler runs every request through the route table, in the
 // order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler.
 import { randomUUID } from "node:crypto";
+import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { ApiError } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
+import { tracer, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -71,6 +73,8 @@ interface Exchange {
   abortable: boolean;
   /** Stops the stall timer of a response still being written. */
   stopWriting?: () => void;
+  /** The request's span, while tracing is on; ended with the answer. */
+  span?: Span;
 }
 
 class BodyTooLarge extends ApiError {
@@ -103,6 +107,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (ex.aborted || ex.answered) return;
     ex.answered = true;
     countRequest(ex.route, ex.method, response.status);
+    if (ex.span) endSpan(ex.span, ex.route, response.status);
     const text = response.body === undefined ? undefined : JSON.stringify(response.body);
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
       sendStreamed(ex, response, Buffer.from(text), writeStallMs);
@@ -187,6 +192,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
 
     // Everything below may finish after this callback returns.
     res.onAborted(() => {
+      if (ex.span && !ex.answered) ex.span.end();
       ex.aborted = true;
       ex.abortRead?.();
       ex.stopWriting?.();
@@ -209,6 +215,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
 
     const run = async (): Promise<void> => {
       const accountId = typeof account === "string" ? account : await account;
+      ex.span?.setAttribute("verdict.account_id", accountId);
       const bytes = await body;
       const request: ApiRequest = {
         accountId,
@@ -221,7 +228,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       send(ex, await route.handler(request));
     };
     inFlight++;
-    run()
+    // Tracing on: the handler runs in the request's span, so what it does (enqueue, the envelope's
+    // traceparent) belongs to this request's trace.
+    if (tracingEnabled()) ex.span = tracer().startSpan(`${method} ${route.path}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route.path } });
+    (ex.span ? context.with(trace.setSpan(context.active(), ex.span), run) : run())
       .catch((error: unknown) => {
         if (ex.aborted) return;
         // A body over the cap was not read to its end: close rather than resynchronise the connection.
@@ -252,6 +262,14 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (deps.host === undefined) app.listen(deps.port, onListen);
     else app.listen(deps.host, deps.port, onListen);
   });
+}
+
+/** Ends a request's span with its route and status (5xx marks it an error). */
+function endSpan(span: Span, route: string, status: number): void {
+  span.setAttribute("http.route", route);
+  span.setAttribute("http.response.status_code", status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }
 
 /**

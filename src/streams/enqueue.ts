@@ -1,10 +1,12 @@
 // Appends validated events to their shard streams with group commit: every submission that arrives in the
 // same event-loop turn for a shard shares one script call, which appends them as one stream entry, and
 // each submission learns the fate of its own events.
+import { context, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from "@opentelemetry/api";
 import { corkMasters, type RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
 import type { Keys } from "../redis/keys.js";
+import { tracer, tracingEnabled } from "../telemetry/tracing.js";
 
 /** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
 export type EnqueueResult = "appended" | "duplicate" | "rejected" | "unconfirmed";
@@ -34,6 +36,8 @@ interface Submission {
   items: readonly EnqueueItem[];
   bytes: number;
   resolve(results: EnqueueResult[]): void;
+  /** The submitting request's span while tracing is on: the call's span links to it. */
+  caller?: SpanContext;
 }
 
 /** Redis replies that mean the script never ran, so nothing of the call was written. */
@@ -78,7 +82,10 @@ export class ShardEnqueuer {
         queue = [];
         this.pending.set(shard, queue);
       }
-      queue.push({ items, bytes, resolve });
+      // Only a recorded (sampled) request is worth a link.
+      const span = tracingEnabled() ? trace.getSpan(context.active()) : undefined;
+      const caller = span?.isRecording() ? span.spanContext() : undefined;
+      queue.push(caller ? { items, bytes, resolve, caller } : { items, bytes, resolve });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // After the poll phase: every request read in this turn has submitted by then.
@@ -120,8 +127,23 @@ export class ShardEnqueuer {
     }
   }
 
-  /** Runs one script call for the submissions and resolves each; never rejects. */
-  private async send(shard: number, submissions: Submission[]): Promise<void> {
+  /**
+   * Runs one script call for the submissions and resolves each; never rejects. Tracing on, the call is a
+   * span linked to every request it carries (one call serves many requests, so it cannot be a child of one).
+   */
+  private send(shard: number, submissions: Submission[]): Promise<void> {
+    if (!tracingEnabled()) return this.call(shard, submissions);
+    const links: Link[] = submissions.flatMap((s) => (s.caller ? [{ context: s.caller }] : []));
+    return tracer().startActiveSpan("enqueue", { kind: SpanKind.CLIENT, links, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } }, async (span) => {
+      try {
+        await this.call(shard, submissions);
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async call(shard: number, submissions: Submission[]): Promise<void> {
     const started = performance.now();
     let count = 0;
     for (const submission of submissions) count += submission.items.length;
@@ -166,6 +188,7 @@ export class ShardEnqueuer {
     // Any other shape: the script ran but answered in a way we do not know, so the events may be in the stream.
     if (typeof reply !== "string" || reply.length !== count) return this.fail(submissions, "unconfirmed", count, started);
     this.observe("ok", count, (performance.now() - started) / 1000);
+    if (tracingEnabled()) trace.getActiveSpan()?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": "ok" });
     let at = 0;
     for (const submission of submissions) {
       const results: EnqueueResult[] = [];
@@ -183,6 +206,10 @@ export class ShardEnqueuer {
     observed: "rejected" | "unconfirmed" | "backlog" = reason,
   ): void {
     this.observe(observed, count, (performance.now() - started) / 1000);
+    if (tracingEnabled()) {
+      trace.getActiveSpan()?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": observed });
+      trace.getActiveSpan()?.setStatus({ code: SpanStatusCode.ERROR, message: observed });
+    }
     for (const submission of submissions) submission.resolve(submission.items.map(() => reason));
   }
 }

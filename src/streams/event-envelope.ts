@@ -19,6 +19,8 @@ export interface EventEnvelope {
   customerKey?: string;
   /** Server receive time at the HTTP edge, epoch milliseconds (UTC). */
   receivedAt: number;
+  /** W3C traceparent of the request that sent it; only while tracing is on, so the worker can link to it. */
+  traceparent?: string;
 }
 
 /** Leading element of the packed form; another value means another format (or not an envelope). */
@@ -41,13 +43,15 @@ export function packEnvelope(e: EventEnvelope): Buffer {
     e.agentKey ?? null,
     e.customerKey ?? null,
     e.receivedAt,
+    // Appended only when present: with tracing off an envelope is exactly as it always was.
+    ...(e.traceparent === undefined ? [] : [e.traceparent]),
   ]);
 }
 
 /** The envelope packed by packEnvelope; throws when the bytes are not one. */
 export function unpackEnvelope(bytes: Buffer): EventEnvelope {
   const t: unknown = msgpack.unpack(bytes);
-  if (!Array.isArray(t) || t[0] !== FORMAT || t.length !== 10 || typeof t[1] !== "string" || typeof t[2] !== "string" || typeof t[4] !== "string") {
+  if (!Array.isArray(t) || t[0] !== FORMAT || (t.length !== 10 && t.length !== 11) || typeof t[1] !== "string" || typeof t[2] !== "string" || typeof t[4] !== "string") {
     throw new Error("not a packed event envelope");
   }
   const envelope: EventEnvelope = {
@@ -61,5 +65,6 @@ export function unpackEnvelope(bytes: Buffer): EventEnvelope {
   if (t[6] !== null) envelope.idempotencyKey = t[6] as string;
   if (t[7] !== null) envelope.agentKey = t[7] as string;
   if (t[8] !== null) envelope.customerKey = t[8] as string;
+  if (typeof t[10] === "string") envelope.traceparent = t[10];
   return envelope;
 }

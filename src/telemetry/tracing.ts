@@ -1,10 +1,22 @@
 // OpenTelemetry: the SDK is started here, by the entry point only, when an OTLP endpoint is configured;
-// everything else depends on @opentelemetry/api alone and costs nothing when tracing is off.
-import { trace, type Tracer } from "@opentelemetry/api";
+// everything else depends on @opentelemetry/api alone and costs nothing when tracing is off (each helper
+// below returns at once then).
+//
+// The trace context crosses the queue: the ingress writes the W3C `traceparent` of each request into the
+// event's envelope, and the worker links its batch span to every event's request and, for sampled events,
+// opens a span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
+import { context, propagation, ROOT_CONTEXT, trace, type Link, type SpanContext, type Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+
+let enabled = false;
+
+/** True once `startTracing` ran in this process: the only switch the hot paths look at. */
+export function tracingEnabled(): boolean {
+  return enabled;
+}
 
 /** The tracer library code uses; a no-op until `startTracing` registers a provider. */
 export function tracer(): Tracer {
@@ -15,16 +27,57 @@ export interface Tracing {
   stop(): Promise<void>;
 }
 
-export function startTracing(otlpEndpoint: string, role: string): Tracing {
+/**
+ * Starts the SDK. The exporter and SDK read the standard variables themselves: OTEL_EXPORTER_OTLP_ENDPOINT
+ * (or ..._TRACES_ENDPOINT) and ..._HEADERS, OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG,
+ * OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (which win over the defaults set here).
+ */
+export function startTracing(role: string): Tracing {
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }),
-    autoDetectResources: false,
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${otlpEndpoint.replace(/\/$/, "")}/v1/traces` }))],
+    resourceDetectors: [envDetector],
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     // Metrics go through prom-client's /metrics, logs through pino: nothing else to export.
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
   });
   sdk.start();
-  return { stop: () => sdk.shutdown() };
+  enabled = true;
+  return {
+    stop: async () => {
+      enabled = false;
+      await sdk.shutdown();
+    },
+  };
+}
+
+/**
+ * The W3C traceparent of the active span when it is sampled (recorded), else undefined: an unsampled
+ * request's trace is never exported, so carrying its context through the queue would cost bytes per event
+ * and links nobody can follow.
+ */
+export function activeTraceparent(): string | undefined {
+  if (!enabled) return undefined;
+  const active = context.active();
+  if (!trace.getSpan(active)?.isRecording()) return undefined;
+  const carrier: { traceparent?: string } = {};
+  propagation.inject(active, carrier);
+  return carrier.traceparent;
+}
+
+/** The span context a traceparent names, or undefined when it is not a valid one. */
+export function spanContextOf(traceparent: string): SpanContext | undefined {
+  const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent }));
+  return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/** Links to the spans that traceparents name (invalid ones skipped). */
+export function linksTo(traceparents: Iterable<string>): Link[] {
+  const links: Link[] = [];
+  for (const text of traceparents) {
+    const spanContext = spanContextOf(text);
+    if (spanContext) links.push({ context: spanContext });
+  }
+  return links;
 }

@@ -4,6 +4,7 @@ import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/en
 import { packEnvelope, type EventEnvelope } from "../../streams/event-envelope.js";
 import { shardOf } from "../../streams/shard.js";
 import { childrenByLabel, type Metrics } from "../../telemetry/metrics.js";
+import { activeTraceparent } from "../../telemetry/tracing.js";
 import type { Route } from "../router.js";
 import { parseBatch, parseEvent } from "../validate-events.js";
 
@@ -27,6 +28,8 @@ interface Prepared {
 }
 
 function prepare(envelope: EventEnvelope, index: number, shards: number): Prepared {
+  const traceparent = activeTraceparent();
+  if (traceparent !== undefined) envelope.traceparent = traceparent;
   const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload: packEnvelope(envelope) };
   if (envelope.idempotencyKey !== undefined) item.idempotencyKey = envelope.idempotencyKey;
   return { index, shard: shardOf(envelope.accountId, envelope.outcomeKey, shards), item };
