@@ -99,7 +99,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     const readiness: ReadinessCheck[] = [
       { name: "redis reachable", check: async () => (await redis.ping()) === "PONG" },
     ];
-    const context: AppContext = { options, redis, keys, logger, metrics, accounts: new Accounts(redis, keys, options.tokenSecret), readiness };
+    const context: AppContext = { options, redis, keys, logger, metrics, accounts: new Accounts(redis, keys, options.tokenSecret, options.replicaAcks), readiness };
 
     let port = 0;
     if (options.role === "all" || options.role === "ingress") {
@@ -116,7 +116,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       const verifier = await TokenVerifier.start({ redis, subscriber, keys, secret: options.tokenSecret, logger });
       stoppers.push(() => verifier.stop());
 
-      const enqueueSeconds = childrenByLabel(metrics.enqueueSeconds, ["ok", "backlog", "rejected", "unconfirmed"] as const);
+      const enqueueSeconds = childrenByLabel(metrics.enqueueSeconds, ["ok", "backlog", "rejected", "unconfirmed", "replicas"] as const);
       const enqueuer = new ShardEnqueuer(enqueueRedis, keys, options, (outcome, events, seconds) => {
         enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);

@@ -2,6 +2,7 @@
 import { randomInt } from "node:crypto";
 import { signToken } from "../auth/token.js";
 import type { RedisClient } from "../redis/client.js";
+import { replicated } from "../redis/replica-acks.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../redis/keys.js";
 
@@ -28,6 +29,9 @@ function newAccountId(): string {
   return id;
 }
 
+/** A token change is rare and interactive: a replica gets this long to acknowledge it. */
+const REPLICA_ACK_TIMEOUT_MS = 5000;
+
 export class Accounts {
   private readonly scripts: Scripts<"set-token-generation">;
 
@@ -35,6 +39,8 @@ export class Accounts {
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly tokenSecret: string,
+    /** Replicas that must hold a token generation before it is handed out (WAIT). */
+    private readonly replicaAcks = 0,
   ) {
     this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), ["set-token-generation"]);
   }
@@ -78,6 +84,10 @@ export class Accounts {
       [accountId, this.keys.tokenRotatedChannel(), mode],
     )) as [number, number];
     const [generation, subscribers] = reply;
+    // A generation a failover could roll back would revive the old token (rotate) or void the new one.
+    if (!(await replicated(this.redis, this.keys.tokenGenerations(), this.replicaAcks, REPLICA_ACK_TIMEOUT_MS))) {
+      throw new Error(`the token generation was not acknowledged by ${this.replicaAcks} replica(s) in time; run the command again`);
+    }
     if (mode === "rotate" && generation > 0) await this.awaitAcknowledgements(accountId, generation, subscribers);
     return generation;
   }

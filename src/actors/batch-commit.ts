@@ -2,7 +2,12 @@
 import { msgpack } from "../codec/msgpack.js";
 import type { ScriptArg } from "../redis/script-command.js";
 
-export type CommitResult = { ok: true } | { ok: false; reason: "lease-lost" } | { ok: false; reason: "create-conflict"; key: string };
+export type CommitResult =
+  | { ok: true }
+  | { ok: false; reason: "lease-lost" }
+  | { ok: false; reason: "create-conflict"; key: string }
+  /** Committed on the master, but fewer replicas than required acknowledged it in time. */
+  | { ok: false; reason: "unreplicated" };
 
 type Op = (string | number)[];
 

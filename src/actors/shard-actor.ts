@@ -12,6 +12,7 @@ import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
+import { replicated } from "../redis/replica-acks.js";
 import type { Scripts } from "../redis/scripts.js";
 import type { TurnCork } from "../redis/turn-cork.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
@@ -44,6 +45,9 @@ export interface ShardActorDeps {
   outcomeCreator: () => OutcomeCreator;
   readBatchSize: number;
   maxProcessingAttempts: number;
+  /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
+  replicaAcks: number;
+  replicaAckTimeoutMs: number;
   logger: Logger;
   metrics: ActorMetrics;
   /** The business clock: time points are processed up to it. */
@@ -408,8 +412,18 @@ export class ShardActor {
     if (!result.ok && result.reason === "lease-lost") {
       this.stopping = true;
       this.deps.onLeaseLost(this.deps.shard);
-    } else if (!result.ok) {
-      this.deps.logger.info({ shard: this.deps.shard, key: result.key }, "outcome created concurrently; reprocessing batch");
+      return result;
+    }
+    if (!result.ok) {
+      this.deps.logger.info({ shard: this.deps.shard, key: result.reason === "create-conflict" ? result.key : undefined }, "outcome created concurrently; reprocessing batch");
+      return result;
+    }
+    // Committed on the master; until the replicas hold it a failover could undo it, so memory (which is
+    // ahead of what would survive) is not trusted: the caller reloads from Redis, as after any doubt.
+    const { client, keys, shard, replicaAcks, replicaAckTimeoutMs } = this.deps;
+    if (!(await replicated(client, keys.lease(shard), replicaAcks, replicaAckTimeoutMs))) {
+      this.deps.logger.warn({ shard, replicas: replicaAcks }, "commit not acknowledged by enough replicas; reloading");
+      return { ok: false, reason: "unreplicated" };
     }
     return result;
   }

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { duplicateClient, type RedisClient } from "../redis/client.js";
+import { replicated } from "../redis/replica-acks.js";
 import { TurnCork } from "../redis/turn-cork.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../redis/keys.js";
@@ -18,6 +19,8 @@ import { ShardActor, type ActorScript } from "./shard-actor.js";
 export interface WorkerOptions {
   shards: number;
   leaseTtlMs: number;
+  /** Replicas that must hold a lease and every commit before they count (WAIT). */
+  replicaAcks: number;
   maxHotOutcomes: number;
   readBatchSize: number;
   maxProcessingAttempts: number;
@@ -32,6 +35,14 @@ export interface WorkerDeps {
   outcomeCreator: () => OutcomeCreator;
   /** The business clock for time points (settlement, IDLE). @default Date.now */
   clock?: () => number;
+}
+
+/**
+ * How long a lease or commit waits for its replicas: well within the lease, so a replica that does not
+ * answer never holds a worker past the time its lease would run out.
+ */
+export function replicaAckTimeoutMs(leaseTtlMs: number): number {
+  return Math.max(50, Math.floor(leaseTtlMs / 4));
 }
 
 const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release"];
@@ -91,7 +102,7 @@ export class Worker {
     if (this.stopped) return;
     const live = await this.membership.heartbeat();
     const desired = desiredShards(this.id, live, this.deps.options.shards);
-    const { keys, options } = this.deps;
+    const { client, keys, options } = this.deps;
     // Give up what is no longer ours first, so the new owner can take it on its next beat.
     for (const shard of [...this.actors.keys()]) {
       if (!desired.has(shard)) await this.release(shard);
@@ -106,7 +117,15 @@ export class Worker {
     for (const shard of desired) {
       if (this.actors.has(shard)) continue;
       const leaseValue = await this.scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], [this.id, options.leaseTtlMs]);
-      if (typeof leaseValue === "string") this.own(shard, leaseValue);
+      if (typeof leaseValue !== "string") continue;
+      // A lease (and its fencing token) a failover could roll back is not one to write under: a promoted
+      // replica without it would let another worker mint the same token. Give it back and try next beat.
+      if (!(await replicated(client, keys.lease(shard), options.replicaAcks, replicaAckTimeoutMs(options.leaseTtlMs)))) {
+        this.deps.logger.warn({ shard, replicas: options.replicaAcks }, "lease not acknowledged by enough replicas; giving it back");
+        await this.scripts.run("lease-release", [keys.lease(shard), keys.fence(shard)], [leaseValue]).catch(() => {});
+        continue;
+      }
+      this.own(shard, leaseValue);
     }
     this.metrics.ownedShards.set(this.actors.size);
     this.metrics.hotOutcomes.set(this.hot.size);
@@ -130,6 +149,8 @@ export class Worker {
       outcomeCreator,
       readBatchSize: options.readBatchSize,
       maxProcessingAttempts: options.maxProcessingAttempts,
+      replicaAcks: options.replicaAcks,
+      replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
       logger,
       metrics: this.metrics,
       clock: this.deps.clock ?? Date.now,

@@ -12,7 +12,7 @@ export async function withAccounts<T>(work: (accounts: Accounts) => Promise<T>):
   try {
     const redis = await openClient(resolved.endpoint, { connectionName: "verdict-cli" }, silentLogger);
     try {
-      return await work(new Accounts(redis, new Keys(options.keyPrefix), options.tokenSecret));
+      return await work(new Accounts(redis, new Keys(options.keyPrefix), options.tokenSecret, options.replicaAcks));
     } finally {
       redis.disconnect();
     }

@@ -70,6 +70,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     shards: int(env, "VERDICT_SHARDS", DEFAULT_OPTIONS.shards),
     maxShardBacklog: int(env, "VERDICT_MAX_SHARD_BACKLOG", DEFAULT_OPTIONS.maxShardBacklog),
     enqueueTimeoutMs: int(env, "VERDICT_ENQUEUE_TIMEOUT_MS", DEFAULT_OPTIONS.enqueueTimeoutMs),
+    replicaAcks: int(env, "VERDICT_REPLICA_ACKS", DEFAULT_OPTIONS.replicaAcks),
     leaseTtlMs: int(env, "VERDICT_LEASE_TTL_MS", DEFAULT_OPTIONS.leaseTtlMs),
     maxHotOutcomes: int(env, "VERDICT_MAX_HOT_OUTCOMES", DEFAULT_OPTIONS.maxHotOutcomes),
     readBatchSize: int(env, "VERDICT_READ_BATCH_SIZE", DEFAULT_OPTIONS.readBatchSize),

@@ -39,6 +39,12 @@ export interface VerdictOptions {
   maxShardBacklog: number;
   /** How long an enqueue may take before the event is answered unconfirmed. @default 2000 */
   enqueueTimeoutMs: number;
+  /**
+   * Replicas that must hold a write before it counts (Redis WAIT): an enqueue answers 202 only then (else
+   * unconfirmed), and a worker's commit and lease, and a token rotation, wait for it too. 0 trusts the
+   * master alone; 1 survives a master's failover. @default 0
+   */
+  replicaAcks: number;
   /** Shard lease lifetime; a dead worker's shards move after this. @default 5000 */
   leaseTtlMs: number;
   /** Outcomes kept in memory per worker before the least recently used are dropped. @default 200_000 */
@@ -67,6 +73,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   shards: 16,
   maxShardBacklog: 1_000_000,
   enqueueTimeoutMs: 2000,
+  replicaAcks: 0,
   leaseTtlMs: 5000,
   maxHotOutcomes: 200_000,
   readBatchSize: 1000,
@@ -94,6 +101,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("shards", options.shards, 1, 16384);
   intIn("maxShardBacklog", options.maxShardBacklog, 1, Number.MAX_SAFE_INTEGER);
   intIn("enqueueTimeoutMs", options.enqueueTimeoutMs, 1, 600_000);
+  intIn("replicaAcks", options.replicaAcks, 0, 16);
   intIn("leaseTtlMs", options.leaseTtlMs, 500, 600_000);
   intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
   intIn("readBatchSize", options.readBatchSize, 1, 100_000);

@@ -3,6 +3,7 @@
 // each submission learns the fate of its own events.
 import { context, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from "@opentelemetry/api";
 import { corkMasters, type RedisClient } from "../redis/client.js";
+import { replicated } from "../redis/replica-acks.js";
 import { Scripts } from "../redis/scripts.js";
 import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
 import type { Keys } from "../redis/keys.js";
@@ -27,10 +28,14 @@ export interface EnqueuerOptions {
   maxEventsPerCall?: number;
   /** Payload bytes per script call; a larger submission still goes whole, alone. @default 4 MiB */
   maxBytesPerCall?: number;
+  /** Replicas that must hold a call's events before they count as appended (WAIT). @default 0 */
+  replicaAcks?: number;
+  /** The enqueue's deadline, which the WAIT for replicas shares. @default 2000 */
+  enqueueTimeoutMs?: number;
 }
 
 /** Told once per script call, for metrics. */
-export type CallObserver = (outcome: "ok" | "backlog" | "rejected" | "unconfirmed", events: number, seconds: number) => void;
+export type CallObserver = (outcome: "ok" | "backlog" | "rejected" | "unconfirmed" | "replicas", events: number, seconds: number) => void;
 
 interface Submission {
   items: readonly EnqueueItem[];
@@ -187,6 +192,12 @@ export class ShardEnqueuer {
     if (reply === -1) return this.fail(submissions, "rejected", count, started, "backlog");
     // Any other shape: the script ran but answered in a way we do not know, so the events may be in the stream.
     if (typeof reply !== "string" || reply.length !== count) return this.fail(submissions, "unconfirmed", count, started);
+    // One WAIT per script call: appended on the master is not yet safe from its failover.
+    const replicas = this.options.replicaAcks ?? 0;
+    if (replicas > 0) {
+      const left = (this.options.enqueueTimeoutMs ?? 2000) - (performance.now() - started);
+      if (!(await replicated(this.redis, keys[0]!, replicas, left))) return this.fail(submissions, "unconfirmed", count, started, "replicas");
+    }
     this.observe("ok", count, (performance.now() - started) / 1000);
     if (tracingEnabled()) trace.getActiveSpan()?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": "ok" });
     let at = 0;
@@ -203,7 +214,7 @@ export class ShardEnqueuer {
     reason: "rejected" | "unconfirmed",
     count: number,
     started: number,
-    observed: "rejected" | "unconfirmed" | "backlog" = reason,
+    observed: "rejected" | "unconfirmed" | "backlog" | "replicas" = reason,
   ): void {
     this.observe(observed, count, (performance.now() - started) / 1000);
     if (tracingEnabled()) {

@@ -7,7 +7,7 @@ export interface Metrics {
   httpRequests: Counter<"route" | "method" | "status">;
   /** Events by what became of them at the edge: accepted, duplicate, rejected, unconfirmed. */
   events: Counter<"result">;
-  /** Latency of enqueue script calls, by outcome (ok, backlog, rejected, unconfirmed). */
+  /** Latency of enqueue script calls, by outcome (ok, backlog, rejected, unconfirmed, replicas: WAIT fell short). */
   enqueueSeconds: Histogram<"outcome">;
   /** Events carried per enqueue script call (how well group commit coalesces). */
   enqueueCallEvents: Histogram;
@@ -32,7 +32,7 @@ export function createMetrics(): Metrics {
     }),
     enqueueSeconds: new Histogram({
       name: "verdict_enqueue_seconds",
-      help: "Latency of one enqueue script call, by outcome: ok, backlog, rejected, unconfirmed",
+      help: "Latency of one enqueue script call, by outcome: ok, backlog, rejected, unconfirmed, replicas (too few replicas acknowledged)",
       labelNames: ["outcome"],
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],

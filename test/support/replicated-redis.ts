@@ -1,0 +1,95 @@
+// Redis with replicas, for the suites about replica acknowledgements (VERDICT_REPLICA_ACKS): a master with
+// one replica, or a cluster of 3 masters with one replica each. Replicas can be paused (SIGSTOP) and
+// resumed, so a WAIT can be shown to fall short on exactly the node that owns a key.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RedisEndpoint } from "../../src/redis/client.js";
+import { freePort } from "./processes.js";
+
+const HOST = "127.0.0.1";
+
+export interface ReplicatedRedis {
+  endpoint: RedisEndpoint;
+  /** The replica ports of the master that owns `key` (on one Redis: its one replica). */
+  replicasOf(key: string): number[];
+  /** Every replica's port. */
+  replicas(): number[];
+  pause(port: number): void;
+  resume(port: number): void;
+  stop(): Promise<void>;
+}
+
+function cli(port: number, ...args: string[]): string {
+  return spawnSync("redis-cli", ["-h", HOST, "-p", String(port), ...args], { encoding: "utf8" }).stdout ?? "";
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function startReplicatedRedis(kind: "standalone" | "cluster"): Promise<ReplicatedRedis> {
+  const dir = mkdtempSync(join(tmpdir(), "verdict-replicated-redis-"));
+  const servers = new Map<number, ChildProcess>();
+  const start = (port: number, extra: string[]): void => {
+    const args = ["--port", String(port), "--bind", HOST, "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction", "--dbfilename", `${port}.rdb`, ...extra];
+    servers.set(port, spawn("redis-server", args, { stdio: "ignore" }));
+  };
+  const ports: number[] = [];
+  const count = kind === "standalone" ? 2 : 6;
+  for (let i = 0; i < count; i++) ports.push(await freePort());
+  const clusterArgs = (port: number): string[] => ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-port", String(port + 100), "--cluster-node-timeout", "1000"];
+  for (const port of ports) start(port, kind === "cluster" ? clusterArgs(port) : []);
+  for (const port of ports) await until(() => cli(port, "PING").trim() === "PONG", `redis on ${port}`);
+
+  let replicasOf: (key: string) => number[];
+  if (kind === "standalone") {
+    const [master, replica] = ports as [number, number];
+    cli(replica, "REPLICAOF", HOST, String(master));
+    await until(() => cli(master, "INFO", "replication").includes("connected_slaves:1") && cli(replica, "INFO", "replication").includes("master_link_status:up"), "the replica in sync");
+    replicasOf = () => [replica];
+  } else {
+    const create = spawnSync("redis-cli", ["--cluster", "create", ...ports.map((p) => `${HOST}:${p}`), "--cluster-replicas", "1", "--cluster-yes"], { encoding: "utf8" });
+    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
+    await until(() => ports.every((p) => cli(p, "CLUSTER", "INFO").includes("cluster_state:ok")), "cluster_state:ok");
+    // Every master's replica linked and in sync.
+    await until(() => ports.filter((p) => cli(p, "ROLE").startsWith("slave")).every((p) => cli(p, "INFO", "replication").includes("master_link_status:up")) && ports.filter((p) => cli(p, "ROLE").startsWith("slave")).length === 3, "replicas in sync");
+    replicasOf = (key) => {
+      const slot = Number(cli(ports[0]!, "CLUSTER", "KEYSLOT", key).trim());
+      const nodes = cli(ports[0]!, "CLUSTER", "NODES").trim().split("\n").map((line) => line.split(" "));
+      const master = nodes.find((n) => n[2]!.includes("master") && n.slice(8).some((range) => {
+        const [from, to] = range.split("-").map(Number);
+        return slot >= from! && slot <= (to ?? from)!;
+      }));
+      if (!master) throw new Error(`no master owns slot ${slot}`);
+      return nodes.filter((n) => n[3] === master[0]).map((n) => Number(n[1]!.split(":")[1]!.split("@")[0]));
+    };
+  }
+  const replicaPorts = kind === "standalone" ? [ports[1]!] : ports.filter((p) => cli(p, "ROLE").startsWith("slave"));
+  return {
+    endpoint: kind === "standalone" ? { kind: "standalone", url: `redis://${HOST}:${ports[0]}` } : { kind: "cluster", nodes: ports.filter((p) => !replicaPorts.includes(p)).map((port) => ({ host: HOST, port })) },
+    replicasOf: (key) => replicasOf(key),
+    replicas: () => replicaPorts,
+    pause: (port) => servers.get(port)?.kill("SIGSTOP"),
+    resume: (port) => servers.get(port)?.kill("SIGCONT"),
+    stop: async () => {
+      await Promise.all(
+        [...servers.values()].map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              if (server.exitCode !== null) return resolve();
+              server.once("exit", () => resolve());
+              server.kill("SIGCONT");
+              server.kill("SIGKILL");
+            }),
+        ),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
