@@ -129,6 +129,16 @@ describe("HTTP conformance of the edge (standalone)", () => {
       }
     });
 
+    it("refuses duplicate lengths before the route and the token are looked at", async () => {
+      for (const path of ["/nowhere", "/v1/events"]) {
+        const c = await connection();
+        c.write(rawRequestBytes("POST", path, ["Content-Length: 0", "Content-Length: 0"]));
+        const reply = await c.read();
+        expect(reply.status, path).toBe(400);
+        expect(await c.waitClosed()).toBe(true);
+      }
+    });
+
     it("refuses a Transfer-Encoding other than exactly chunked with 400 and closes", async () => {
       for (const coding of ["gzip, chunked", "chunked, chunked", "identity", "xchunked"]) {
         const c = await connection();
