@@ -1,5 +1,6 @@
 // The HTTP edge on uWebSockets.js: one catch-all handler runs every request through the route table, in the
-// order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler.
+// order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler;
+// ahead of all of them, framing that could smuggle a request (400, connection closed).
 import { randomUUID } from "node:crypto";
 import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { ApiError } from "../errors/api-error.js";
@@ -164,6 +165,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       abortable: false,
     };
 
+    // Framing first, before any answer that would keep the connection: the body's extent is in doubt,
+    // so the connection cannot be trusted for a next request either.
+    const framingError = checkFraming(req);
+    if (framingError !== undefined) return sendError(ex, framingError, true);
+
     const match = router.match(method, path);
     if (match.kind === "not_found") {
       return sendError(ex, new ApiError("NOT_FOUND", `no route ${method} ${path}`));
@@ -186,9 +192,6 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const rawQuery = req.getQuery() ?? "";
     const contentLength = req.getHeader("content-length");
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const framingError = checkFraming(req);
-    // The body's extent is in doubt, so the connection cannot be trusted for a next request either.
-    if (framingError !== undefined) return sendError(ex, framingError, true);
 
     // Everything below may finish after this callback returns.
     res.onAborted(() => {

@@ -140,6 +140,20 @@ describe("hardening of the API (standalone)", () => {
     });
   });
 
+  describe("tokens", () => {
+    it("refuses every spelling of the token but the canonical one", async () => {
+      const standard = (() => {
+        const dot = t.token.lastIndexOf(".");
+        return `${t.token.slice(0, dot)}.${Buffer.from(t.token.slice(dot + 1), "base64url").toString("base64")}`;
+      })();
+      for (const token of [`${t.token}=`, `${t.token}=${"x".repeat(1000)}`, `${t.token}!!`, standard]) {
+        const reply = await request(t.base, "GET", "/v1/tasks", { token });
+        expect([reply.status, errorCode(reply)], token.slice(0, 120)).toEqual([401, "TOKEN_INVALID"]);
+      }
+      expect((await call("GET", "/v1/tasks")).status).toBe(200);
+    });
+  });
+
   describe("unknown fields", () => {
     it.each([
       ["PUT", "/v1/tasks/t", { name: "n", condition: "a", settlment_period: "1d" }, "settlment_period"],
@@ -241,6 +255,53 @@ describe("hardening of the API (standalone)", () => {
           expect((read.body as { key: string }).key).toBe(key);
           const listed = await call("GET", `/v1/outcomes?task_key=tb&limit=1000`);
           expect((listed.body as { outcomes: { key: string }[] }).outcomes.map((o) => o.key)).toContain(key);
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    /** Percent-encodes every UTF-16 unit as UTF-8 bytes, lone surrogates included (as a careless client would). */
+    const encodeUnits = (text: string): string =>
+      [...text]
+        .map((char) => {
+          const code = char.codePointAt(0)!;
+          if (code < 0xd800 || code > 0xdfff) return encodeURIComponent(char);
+          return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join("");
+        })
+        .join("");
+
+    it("answers any key in a path either 400 or with the same key back from every read", async () => {
+      const unit = fc.oneof(
+        { weight: 4, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 2 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)) },
+        { weight: 1, arbitrary: fc.constantFrom(":", "/", "%", "?", "#", "\n", " ", ".", "..") },
+      );
+      const keys = fc.oneof(
+        // "." and ".." as a whole segment are dot segments every URL client resolves away, even encoded.
+        { weight: 5, arbitrary: fc.array(unit, { minLength: 1, maxLength: 20 }).map((parts) => parts.join("")).filter((key) => key !== "." && key !== "..") },
+        { weight: 1, arbitrary: fc.integer({ min: 510, max: 514 }).map((n) => "k".repeat(n)) },
+      );
+      await fc.assert(
+        fc.asyncProperty(keys, async (key) => {
+          const path = `/v1/customers/${encodeUnits(key)}`;
+          const put = await call("PUT", path, { name: "n" });
+          const valid = key.length <= 512 && !/\p{Cs}/u.test(key);
+          if (!valid) {
+            expect([put.status, errorCode(put)]).toEqual([400, "VALIDATION_ERROR"]);
+            return;
+          }
+          expect([200, 201]).toContain(put.status);
+          expect((put.body as { key: string }).key).toBe(key);
+          const read = await call("GET", path);
+          expect((read.body as { key: string }).key).toBe(key);
+          let cursor: string | null = null;
+          const listed: string[] = [];
+          do {
+            const page = (await call("GET", `/v1/customers?limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)).body as { customers: { key: string }[]; next_cursor: string | null };
+            listed.push(...page.customers.map((c) => c.key));
+            cursor = page.next_cursor;
+          } while (cursor !== null);
+          expect(listed).toContain(key);
         }),
         { numRuns: 60 },
       );

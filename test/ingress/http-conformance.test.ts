@@ -93,6 +93,24 @@ describe("HTTP conformance of the edge (standalone)", () => {
       await expectAlive(c);
     });
 
+    it("closes after a 413 whose declared body is more than twice the cap, rather than skip it all", async () => {
+      const c = await connection();
+      c.write(rawRequestBytes("POST", "/v1/events", [auth, `Content-Length: ${2 * SINGLE_CAP + 1}`], "{"));
+      expect((await c.read()).status).toBe(413);
+      expect(await c.waitClosed()).toBe(true);
+    });
+
+    it("keeps the connection after a response large enough to be written as the client reads", async () => {
+      const c = await connection();
+      const [headers, body] = json({ name: "n".repeat(500), condition: "a", goal: "g".repeat(4000) });
+      for (let i = 0; i < 40; i++) expect((await send(c, "PUT", `/v1/tasks/big-${i}`, [auth, ...headers], body)).status).toBe(201);
+      const list = await send(c, "GET", "/v1/tasks", [auth]);
+      expect(list.status).toBe(200);
+      expect(list.body.length).toBeGreaterThan(64 * 1024);
+      expect((JSON.parse(list.body.toString()) as { tasks: unknown[] }).tasks.length).toBeGreaterThanOrEqual(40);
+      await expectAlive(c);
+    });
+
     it("answers an HTTP/1.1 request carrying Connection: close and then closes", async () => {
       const c = await connection();
       const reply = await send(c, "GET", "/v1/tasks", [auth, "Connection: close"]);
@@ -125,6 +143,16 @@ describe("HTTP conformance of the edge (standalone)", () => {
         const reply = await c.read();
         expect(reply.status, `${first}/${second}`).toBe(400);
         expect(errorCode(reply)).toBe("VALIDATION_ERROR");
+        expect(await c.waitClosed()).toBe(true);
+      }
+    });
+
+    it("refuses duplicate lengths before the route and the token are looked at", async () => {
+      for (const path of ["/nowhere", "/v1/events"]) {
+        const c = await connection();
+        c.write(rawRequestBytes("POST", path, ["Content-Length: 0", "Content-Length: 0"]));
+        const reply = await c.read();
+        expect(reply.status, path).toBe(400);
         expect(await c.waitClosed()).toBe(true);
       }
     });
