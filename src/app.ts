@@ -121,7 +121,11 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);
       });
-      const liveness = new RedisLiveness(redis);
+      // Its own connection: a PING queued behind this process's own burst of commands would measure the
+      // queue, not Redis, and call a busy but healthy Redis down.
+      const livenessRedis = await openClient(resolved.endpoint, { connectionName: "verdict-liveness", offlineQueue: false }, logger);
+      stoppers.push(() => livenessRedis.disconnect());
+      const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
       const routes = [
         ...eventRoutes({ enqueuer, shards: options.shards, metrics }),

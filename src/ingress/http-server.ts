@@ -2,7 +2,7 @@
 // order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler;
 // ahead of all of them, framing that could smuggle a request (400, connection closed).
 import { randomUUID } from "node:crypto";
-import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { ApiError } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
@@ -233,7 +233,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     inFlight++;
     // Tracing on: the handler runs in the request's span, so what it does (enqueue, the envelope's
     // traceparent) belongs to this request's trace.
-    if (tracingEnabled()) ex.span = tracer().startSpan(`${method} ${route.path}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route.path } });
+    if (tracingEnabled()) {
+      // A caller's trace continues here: a W3C traceparent header (a fleet's span) is this request's parent.
+      const parent = propagation.extract(ROOT_CONTEXT, { traceparent: req.getHeader("traceparent"), tracestate: req.getHeader("tracestate") });
+      ex.span = tracer().startSpan(`${method} ${route.path}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route.path } }, parent);
+    }
     (ex.span ? context.with(trace.setSpan(context.active(), ex.span), run) : run())
       .catch((error: unknown) => {
         if (ex.aborted) return;

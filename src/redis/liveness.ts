@@ -1,13 +1,14 @@
 // Whether Redis answers right now, known within a second: a connection that is not ready (killed,
 // restarting) is down at once, and one whose PING has gone unanswered for `stallMs` (a paused or wedged
-// server: commands are sent and never answered) is down too. Requests use it to fail fast with a 503
+// server: commands are sent and never answered) is down too. Give it a connection of its own, so its
+// PINGs never wait behind the process's other commands. Requests use it to fail fast with a 503
 // instead of waiting out the 5 s command timeout.
 import { masters, type RedisClient } from "./client.js";
 
 export interface LivenessOptions {
   /** How often a PING goes to every master. @default 200 */
   intervalMs?: number;
-  /** A PING unanswered this long, or failed this recently, means Redis is down. @default 750 */
+  /** A PING unanswered this long, or failed this recently, means Redis is down. @default 800 */
   stallMs?: number;
 }
 
@@ -25,7 +26,7 @@ export class RedisLiveness {
     options: LivenessOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 200;
-    this.stallMs = options.stallMs ?? 750;
+    this.stallMs = options.stallMs ?? 800;
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
   }

@@ -110,4 +110,20 @@ describe("tracing (standalone)", () => {
     // The token never leaves the process in a span.
     expect(receiver.raw.some((body) => body.includes(t.token))).toBe(false);
   });
+
+  it("continues a caller's trace: a traceparent header makes the caller's span the request's parent", async () => {
+    const traceId = "0af7651916cd43dd8448eb211c80319c";
+    const callerSpan = "b7ad6b7169203331";
+    const response = await fetch(`${t.base}/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json", traceparent: `00-${traceId}-${callerSpan}-01` },
+      body: JSON.stringify({ outcome_key: "on", action: "late" }),
+    });
+    expect(response.status).toBe(202);
+    const request = await eventually(async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      return spans().find((s) => s.name === "POST /v1/events" && s.traceId === traceId);
+    }, 15_000, "the request span in the caller's trace");
+    expect(request.parentSpanId).toBe(callerSpan);
+  });
 });
