@@ -1,7 +1,7 @@
 // The HTTP edge on uWebSockets.js: one catch-all handler runs every request through the route table, in the
 // order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler.
 import { randomUUID } from "node:crypto";
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, type ErrorBody } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
@@ -132,7 +132,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const headers: Record<string, string> = { ...extraHeaders };
     if (apiError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(apiError.retryAfterSeconds);
     if (apiError.code === "TOKEN_INVALID") headers["WWW-Authenticate"] = 'Bearer realm="verdict"';
-    const body = {
+    const body: ErrorBody = {
       error: {
         code: apiError.code,
         message: apiError.message,
