@@ -2,6 +2,7 @@
 // exactly-once keys, typed calls for every route, and `stats` for the caller's own metrics.
 import { EventSender } from "./event-sender.js";
 import { resolveOptions, type VerdictClientOptions } from "./options.js";
+import { routes, type Routes } from "./routes.js";
 import type { ClientStats } from "./stats.js";
 import { loadTraceApi } from "./trace-context.js";
 import { Transport } from "./transport.js";
@@ -9,12 +10,31 @@ import type { VerdictEvent } from "./wire-types.js";
 
 export class VerdictClient {
   private readonly sender: EventSender;
-  private readonly transport: Transport;
+  readonly tasks: Routes["tasks"];
+  readonly outcomes: Routes["outcomes"];
+  readonly events: Routes["events"];
+  readonly agents: Routes["agents"];
+  readonly customers: Routes["customers"];
+  readonly rateCards: Routes["rateCards"];
+  readonly charges: Routes["charges"];
+  readonly usage: Routes["usage"];
+  readonly dlq: Routes["dlq"];
 
   constructor(options: VerdictClientOptions) {
     const resolved = resolveOptions(options);
-    this.transport = new Transport(resolved);
-    this.sender = new EventSender(resolved, this.transport);
+    const transport = new Transport(resolved);
+    this.sender = new EventSender(resolved, transport);
+    ({
+      tasks: this.tasks,
+      outcomes: this.outcomes,
+      events: this.events,
+      agents: this.agents,
+      customers: this.customers,
+      rateCards: this.rateCards,
+      charges: this.charges,
+      usage: this.usage,
+      dlq: this.dlq,
+    } = routes(transport));
     void loadTraceApi();
   }
 

@@ -141,6 +141,8 @@ export class EventSender {
   private async send(batch: PendingEvent[]): Promise<void> {
     this.inFlight++;
     let body = '{"events":[';
+    // The batch continues the trace of its first event tracked inside a span: the span active now (in a
+    // timer) belongs to nobody in particular.
     let traceparent: string | undefined;
     for (let i = 0; i < batch.length; i++) {
       const event = batch[i]!;
@@ -150,7 +152,7 @@ export class EventSender {
     }
     body += "]}";
     try {
-      const answer = await this.transport.request("POST", "/v1/events/batch", { body, traceparent });
+      const answer = await this.transport.request("POST", "/v1/events/batch", { body, traceparent: traceparent ?? null });
       if (!isBatchAccepted(answer)) throw new VerdictError(202, "UNEXPECTED_RESPONSE", "the batch answer is not the service's 202 body");
       this.answered(batch, answer);
     } catch (error) {

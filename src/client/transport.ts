@@ -2,7 +2,7 @@
 // a VerdictError (the service's error body when there is one, the client's own code when there is none).
 import { parseRetryAfter } from "./backoff.js";
 import type { ResolvedOptions } from "./options.js";
-import { activeTraceparent } from "./trace-context.js";
+import { activeTraceparent, loadTraceApi } from "./trace-context.js";
 import { VerdictError } from "./verdict-error.js";
 import type { ErrorBody } from "./wire-types.js";
 
@@ -44,13 +44,15 @@ export class Transport {
   /**
    * Sends one request and resolves to the parsed JSON body (undefined for a bodiless answer). `body` is
    * JSON text already, so a batch serialised once is resent as is. `traceparent` defaults to the span
-   * active now.
+   * active now; null sends none.
    */
-  async request(method: Method, path: string, options: { query?: Query; body?: string; traceparent?: string } = {}): Promise<unknown> {
+  async request(method: Method, path: string, options: { query?: Query; body?: string; traceparent?: string | null } = {}): Promise<unknown> {
+    // Resolved after the first call: a request waits for the OpenTelemetry API only until it has loaded once.
+    await loadTraceApi();
     const headers: Record<string, string> = { authorization: this.authorization };
     if (options.body !== undefined) headers["content-type"] = "application/json";
-    const traceparent = options.traceparent ?? activeTraceparent();
-    if (traceparent !== undefined) headers.traceparent = traceparent;
+    const traceparent = options.traceparent === undefined ? activeTraceparent() : options.traceparent;
+    if (traceparent !== undefined && traceparent !== null) headers.traceparent = traceparent;
     let response: Response;
     let text: string;
     try {
