@@ -93,12 +93,21 @@ export class EventSender {
 
   /** Serialises the event (minting its idempotency key) and queues it on its outcome's lane. */
   private admit(waiting: Waiting): void {
-    let event = waiting.event;
-    if (this.options.idempotency === "auto" && event.idempotency_key === undefined) event = { ...event, idempotency_key: uuidv7() };
-    // Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space. A
-    // malformed event still gets a lane and goes to the service, which says what is wrong with it.
-    const key = "outcome_key" in event ? event.outcome_key : (event as { key?: unknown }).key;
-    const json = JSON.stringify(event) ?? "null";
+    let event: unknown = waiting.event;
+    let json: string;
+    try {
+      // A malformed event (not an object, no key) still goes to the service, which says what is wrong with it.
+      if (this.options.idempotency === "auto" && isObject(event) && event.idempotency_key === undefined) event = { ...event, idempotency_key: uuidv7() };
+      json = JSON.stringify(event) ?? "null";
+    } catch (error) {
+      // A BigInt or a cycle: nothing could send it.
+      this.rejected++;
+      waiting.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
+      this.notifyFlush(waiting.seq);
+      return;
+    }
+    // Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
+    const key = isObject(event) ? (event.outcome_key ?? event.key) : undefined;
     const bytes = Buffer.byteLength(json);
     this.buffered++;
     const pending: PendingEvent = {
@@ -256,16 +265,7 @@ export class EventSender {
   /** Frees the event's room in the buffer for a waiting `track`, and tells `flush` callers. */
   private settled(event: PendingEvent): void {
     this.buffered--;
-    if (this.flushWaiters.length > 0) {
-      let done = false;
-      for (const waiter of this.flushWaiters) {
-        if (event.seq < waiter.below && --waiter.remaining === 0) {
-          waiter.resolve();
-          done = true;
-        }
-      }
-      if (done) this.flushWaiters = this.flushWaiters.filter((waiter) => waiter.remaining > 0);
-    }
+    this.notifyFlush(event.seq);
     while (this.waitingHead < this.waiting.length && this.buffered < this.options.maxBufferedEvents) {
       const next = this.waiting[this.waitingHead]!;
       this.waiting[this.waitingHead++] = undefined as unknown as Waiting;
@@ -275,6 +275,19 @@ export class EventSender {
       this.waiting.splice(0, this.waitingHead);
       this.waitingHead = 0;
     }
+  }
+
+  /** Counts the event with sequence number `seq` as settled for every `flush` that waits for it. */
+  private notifyFlush(seq: number): void {
+    if (this.flushWaiters.length === 0) return;
+    let done = false;
+    for (const waiter of this.flushWaiters) {
+      if (seq < waiter.below && --waiter.remaining === 0) {
+        waiter.resolve();
+        done = true;
+      }
+    }
+    if (done) this.flushWaiters = this.flushWaiters.filter((waiter) => waiter.remaining > 0);
   }
 }
 
@@ -296,4 +309,8 @@ function blamedItems(details: readonly ErrorDetail[] | undefined): Map<number, E
 
 function isBatchAccepted(body: unknown): body is BatchAccepted {
   return typeof body === "object" && body !== null && Array.isArray((body as { failed?: unknown }).failed);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
 }

@@ -172,4 +172,25 @@ describe("client delivery through faults", () => {
     await expect(before).resolves.toBeUndefined();
     await expect(client.track({ outcome_key: key!, action: "late" })).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
   });
+
+  it("rejects at once an event no batch can carry or no JSON can hold, and flush still settles", async () => {
+    proxy.setPolicy(() => ({ kind: "forward" }));
+    const [key] = await openOutcomes(1);
+    const client = new VerdictClient({ baseUrl: proxy.base, token: t.token, maxBufferedEvents: 1 });
+    const ok = client.track({ outcome_key: key!, action: "step", properties: { seq: 0 } });
+    // Both wait for room behind the first, so they are refused on admission, after it settled.
+    const huge = client.track({ outcome_key: key!, action: "step", properties: { blob: "x".repeat(5 * 1024 * 1024) } });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const circular = client.track({ outcome_key: key!, action: "step", properties: cyclic });
+    const last = client.track({ outcome_key: key!, action: "step", properties: { seq: 1 } });
+    const results = Promise.allSettled([ok, huge, circular, last]);
+    await client.flush();
+    const [first, tooLarge, notJson, second] = await results;
+    expect([first?.status, second?.status]).toEqual(["fulfilled", "fulfilled"]);
+    expect(tooLarge).toMatchObject({ status: "rejected", reason: { status: 0, code: "PAYLOAD_TOO_LARGE" } });
+    expect(notJson).toMatchObject({ status: "rejected", reason: { status: 0, code: "VALIDATION_ERROR" } });
+    expect(client.stats()).toMatchObject({ buffered: 0, waiting: 0, accepted: 2, rejected: 2 });
+    expect((await logOf(key!, 2)).map((e) => e.properties.seq)).toEqual([0, 1]);
+  });
 });
