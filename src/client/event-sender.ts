@@ -1,7 +1,7 @@
 // Delivery behind `track`: buffers events with backpressure, batches them per outcome lane, sends up to
 // `maxInFlight` batches at once, and retries failed items in order until each is accepted or given up.
 import { retryDelayMs } from "./backoff.js";
-import { OrderingQueue, type Lane, type PendingEvent } from "./ordering-queue.js";
+import { NOT_ADMITTED, OrderingQueue, type Lane, type PendingEvent } from "./ordering-queue.js";
 import type { ResolvedOptions } from "./options.js";
 import type { ClientStats } from "./stats.js";
 import { activeTraceparent } from "./trace-context.js";
@@ -15,14 +15,6 @@ export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
 /** `{"events":[` and `]}` around the items. */
 const ENVELOPE_BYTES = '{"events":[]}'.length;
 
-interface Waiting {
-  event: VerdictEvent;
-  seq: number;
-  traceparent: string | undefined;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 interface FlushWaiter {
   /** Events with a lower seq still unsettled. */
   remaining: number;
@@ -34,7 +26,8 @@ const ITEM_PATH = /^events\[(\d+)\]/;
 
 export class EventSender {
   private readonly queue: OrderingQueue;
-  private readonly waiting: Waiting[] = [];
+  /** Events whose `track` waits for room, in `track` order (PendingEvent without its lane, JSON and bytes yet). */
+  private readonly waiting: (PendingEvent | undefined)[] = [];
   private waitingHead = 0;
   private flushWaiters: FlushWaiter[] = [];
   private nextSeq = 0;
@@ -58,10 +51,10 @@ export class EventSender {
   track(event: VerdictEvent): Promise<void> {
     if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
     return new Promise<void>((resolve, reject) => {
-      const waiting: Waiting = { event, seq: this.nextSeq++, traceparent: activeTraceparent(), resolve, reject };
+      const pending: PendingEvent = { event, json: "", bytes: 0, lane: NOT_ADMITTED, attempts: 0, seq: this.nextSeq++, traceparent: activeTraceparent(), resolve, reject };
       // Nobody overtakes an event already waiting for room: that would reorder its outcome.
-      if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(waiting);
-      else this.waiting.push(waiting);
+      if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
+      else this.waiting.push(pending);
     });
   }
 
@@ -92,36 +85,37 @@ export class EventSender {
   }
 
   /** Serialises the event (minting its idempotency key) and queues it on its outcome's lane. */
-  private admit(waiting: Waiting): void {
-    let event: unknown = waiting.event;
+  private admit(pending: PendingEvent): void {
+    const event: unknown = pending.event;
+    pending.event = undefined;
     let json: string;
     try {
-      // A malformed event (not an object, no key) still goes to the service, which says what is wrong with it.
-      if (this.options.idempotency === "auto" && isObject(event) && event.idempotency_key === undefined) event = { ...event, idempotency_key: uuidv7() };
       json = JSON.stringify(event) ?? "null";
     } catch (error) {
       // A BigInt or a cycle: nothing could send it.
       this.rejected++;
-      waiting.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
-      this.notifyFlush(waiting.seq);
+      pending.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
+      this.notifyFlush(pending.seq);
       return;
     }
+    // A malformed event (not an object, no key) still goes to the service, which says what is wrong with it.
+    const object = isObject(event) ? event : undefined;
+    if (this.options.idempotency === "auto" && object && object.idempotency_key === undefined && json.endsWith("}")) {
+      // Spliced into the JSON rather than copied into the event: no second object per event, and the
+      // caller's event is left as it was.
+      const key = `"idempotency_key":"${uuidv7()}"}`;
+      json = json === "{}" ? `{${key}` : `${json.slice(0, -1)},${key}`;
+    }
     // Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
-    const key = isObject(event) ? (event.outcome_key ?? event.key) : undefined;
-    const bytes = Buffer.byteLength(json);
+    const key = object ? (object.outcome_key ?? object.key) : undefined;
+    pending.json = json;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: for small events that bound is as good as the exact count
+    // (500 of them stay far below 5 MiB), which is only taken for large ones.
+    pending.bytes = json.length < 1024 ? json.length * 3 : Buffer.byteLength(json);
+    pending.lane = this.queue.lane(typeof key === "string" ? key : "");
     this.buffered++;
-    const pending: PendingEvent = {
-      json,
-      bytes,
-      lane: this.queue.lane(typeof key === "string" ? key : ""),
-      attempts: 0,
-      seq: waiting.seq,
-      traceparent: waiting.traceparent,
-      resolve: waiting.resolve,
-      reject: waiting.reject,
-    };
-    if (bytes + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES) {
-      this.reject(pending, new VerdictError(0, "PAYLOAD_TOO_LARGE", `the event is ${bytes} bytes: no batch can carry it (5 MiB body limit)`));
+    if (pending.bytes + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES) {
+      this.reject(pending, new VerdictError(0, "PAYLOAD_TOO_LARGE", `the event is ${pending.bytes} bytes: no batch can carry it (5 MiB body limit)`));
       return;
     }
     this.queue.push(pending);
@@ -268,7 +262,7 @@ export class EventSender {
     this.notifyFlush(event.seq);
     while (this.waitingHead < this.waiting.length && this.buffered < this.options.maxBufferedEvents) {
       const next = this.waiting[this.waitingHead]!;
-      this.waiting[this.waitingHead++] = undefined as unknown as Waiting;
+      this.waiting[this.waitingHead++] = undefined;
       this.admit(next);
     }
     if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {

@@ -5,10 +5,13 @@
 
 /** One tracked event on its way to the service. */
 export interface PendingEvent {
-  /** The event as JSON text, serialised once and resent as is. */
+  /** The caller's event until it is admitted to the buffer and serialised; then undefined. */
+  event: unknown;
+  /** The event as JSON text, serialised once at admission and resent as is. */
   json: string;
-  /** UTF-8 length of `json`. */
+  /** UTF-8 length of `json`, or an upper bound of it. */
   bytes: number;
+  /** Its outcome's lane, from admission on (NOT_ADMITTED before). */
   lane: Lane;
   /** Sends so far. */
   attempts: number;
@@ -33,23 +36,22 @@ export class Lane {
   }
 }
 
+/** Lanes kept before the first sweep of idle ones. */
+const MIN_SWEEP_AT = 4096;
+
+/** The lane of an event still waiting for room in the buffer: never queued on, never sent. */
+export const NOT_ADMITTED = new Lane("");
+
 /** Outcome lanes, and the ready ones in the order they became ready (a fair, roughly `track`-ordered pick). */
 export class OrderingQueue {
   private readonly lanes = new Map<string, Lane>();
   private readonly ready = new Set<Lane>();
   /** Events in ready lanes: what the next batches can take now. */
   readyEvents = 0;
+  /** Lane count at which the next new lane first sweeps the idle ones. */
+  private sweepAt = MIN_SWEEP_AT;
 
   constructor(private readonly onReady: () => void) {}
-
-  lane(key: string): Lane {
-    let lane = this.lanes.get(key);
-    if (!lane) {
-      lane = new Lane(key);
-      this.lanes.set(key, lane);
-    }
-    return lane;
-  }
 
   push(event: PendingEvent): void {
     const lane = event.lane;
@@ -107,20 +109,35 @@ export class OrderingQueue {
   }
 
   private markReady(lane: Lane): void {
-    if (lane.busy || lane.held !== undefined) return;
-    if (lane.length === 0) {
-      // Nothing queued and nothing in flight: forget the outcome, so a long-lived client's memory follows
-      // its backlog, not every outcome it ever saw.
-      this.lanes.delete(lane.key);
-      return;
-    }
+    if (lane.busy || lane.held !== undefined || lane.length === 0) return;
     this.ready.add(lane);
     this.readyEvents += lane.length;
   }
 
+  lane(key: string): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      if (this.lanes.size >= this.sweepAt) this.sweep();
+      lane = new Lane(key);
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  /**
+   * Forgets idle lanes (nothing queued, in flight or held back), so a long-lived client's memory follows its
+   * backlog, not every outcome it ever saw. Idle lanes stay until the map has doubled: an agent's next
+   * event then finds its lane again instead of allocating one per event.
+   */
+  private sweep(): void {
+    for (const [key, lane] of this.lanes) if (lane.length === 0 && !lane.busy && lane.held === undefined) this.lanes.delete(key);
+    this.sweepAt = Math.max(MIN_SWEEP_AT, this.lanes.size * 2);
+  }
+
   private compact(lane: Lane): void {
     if (lane.head === lane.events.length) {
-      lane.events = [];
+      // Reused, not replaced: a lane's array keeps its capacity from one batch to the next.
+      lane.events.length = 0;
       lane.head = 0;
     } else if (lane.head > 1024 && lane.head * 2 > lane.events.length) {
       lane.events = lane.events.slice(lane.head);
