@@ -193,4 +193,21 @@ describe("client delivery through faults", () => {
     expect(client.stats()).toMatchObject({ buffered: 0, waiting: 0, accepted: 2, rejected: 2 });
     expect((await logOf(key!, 2)).map((e) => e.properties.seq)).toEqual([0, 1]);
   });
+
+  it("mints a UUID v7 key only for events without one under auto, and sends none under off", async () => {
+    proxy.setPolicy(() => ({ kind: "forward" }));
+    const [auto, off] = await openOutcomes(2);
+    const client = new VerdictClient({ baseUrl: proxy.base, token: t.token });
+    const event: TaskEvent = { outcome_key: auto!, action: "step", properties: { seq: 0 } };
+    await client.track(event);
+    await client.track({ outcome_key: auto!, action: "step", properties: { seq: 1 }, idempotency_key: "mine" });
+    // The caller's object is left as it was.
+    expect(event).toEqual({ outcome_key: auto!, action: "step", properties: { seq: 0 } });
+    const plain = new VerdictClient({ baseUrl: proxy.base, token: t.token, idempotency: "off" });
+    await plain.track({ outcome_key: off!, action: "step", properties: { seq: 0 } });
+    const [minted, mine] = await logOf(auto!, 2);
+    expect(minted?.idempotency_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(mine?.idempotency_key).toBe("mine");
+    expect((await logOf(off!, 1))[0]?.idempotency_key).toBeNull();
+  });
 });

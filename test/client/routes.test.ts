@@ -19,7 +19,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 describe("client routes", () => {
   let t: TestApp;
   let client: VerdictClient;
-  const sentHeaders: Headers[] = [];
+  const sent: { url: string; headers: Headers }[] = [];
 
   beforeAll(async () => {
     t = await startTestApp("standalone");
@@ -27,7 +27,7 @@ describe("client routes", () => {
       baseUrl: t.base,
       token: t.token,
       fetch: (input, init) => {
-        sentHeaders.push(new Headers(init?.headers));
+        sent.push({ url: typeof input === "string" ? input : input instanceof URL ? input.href : input.url, headers: new Headers(init?.headers) });
         return fetch(input, init);
       },
     });
@@ -131,20 +131,26 @@ describe("client routes", () => {
     await expect(client.dlq.replay(letter.id)).rejects.toMatchObject({ status: 404, code: "DEAD_LETTER_NOT_FOUND" });
   });
 
-  it("sends the active span's traceparent", async () => {
+  it("sends the active span's traceparent, and a batch the one its first event was tracked in", async () => {
     const sdk = new NodeSDK({ autoDetectResources: false, spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())], metricReaders: [], logRecordProcessors: [], instrumentations: [] });
     sdk.start();
     try {
-      const traced = await trace.getTracer("fleet").startActiveSpan("agent-turn", async (span) => {
-        const from = sentHeaders.length;
+      const from = sent.length;
+      const context = await trace.getTracer("fleet").startActiveSpan("agent-turn", async (span) => {
         await client.tasks.list();
+        await client.track({ outcome_key: unique("traced"), action: "step" });
         span.end();
-        return { header: sentHeaders[from]?.get("traceparent"), context: span.spanContext() };
+        return span.spanContext();
       });
-      expect(traced.header).toBe(`00-${traced.context.traceId}-${traced.context.spanId}-01`);
-      const from = sentHeaders.length;
+      const traceparent = `00-${context.traceId}-${context.spanId}-01`;
+      expect(sent.slice(from).map((request) => [request.url.replace(t.base, ""), request.headers.get("traceparent")])).toEqual([
+        ["/v1/tasks", traceparent],
+        ["/v1/events/batch", traceparent],
+      ]);
+      const after = sent.length;
       await client.tasks.list();
-      expect(sentHeaders[from]?.get("traceparent")).toBeNull();
+      await client.track({ outcome_key: unique("untraced"), action: "step" });
+      expect(sent.slice(after).map((request) => request.headers.get("traceparent"))).toEqual([null, null]);
     } finally {
       await sdk.shutdown();
     }
