@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Accounts } from "../src/accounts/accounts.js";
 import { VerdictClient } from "../src/client/index.js";
-import { Keys } from "../src/streams/keys.js";
+import { Keys } from "../src/redis/keys.js";
 import type { ClientLoadResult, ClientLoadSpec } from "./client-load.js";
 import { runJsonChild, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
 

@@ -24,27 +24,27 @@ export interface VerdictClientOptions {
   /** The account's API token, sent as `Authorization: Bearer <token>`. */
   token: string;
   /** Most events per `POST /v1/events/batch` (the service takes 1 to 500). @default 500 */
-  maxBatchSize?: number;
+  maxBatchSize?: number | undefined;
   /** How long a partial batch may wait for more events before it is sent. @default 20 */
-  flushIntervalMs?: number;
+  flushIntervalMs?: number | undefined;
   /** Events tracked but not yet settled; past it `track` waits for room (backpressure). @default 100000 */
-  maxBufferedEvents?: number;
+  maxBufferedEvents?: number | undefined;
   /** Batch requests in flight at once. @default 8 */
-  maxInFlight?: number;
+  maxInFlight?: number | undefined;
   /** Retries of `unconfirmed`, 408, 429, 5xx, timeouts and network errors. */
-  retry?: Partial<RetryOptions>;
+  retry?: Partial<RetryOptions> | undefined;
   /**
    * `"auto"` gives every event without an `idempotency_key` a fresh UUID v7 before its first send, so a
    * resend after an ambiguous answer cannot apply twice; `"off"` sends events as they are (a resend of an
    * event without a key may then apply twice). @default "auto"
    */
-  idempotency?: "auto" | "off";
+  idempotency?: "auto" | "off" | undefined;
   /** A request not answered within this is abandoned and, for events, retried. @default 10000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** The `fetch` to use (a proxy-aware one, a test double). @default globalThis.fetch */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /** Told about every failed send, retried or not: a fleet's place to log without awaiting each `track`. */
-  onError?: (error: VerdictError, context: ErrorContext) => void;
+  onError?: ((error: VerdictError, context: ErrorContext) => void) | undefined;
 }
 
 export interface ResolvedOptions {

@@ -3,8 +3,8 @@
 
 /** Paging parameters every paginated list takes: `limit` 1..1000 (default 100) and an opaque `cursor`. */
 export interface PageQuery {
-  limit?: number;
-  cursor?: string;
+  limit?: number | undefined;
+  cursor?: string | undefined;
 }
 
 /** A page body: the items under their list field, and the cursor of the next page (null on the last). */

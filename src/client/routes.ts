@@ -25,27 +25,27 @@ import type {
 } from "./wire-types.js";
 
 export interface OutcomeListQuery extends PageQuery {
-  status?: OutcomeStatus;
-  task_key?: string;
-  agent_key?: string;
-  customer_key?: string;
+  status?: OutcomeStatus | undefined;
+  task_key?: string | undefined;
+  agent_key?: string | undefined;
+  customer_key?: string | undefined;
 }
 
 export interface ChargeListQuery extends PageQuery {
-  customer_key?: string;
+  customer_key?: string | undefined;
   /** ISO 8601; charges confirmed at or after it. */
-  from?: string;
+  from?: string | undefined;
   /** ISO 8601; charges confirmed before it. */
-  to?: string;
+  to?: string | undefined;
 }
 
 export interface DeadLetterListQuery extends PageQuery {
   /** A dead-letter code, e.g. `OUTCOME_NOT_OPEN`. */
-  code?: string;
+  code?: string | undefined;
 }
 
 export interface UsageQuery {
-  customer_key?: string;
+  customer_key?: string | undefined;
 }
 
 /** PUT (create or replace; the stored record comes back), GET one, GET a list, DELETE. */

@@ -46,7 +46,7 @@ export class Transport {
    * JSON text already, so a batch serialised once is resent as is. `traceparent` defaults to the span
    * active now; null sends none.
    */
-  async request(method: Method, path: string, options: { query?: Query; body?: string; traceparent?: string | null } = {}): Promise<unknown> {
+  async request(method: Method, path: string, options: { query?: Query | undefined; body?: string | undefined; traceparent?: string | null | undefined } = {}): Promise<unknown> {
     // Resolved after the first call: a request waits for the OpenTelemetry API only until it has loaded once.
     await loadTraceApi();
     const headers: Record<string, string> = { authorization: this.authorization };
@@ -56,12 +56,9 @@ export class Transport {
     let response: Response;
     let text: string;
     try {
-      response = await this.options.fetch(`${this.options.baseUrl}${withQuery(path, options.query)}`, {
-        method,
-        headers,
-        body: options.body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
+      const init: RequestInit = { method, headers, signal: AbortSignal.timeout(this.options.timeoutMs) };
+      if (options.body !== undefined) init.body = options.body;
+      response = await this.options.fetch(`${this.options.baseUrl}${withQuery(path, options.query)}`, init);
       // Read inside the try: a connection reset or the timeout can strike while the body streams in.
       text = await response.text();
     } catch (error) {

@@ -28,7 +28,7 @@ export class VerdictError extends Error {
     message: string,
     /** Pointers into the request (`events[12].action`) for VALIDATION_ERROR. */
     readonly details?: readonly ErrorDetail[],
-    options?: { cause?: unknown; requestId?: string; retryAfterMs?: number },
+    options?: { cause?: unknown; requestId?: string | undefined; retryAfterMs?: number | undefined },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.requestId = options?.requestId;
