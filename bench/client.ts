@@ -7,6 +7,7 @@
 //
 // CLIENT_BENCH_EVENTS (default 200,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
 // outcomes; CLIENT_BENCH_ROUNDS (default 3) rounds of each.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +22,7 @@ const OUTCOMES = Number(process.env.CLIENT_BENCH_OUTCOMES ?? 10_000);
 const ROUNDS = Number(process.env.CLIENT_BENCH_ROUNDS ?? 3);
 const IN_FLIGHT = 8;
 const KEY_PREFIX = "bench:";
-const TOKEN_SECRET = "bench-secret-bench-secret";
+const TOKEN_SECRET = randomBytes(32).toString("base64url");
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
