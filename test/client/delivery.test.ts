@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerdictClient, VerdictError, type TaskEvent } from "../../src/client/index.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
-import { seeded, startFaultProxy, type FaultProxy } from "./fault-proxy.js";
+import { seeded, startFaultProxy, type Fault, type FaultProxy } from "./fault-proxy.js";
 
 const unique = (label: string): string => `${label}-${randomBytes(4).toString("hex")}`;
 
@@ -52,13 +52,27 @@ describe("client delivery through faults", () => {
     }, 20_000, `${expected} events in ${key}'s log`);
   }
 
-  it("applies 20,000 events over 200 outcomes exactly once each, in track order, through 503s, resets, timeouts and unconfirmed items", async () => {
+  it("applies 20,000 events over 200 outcomes exactly once each, in track order, through 503, 429 and 500 answers, resets, timeouts and unconfirmed items", async () => {
     const outcomes = await openOutcomes(200);
     const random = seeded(42);
+    // Each fault strikes at least once (the first batches, one each), then at random.
+    const first: Fault[] = [
+      { kind: "refuse", status: 503 },
+      { kind: "refuse", status: 429, retryAfter: "0" },
+      { kind: "refuse", status: 500 },
+      { kind: "reset-after-forward" },
+      { kind: "delay", ms: 700 },
+      { kind: "unconfirm" },
+    ];
+    let batches = 0;
     proxy.setPolicy((request) => {
       if (request.path !== "/v1/events/batch") return { kind: "forward" };
+      const scripted = first[batches++];
+      if (scripted) return scripted;
       const draw = random();
-      if (draw < 0.1) return { kind: "503" };
+      if (draw < 0.07) return { kind: "refuse", status: 503 };
+      if (draw < 0.09) return { kind: "refuse", status: 429, retryAfter: "0" };
+      if (draw < 0.1) return { kind: "refuse", status: 500 };
       if (draw < 0.2) return { kind: "reset-after-forward" };
       if (draw < 0.25) return { kind: "delay", ms: 700 };
       if (draw < 0.35) return { kind: "unconfirm" };
@@ -83,12 +97,13 @@ describe("client delivery through faults", () => {
     const stats = client.stats();
     expect(stats).toMatchObject({ buffered: 0, waiting: 0, inFlight: 0, accepted: 20_000, rejected: 0 });
     // Every fault kind struck, and the client retried through each.
-    expect(proxy.counts["503"]).toBeGreaterThan(0);
+    expect([...proxy.refusals.keys()].sort()).toEqual([429, 500, 503]);
     expect(proxy.counts["reset-after-forward"]).toBeGreaterThan(0);
     expect(proxy.counts.delay).toBeGreaterThan(0);
     expect(proxy.counts.unconfirm).toBeGreaterThan(0);
     expect(stats.retried).toBeGreaterThan(0);
-    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["QUEUE_REJECTED", "NETWORK_ERROR", "TIMEOUT", "EVENT_UNCONFIRMED"]));
+    expect(new Set(errors.map((e) => e.status))).toEqual(new Set([0, 202, 429, 500, 503]));
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["QUEUE_REJECTED", "RATE_LIMITED", "INTERNAL_ERROR", "NETWORK_ERROR", "TIMEOUT", "EVENT_UNCONFIRMED"]));
     await client.close();
 
     for (const key of outcomes) {
@@ -129,7 +144,7 @@ describe("client delivery through faults", () => {
     proxy.setPolicy((request) => {
       if (request.path !== "/v1/events/batch" || refused) return { kind: "forward" };
       refused = true;
-      return { kind: "503", retryAfter: "1" };
+      return { kind: "refuse", retryAfter: "1" };
     });
     const client = new VerdictClient({ baseUrl: proxy.base, token: t.token, retry: { baseDelayMs: 1, maxDelayMs: 1 } });
     const from = proxy.seen.length;

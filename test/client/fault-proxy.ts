@@ -1,5 +1,5 @@
 // A fault-injecting HTTP proxy in front of a real Verdict, for the client's suites: per request a policy says
-// whether to forward it, answer 503 without forwarding, forward it and then cut the connection (the answer is
+// whether to forward it, refuse it (503, 429...) without forwarding, forward it and then cut the connection (the answer is
 // lost, the effect is not), hold it past the client's timeout, or forward it and rewrite a 202 batch answer
 // to say some items were `unconfirmed` although the service took them.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 
 export type Fault =
   | { kind: "forward" }
-  | { kind: "503"; retryAfter?: string }
+  /** Answers this status (503 by default, or 429, 500...) with the service's error body, without forwarding. */
+  | { kind: "refuse"; status?: number; retryAfter?: string }
   | { kind: "reset-after-forward" }
   | { kind: "delay"; ms: number }
   | { kind: "unconfirm" }
@@ -27,6 +28,8 @@ export interface FaultProxy {
   /** Every request as it arrived, before its fault was applied. */
   seen: SeenRequest[];
   counts: Record<Fault["kind"], number>;
+  /** Refusals per status. */
+  refusals: Map<number, number>;
   setPolicy(policy: (request: SeenRequest) => Fault): void;
   release(): void;
   close(): Promise<void>;
@@ -107,7 +110,8 @@ export async function startFaultProxy(targetBase: string, seed = 1): Promise<Fau
   let policy: (request: SeenRequest) => Fault = () => ({ kind: "forward" });
   let held: (() => void)[] = [];
   const seen: SeenRequest[] = [];
-  const counts: Record<Fault["kind"], number> = { forward: 0, "503": 0, "reset-after-forward": 0, delay: 0, unconfirm: 0, hold: 0 };
+  const counts: Record<Fault["kind"], number> = { forward: 0, refuse: 0, "reset-after-forward": 0, delay: 0, unconfirm: 0, hold: 0 };
+  const refusals = new Map<number, number>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
@@ -116,11 +120,14 @@ export async function startFaultProxy(targetBase: string, seed = 1): Promise<Fau
     const fault = policy(request);
     counts[fault.kind]++;
     switch (fault.kind) {
-      case "503": {
-        const payload = Buffer.from(JSON.stringify({ error: { code: "QUEUE_REJECTED", message: "injected by the fault proxy", request_id: "proxy" } }));
+      case "refuse": {
+        const status = fault.status ?? 503;
+        refusals.set(status, (refusals.get(status) ?? 0) + 1);
+        const code = status === 503 ? "QUEUE_REJECTED" : status === 429 ? "RATE_LIMITED" : "INTERNAL_ERROR";
+        const payload = Buffer.from(JSON.stringify({ error: { code, message: "injected by the fault proxy", request_id: "proxy" } }));
         const headers: Record<string, string> = { "content-type": "application/json" };
         if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
-        return reply(res, { status: 503, headers, body: payload });
+        return reply(res, { status, headers, body: payload });
       }
       case "reset-after-forward":
         await forward(target, req, body);
@@ -162,6 +169,7 @@ export async function startFaultProxy(targetBase: string, seed = 1): Promise<Fau
     base: `http://127.0.0.1:${port}`,
     seen,
     counts,
+    refusals,
     setPolicy(next) {
       policy = next;
     },
