@@ -6,7 +6,7 @@
 // of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
 //
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
-// BENCH_ONLY (comma-separated: ingest,serve,tracing,e2e,visible,storm,bullmq,memory,takeover) runs some scenarios only
+// BENCH_ONLY (comma-separated: ingest,serve,tracing,e2e,visible,storm,bullmq,memory,takeover,client) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went). BENCH_VISIBLE_RATE runs row 4 at
@@ -60,7 +60,7 @@ import {
 import type { ProbeResult } from "./probe.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "serve", "tracing", "e2e", "visible", "storm", "bullmq", "memory", "takeover"] as const;
+const ALL = ["ingest", "serve", "tracing", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "client"] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -814,6 +814,20 @@ function machine(runSeconds: number): string {
   ].join("\n");
 }
 
+/** What bench/client.ts printed: verdict/client beside a plain fetch loop, on its own Redis and Verdict. */
+let clientFigures: string | undefined;
+
+async function clientBeside(): Promise<void> {
+  await phase("verdict/client beside a plain fetch loop of 500-event batches", async () => {
+    const child = track(spawn(process.execPath, [benchScript("client")], { stdio: ["ignore", "pipe", "inherit"] }));
+    let out = "";
+    child.stdout?.on("data", (data: Buffer) => (out += data.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    if (code !== 0) throw new Error(`bench/client.ts exited with ${code}`);
+    clientFigures = out.trim();
+  });
+}
+
 async function main(): Promise<void> {
   const started = now();
   const dir = mkdtempSync(join(tmpdir(), "verdict-bench-"));
@@ -826,12 +840,13 @@ async function main(): Promise<void> {
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);
     if (ONLY.has("takeover")) await takeover(dir);
+    if (ONLY.has("client")) await clientBeside();
   } finally {
     killAll();
     rmSync(dir, { recursive: true, force: true });
   }
   const total = (now() - started) / 1000;
-  const text = table();
+  const text = clientFigures === undefined ? table() : `${table()}\n\nverdict/client beside a plain fetch loop (bench/client.ts, \`npm run bench:client\` alone):\n\n${clientFigures}`;
   console.log(`\n${text}\n`);
   console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s; CPU steal ${(stealSeconds() - stealAtStart).toFixed(1)} s`);
   if (ONLY.size === ALL.length && VISIBLE_RATE === undefined && SERVE_CPUS === undefined) {

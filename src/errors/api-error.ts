@@ -7,6 +7,16 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** The body of every error answer (decisions.md section 5); `details` only where it applies. */
+export interface ErrorBody {
+  error: {
+    code: HttpErrorCode;
+    message: string;
+    details?: readonly ErrorDetail[];
+    request_id: string;
+  };
+}
+
 export class ApiError extends Error {
   override readonly name = "ApiError";
   readonly status: number;

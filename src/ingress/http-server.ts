@@ -3,7 +3,7 @@
 // ahead of all of them, framing that could smuggle a request (400, connection closed).
 import { randomUUID } from "node:crypto";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, type ErrorBody } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { tracer, tracingEnabled } from "../telemetry/tracing.js";
@@ -138,7 +138,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const headers: Record<string, string> = { ...extraHeaders };
     if (apiError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(apiError.retryAfterSeconds);
     if (apiError.code === "TOKEN_INVALID") headers["WWW-Authenticate"] = 'Bearer realm="verdict"';
-    const body = {
+    const body: ErrorBody = {
       error: {
         code: apiError.code,
         message: apiError.message,

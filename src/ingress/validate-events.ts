@@ -15,14 +15,14 @@ const MAX_DETAILS = 100;
 type Key = string & tags.MinLength<1> & tags.MaxLength<512>;
 type Action = string & tags.MinLength<1> & tags.MaxLength<128>;
 
-interface EventProperties {
+export interface EventProperties {
   /** Overrides the outcome's next settles_at. */
   settles_at?: string & tags.Format<"date-time">;
   [name: string]: unknown;
 }
 
 /** Variant A: names an existing outcome opened from a task. */
-interface TaskEventInput {
+export interface TaskEventInput {
   outcome_key: Key;
   action: Action;
   properties?: EventProperties;
@@ -30,7 +30,7 @@ interface TaskEventInput {
 }
 
 /** Variant B: an unseen key creates the outcome for the customer (and agent). */
-interface AgentEventInput {
+export interface AgentEventInput {
   key: Key;
   customer_key: Key;
   agent_key?: Key;

@@ -2,8 +2,13 @@
 import { ApiError } from "../../errors/api-error.js";
 import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
-import type { ChargeStore } from "../../stores/charge-store.js";
+import type { ChargeStore, CustomerUsage } from "../../stores/charge-store.js";
 import { filterParam, invalidCursor, paging } from "../request-checks.js";
+
+/** The body of GET /v1/usage: billable events per customer, in key byte order. */
+export interface UsageView {
+  usage: CustomerUsage[];
+}
 
 function instant(query: URLSearchParams, name: string): number | undefined {
   const text = filterParam(query, name);
@@ -33,7 +38,7 @@ export function chargeRoutes(charges: ChargeStore): Route[] {
       method: "GET",
       path: "/v1/usage",
       async handler(req) {
-        return { status: 200, body: { usage: await charges.usage(req.accountId, filterParam(req.query, "customer_key")) } };
+        return { status: 200, body: { usage: await charges.usage(req.accountId, filterParam(req.query, "customer_key")) } satisfies UsageView };
       },
     },
   ];

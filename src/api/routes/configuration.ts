@@ -13,16 +13,16 @@ import { recordRoutes } from "../record-routes.js";
 type Name = string & tags.MinLength<1> & tags.MaxLength<512>;
 type RecordKey = string & tags.MinLength<1> & tags.MaxLength<512>;
 
-interface PutAgentBody extends ContractBody {
+export interface PutAgentBody extends ContractBody {
   attribution_method?: "first" | "last" | "min" | "max" | "sum";
 }
 
-interface PutCustomerBody {
+export interface PutCustomerBody {
   name: Name;
   rate_card_key?: RecordKey | null;
 }
 
-interface PutRateCardBody {
+export interface PutRateCardBody {
   currency: string & tags.Pattern<"^[A-Z]{3}$">;
   entries: ({ agent_key: RecordKey; unit_amount: number & tags.Type<"int64"> & tags.Minimum<0> & tags.Maximum<9007199254740991> })[] & tags.MaxItems<10000>;
 }

@@ -9,6 +9,12 @@ import { filterParam, invalidCursor, paging } from "../request-checks.js";
  * Enqueues a replayed event, claiming its dead letter's `source` delivery; resolves once it is in its shard
  * stream (or already was, from an earlier replay of the same delivery), rejects when it could not be.
  */
+/** The 202 body of POST /v1/dlq/{id}/replay. */
+export interface ReplayAccepted {
+  replayed: true;
+  id: string;
+}
+
 export type ReplayEnqueue = (event: EventEnvelope, source: string) => Promise<void>;
 
 export function deadLetterRoutes(deadLetters: DeadLetterStore, enqueueReplay: ReplayEnqueue): Route[] {
@@ -39,7 +45,7 @@ export function deadLetterRoutes(deadLetters: DeadLetterStore, enqueueReplay: Re
           await deadLetters.restore(req.accountId, letter);
           throw error;
         }
-        return { status: 202, body: { replayed: true, id } };
+        return { status: 202, body: { replayed: true, id } satisfies ReplayAccepted };
       },
     },
   ];

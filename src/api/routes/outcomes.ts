@@ -11,7 +11,7 @@ import type { TaskRecord } from "../../records/task.js";
 import { LAST_ENTRY_ID, isEntryId } from "../../streams/entry-id.js";
 import { filterParam, invalidCursor, pathKey, paging, validBody } from "../request-checks.js";
 
-interface OpenOutcomeBody {
+export interface OpenOutcomeBody {
   key: string & tags.MinLength<1> & tags.MaxLength<512>;
   task_key: string & tags.MinLength<1> & tags.MaxLength<512>;
   settles_at?: (string & tags.Format<"date-time">) | null;

@@ -21,6 +21,20 @@ export interface EventRouteDeps {
 
 type Failure = "rejected" | "unconfirmed";
 
+/** The 202 body of POST /v1/events. */
+export interface EventAccepted {
+  accepted: true;
+  /** True when the idempotency key matched an earlier event: this one was not enqueued again. */
+  duplicate: boolean;
+}
+
+/** The 202 body of POST /v1/events/batch: every item not in `failed` was enqueued (or was a duplicate). */
+export interface BatchAccepted {
+  accepted: number;
+  failed: { index: number; reason: Failure }[];
+  duplicates: number[];
+}
+
 interface Prepared {
   index: number;
   shard: number;
@@ -82,7 +96,7 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
         switch (result) {
           case "appended":
           case "duplicate":
-            return { status: 202, body: { accepted: true, duplicate: result === "duplicate" } };
+            return { status: 202, body: { accepted: true, duplicate: result === "duplicate" } satisfies EventAccepted };
           default:
             throw enqueueFailure(result!, "event");
         }
@@ -104,7 +118,7 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
         const results: EnqueueResult[] = new Array<EnqueueResult>(events.length);
         await Promise.all([...byShard].map(([shard, items]) => writeShard(shard, items, results)));
 
-        const failed: { index: number; reason: Failure }[] = [];
+        const failed: BatchAccepted["failed"] = [];
         const duplicates: number[] = [];
         const tally: Record<EnqueueResult, number> = { appended: 0, duplicate: 0, rejected: 0, unconfirmed: 0 };
         results.forEach((result, index) => {
@@ -113,7 +127,7 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
           tally[result]++;
         });
         for (const [result, n] of Object.entries(tally) as [EnqueueResult, number][]) if (n > 0) count(result, n);
-        return { status: 202, body: { accepted: events.length - failed.length, failed, duplicates } };
+        return { status: 202, body: { accepted: events.length - failed.length, failed, duplicates } satisfies BatchAccepted };
       },
     },
   ];

@@ -1,0 +1,310 @@
+// Delivery behind `track`: buffers events with backpressure, batches them per outcome lane, sends up to
+// `maxInFlight` batches at once, and retries failed items in order until each is accepted or given up.
+import { retryDelayMs } from "./backoff.js";
+import { NOT_ADMITTED, OrderingQueue, type Lane, type PendingEvent } from "./ordering-queue.js";
+import type { ResolvedOptions } from "./options.js";
+import type { ClientStats } from "./stats.js";
+import { activeTraceparent } from "./trace-context.js";
+import type { Transport } from "./transport.js";
+import { uuidv7 } from "./uuid-v7.js";
+import { VerdictError } from "./verdict-error.js";
+import type { BatchAccepted, ErrorDetail, VerdictEvent } from "./wire-types.js";
+
+/** The service's batch body limit (interface spec, Limits): 5 MiB. */
+export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
+/** `{"events":[` and `]}` around the items. */
+const ENVELOPE_BYTES = '{"events":[]}'.length;
+
+interface FlushWaiter {
+  /** Events with a lower seq still unsettled. */
+  remaining: number;
+  below: number;
+  resolve: () => void;
+}
+
+const ITEM_PATH = /^events\[(\d+)\]/;
+
+export class EventSender {
+  private readonly queue: OrderingQueue;
+  /** Events whose `track` waits for room, in `track` order (PendingEvent without its lane, JSON and bytes yet). */
+  private readonly waiting: (PendingEvent | undefined)[] = [];
+  private waitingHead = 0;
+  private flushWaiters: FlushWaiter[] = [];
+  private nextSeq = 0;
+  private buffered = 0;
+  private inFlight = 0;
+  private accepted = 0;
+  private rejected = 0;
+  private retried = 0;
+  private lingerTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A partial batch has waited `flushIntervalMs`: it may go without filling up. */
+  private lingered = false;
+  private closed = false;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly transport: Transport,
+  ) {
+    this.queue = new OrderingQueue(() => this.pump());
+  }
+
+  track(event: VerdictEvent): Promise<void> {
+    if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
+    return new Promise<void>((resolve, reject) => {
+      const pending: PendingEvent = { event, json: "", bytes: 0, lane: NOT_ADMITTED, attempts: 0, seq: this.nextSeq++, traceparent: activeTraceparent(), resolve, reject };
+      // Nobody overtakes an event already waiting for room: that would reorder its outcome.
+      if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
+      else this.waiting.push(pending);
+    });
+  }
+
+  /** Resolves once every event tracked before the call has settled (accepted or rejected). */
+  flush(): Promise<void> {
+    const remaining = this.buffered + this.waiting.length - this.waitingHead;
+    if (remaining === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.flushWaiters.push({ remaining, below: this.nextSeq, resolve });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  stats(): ClientStats {
+    return {
+      buffered: this.buffered,
+      waiting: this.waiting.length - this.waitingHead,
+      inFlight: this.inFlight,
+      accepted: this.accepted,
+      rejected: this.rejected,
+      retried: this.retried,
+    };
+  }
+
+  /** Serialises the event (minting its idempotency key) and queues it on its outcome's lane. */
+  private admit(pending: PendingEvent): void {
+    const event: unknown = pending.event;
+    pending.event = undefined;
+    let json: string;
+    try {
+      json = JSON.stringify(event) ?? "null";
+    } catch (error) {
+      // A BigInt or a cycle: nothing could send it.
+      this.rejected++;
+      pending.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
+      this.notifyFlush(pending.seq);
+      return;
+    }
+    // A malformed event (not an object, no key) still goes to the service, which says what is wrong with it.
+    const object = isObject(event) ? event : undefined;
+    if (this.options.idempotency === "auto" && object && object.idempotency_key === undefined && json.endsWith("}")) {
+      // Spliced into the JSON rather than copied into the event: no second object per event, and the
+      // caller's event is left as it was.
+      const key = `"idempotency_key":"${uuidv7()}"}`;
+      json = json === "{}" ? `{${key}` : `${json.slice(0, -1)},${key}`;
+    }
+    // Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
+    const key = object ? (object.outcome_key ?? object.key) : undefined;
+    pending.json = json;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: for small events that bound is as good as the exact count
+    // (500 of them stay far below 5 MiB), which is only taken for large ones.
+    pending.bytes = json.length < 1024 ? json.length * 3 : Buffer.byteLength(json);
+    pending.lane = this.queue.lane(typeof key === "string" ? key : "");
+    this.buffered++;
+    if (pending.bytes + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES) {
+      this.reject(pending, new VerdictError(0, "PAYLOAD_TOO_LARGE", `the event is ${pending.bytes} bytes: no batch can carry it (5 MiB body limit)`));
+      return;
+    }
+    this.queue.push(pending);
+    this.pump();
+  }
+
+  /** Sends what may go now: full batches at once, a partial one after `flushIntervalMs` or on `flush()`. */
+  private pump(): void {
+    const { maxBatchSize, maxInFlight } = this.options;
+    while (this.inFlight < maxInFlight && this.queue.readyEvents > 0) {
+      if (this.queue.readyEvents < maxBatchSize && !this.lingered && this.flushWaiters.length === 0) {
+        this.lingerTimer ??= setTimeout(() => {
+          this.lingerTimer = undefined;
+          this.lingered = true;
+          this.pump();
+        }, this.options.flushIntervalMs);
+        return;
+      }
+      const batch = this.queue.take(maxBatchSize, MAX_BATCH_BODY_BYTES - ENVELOPE_BYTES);
+      if (batch.length === 0) break;
+      void this.send(batch);
+    }
+    if (this.queue.readyEvents === 0) this.lingered = false;
+  }
+
+  private async send(batch: PendingEvent[]): Promise<void> {
+    this.inFlight++;
+    let body = '{"events":[';
+    // The batch continues the trace of its first event tracked inside a span: the span active now (in a
+    // timer) belongs to nobody in particular.
+    let traceparent: string | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const event = batch[i]!;
+      if (event.attempts++ > 0) this.retried++;
+      traceparent ??= event.traceparent;
+      body += i === 0 ? event.json : `,${event.json}`;
+    }
+    body += "]}";
+    try {
+      const answer = await this.transport.request("POST", "/v1/events/batch", { body, traceparent: traceparent ?? null });
+      if (!isBatchAccepted(answer)) throw new VerdictError(202, "UNEXPECTED_RESPONSE", "the batch answer is not the service's 202 body");
+      this.answered(batch, answer);
+    } catch (error) {
+      const failure =
+        error instanceof VerdictError ? error : new VerdictError(0, "UNEXPECTED_RESPONSE", `batch answer could not be read: ${String(error)}`, undefined, { cause: error });
+      this.failed(batch, failure);
+    } finally {
+      this.inFlight--;
+      this.pump();
+    }
+  }
+
+  /** A 202: items not in `failed` are in; failed ones (and, by the cascade rule, their outcome's later ones) go again. */
+  private answered(batch: PendingEvent[], answer: BatchAccepted): void {
+    const reasons = new Map<number, string>();
+    for (const { index, reason } of answer.failed) reasons.set(index, reason);
+    const failures = { rejected: 0, unconfirmed: 0, givenUp: 0 };
+    this.settleLanes(batch, (event, index) => {
+      const reason = reasons.get(index);
+      if (reason === undefined) return "accept";
+      if (reason === "unconfirmed") failures.unconfirmed++;
+      else failures.rejected++;
+      if (event.attempts < this.options.retry.maxAttempts) return "retry";
+      failures.givenUp++;
+      const code = reason === "unconfirmed" ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
+      return new VerdictError(202, code, `the service answered ${reason} for this event on each of ${event.attempts} attempts`);
+    });
+    const count = failures.rejected + failures.unconfirmed;
+    if (count > 0 && this.options.onError) {
+      const code = failures.unconfirmed > 0 ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
+      const error = new VerdictError(202, code, `batch answered 202 with ${failures.unconfirmed} unconfirmed and ${failures.rejected} rejected items`);
+      this.options.onError(error, { events: count, willRetry: failures.givenUp < count });
+    }
+  }
+
+  /** The whole request failed: resend on a retryable answer, reject what the service refused otherwise. */
+  private failed(batch: PendingEvent[], error: VerdictError): void {
+    let blamed: Map<number, ErrorDetail[]> | undefined;
+    if (error.status === 400 && error.code === "VALIDATION_ERROR") blamed = blamedItems(error.details);
+    this.options.onError?.(error, { events: batch.length, willRetry: error.retryable || (blamed !== undefined && blamed.size < batch.length) });
+    this.settleLanes(
+      batch,
+      (event, index) => {
+        if (error.retryable) return event.attempts < this.options.retry.maxAttempts ? "retry" : error;
+        if (blamed === undefined) return error;
+        const details = blamed.get(index);
+        if (details) return new VerdictError(400, "VALIDATION_ERROR", details.map((d) => `${d.path}: ${d.message}`).join("; "), details, { requestId: error.requestId });
+        // Valid, but the batch was refused whole for another item: nothing was enqueued, so this send
+        // does not count against the event's attempts, and it may go again at once.
+        event.attempts--;
+        return "resend";
+      },
+      error.retryAfterMs,
+    );
+  }
+
+  /**
+   * Decides each event of a returned batch (`accept`, `retry` after a backoff, `resend` at once, or the error
+   * to reject it with) and hands each lane back to the queue with its events to send again.
+   */
+  private settleLanes(batch: PendingEvent[], decide: (event: PendingEvent, index: number) => "accept" | "retry" | "resend" | VerdictError, retryAfterMs = 0): void {
+    let lane: Lane | undefined;
+    let again: PendingEvent[] = [];
+    let backoff = false;
+    const handBack = (): void => {
+      if (!lane) return;
+      const attempt = again[0]?.attempts ?? 1;
+      this.queue.settle(lane, again, backoff ? retryDelayMs(attempt, this.options.retry, retryAfterMs) : 0);
+      again = [];
+      backoff = false;
+    };
+    // A batch holds each lane's events together, in lane order (OrderingQueue.take).
+    for (let index = 0; index < batch.length; index++) {
+      const event = batch[index]!;
+      if (event.lane !== lane) {
+        handBack();
+        lane = event.lane;
+      }
+      const decision = decide(event, index);
+      if (decision === "accept") this.accept(event);
+      else if (decision === "retry" || decision === "resend") {
+        again.push(event);
+        backoff ||= decision === "retry";
+      } else this.reject(event, decision);
+    }
+    handBack();
+  }
+
+  private accept(event: PendingEvent): void {
+    this.accepted++;
+    event.resolve();
+    this.settled(event);
+  }
+
+  private reject(event: PendingEvent, error: VerdictError): void {
+    this.rejected++;
+    event.reject(error);
+    this.settled(event);
+  }
+
+  /** Frees the event's room in the buffer for a waiting `track`, and tells `flush` callers. */
+  private settled(event: PendingEvent): void {
+    this.buffered--;
+    this.notifyFlush(event.seq);
+    while (this.waitingHead < this.waiting.length && this.buffered < this.options.maxBufferedEvents) {
+      const next = this.waiting[this.waitingHead]!;
+      this.waiting[this.waitingHead++] = undefined;
+      this.admit(next);
+    }
+    if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+      this.waiting.splice(0, this.waitingHead);
+      this.waitingHead = 0;
+    }
+  }
+
+  /** Counts the event with sequence number `seq` as settled for every `flush` that waits for it. */
+  private notifyFlush(seq: number): void {
+    if (this.flushWaiters.length === 0) return;
+    let done = false;
+    for (const waiter of this.flushWaiters) {
+      if (seq < waiter.below && --waiter.remaining === 0) {
+        waiter.resolve();
+        done = true;
+      }
+    }
+    if (done) this.flushWaiters = this.flushWaiters.filter((waiter) => waiter.remaining > 0);
+  }
+}
+
+/** The batch items a VALIDATION_ERROR points at (`events[12].action`), with their details. */
+function blamedItems(details: readonly ErrorDetail[] | undefined): Map<number, ErrorDetail[]> | undefined {
+  if (!details || details.length === 0) return undefined;
+  const items = new Map<number, ErrorDetail[]>();
+  for (const detail of details) {
+    const match = ITEM_PATH.exec(detail.path);
+    // A detail about the batch as a whole (say, its length) blames every item alike.
+    if (!match) return undefined;
+    const index = Number(match[1]);
+    const list = items.get(index);
+    if (list) list.push(detail);
+    else items.set(index, [detail]);
+  }
+  return items;
+}
+
+function isBatchAccepted(body: unknown): body is BatchAccepted {
+  return typeof body === "object" && body !== null && Array.isArray((body as { failed?: unknown }).failed);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
