@@ -5,8 +5,8 @@
 // rounds rotate the order so all see the same machine. Prints events/s and the sender's own CPU per event
 // for each, and the client's rate as a share of the plain loop's.
 //
-// CLIENT_BENCH_EVENTS (default 200,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
-// outcomes; CLIENT_BENCH_ROUNDS (default 3) rounds of each.
+// CLIENT_BENCH_EVENTS (default 100,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
+// outcomes; CLIENT_BENCH_ROUNDS (default 5) rounds of each (short runs, many rounds: this host is shared).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,9 +17,9 @@ import { Keys } from "../src/redis/keys.js";
 import type { ClientLoadResult, ClientLoadSpec } from "./client-load.js";
 import { runJsonChild, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
 
-const EVENTS = Number(process.env.CLIENT_BENCH_EVENTS ?? 200_000);
+const EVENTS = Number(process.env.CLIENT_BENCH_EVENTS ?? 100_000);
 const OUTCOMES = Number(process.env.CLIENT_BENCH_OUTCOMES ?? 10_000);
-const ROUNDS = Number(process.env.CLIENT_BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.CLIENT_BENCH_ROUNDS ?? 5);
 const IN_FLIGHT = 8;
 const KEY_PREFIX = "bench:";
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
