@@ -2,7 +2,7 @@
 // `maxInFlight` batches at once, and retries failed items in order until each is accepted or given up.
 import { retryDelayMs } from "./backoff.js";
 import { NOT_ADMITTED, OrderingQueue, type Lane, type PendingEvent } from "./ordering-queue.js";
-import type { ResolvedOptions } from "./options.js";
+import type { ErrorContext, ResolvedOptions } from "./options.js";
 import type { ClientStats } from "./stats.js";
 import { activeTraceparent } from "./trace-context.js";
 import type { Transport } from "./transport.js";
@@ -154,17 +154,29 @@ export class EventSender {
       body += i === 0 ? event.json : `,${event.json}`;
     }
     body += "]}";
+    // The answer is read inside the try and acted on outside it: an exception while settling must never
+    // reach the catch, which would settle the same events a second time.
+    let answer: BatchAccepted | undefined;
+    let failure: VerdictError | undefined;
     try {
-      const answer = await this.transport.request("POST", "/v1/events/batch", { body, traceparent: traceparent ?? null });
-      if (!isBatchAccepted(answer)) throw new VerdictError(202, "UNEXPECTED_RESPONSE", "the batch answer is not the service's 202 body");
-      this.answered(batch, answer);
+      const body202 = await this.transport.request("POST", "/v1/events/batch", { body, traceparent: traceparent ?? null });
+      if (isBatchAccepted(body202)) answer = body202;
+      else failure = new VerdictError(202, "UNEXPECTED_RESPONSE", "the batch answer is not the service's 202 body");
     } catch (error) {
-      const failure =
-        error instanceof VerdictError ? error : new VerdictError(0, "UNEXPECTED_RESPONSE", `batch answer could not be read: ${String(error)}`, undefined, { cause: error });
-      this.failed(batch, failure);
-    } finally {
-      this.inFlight--;
-      this.pump();
+      failure = error instanceof VerdictError ? error : new VerdictError(0, "UNEXPECTED_RESPONSE", `batch answer could not be read: ${String(error)}`, undefined, { cause: error });
+    }
+    this.inFlight--;
+    if (answer) this.answered(batch, answer);
+    else this.failed(batch, failure!);
+    this.pump();
+  }
+
+  /** Tells `onError`; what it throws is dropped, since a logging callback must not stop delivery. */
+  private report(error: VerdictError, context: ErrorContext): void {
+    try {
+      this.options.onError?.(error, context);
+    } catch {
+      // Ignored by design (docs/client.md, Options).
     }
   }
 
@@ -187,7 +199,7 @@ export class EventSender {
     if (count > 0 && this.options.onError) {
       const code = failures.unconfirmed > 0 ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
       const error = new VerdictError(202, code, `batch answered 202 with ${failures.unconfirmed} unconfirmed and ${failures.rejected} rejected items`);
-      this.options.onError(error, { events: count, willRetry: failures.givenUp < count });
+      this.report(error, { events: count, willRetry: failures.givenUp < count });
     }
   }
 
@@ -195,7 +207,7 @@ export class EventSender {
   private failed(batch: PendingEvent[], error: VerdictError): void {
     let blamed: Map<number, ErrorDetail[]> | undefined;
     if (error.status === 400 && error.code === "VALIDATION_ERROR") blamed = blamedItems(error.details);
-    this.options.onError?.(error, { events: batch.length, willRetry: error.retryable || (blamed !== undefined && blamed.size < batch.length) });
+    this.report(error, { events: batch.length, willRetry: error.retryable || (blamed !== undefined && blamed.size < batch.length) });
     this.settleLanes(
       batch,
       (event, index) => {

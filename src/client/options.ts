@@ -43,7 +43,10 @@ export interface VerdictClientOptions {
   timeoutMs?: number | undefined;
   /** The `fetch` to use (a proxy-aware one, a test double). @default globalThis.fetch */
   fetch?: typeof globalThis.fetch | undefined;
-  /** Told about every failed send, retried or not: a fleet's place to log without awaiting each `track`. */
+  /**
+   * Told about every failed send, retried or not: a fleet's place to log without awaiting each `track`.
+   * What it throws is ignored: a logging callback must not stop delivery.
+   */
   onError?: ((error: VerdictError, context: ErrorContext) => void) | undefined;
 }
 

@@ -225,4 +225,21 @@ describe("client delivery through faults", () => {
     expect(mine?.idempotency_key).toBe("mine");
     expect((await logOf(off!, 1))[0]?.idempotency_key).toBeNull();
   });
+
+  it("keeps delivering when onError throws", async () => {
+    const [key] = await openOutcomes(1);
+    let refused = 0;
+    proxy.setPolicy((request) => (request.path === "/v1/events/batch" && refused++ < 2 ? { kind: "refuse", retryAfter: "0" } : { kind: "forward" }));
+    const client = new VerdictClient({
+      baseUrl: proxy.base,
+      token: t.token,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      onError: () => {
+        throw new Error("a logger that throws");
+      },
+    });
+    await Promise.all([0, 1, 2].map((seq) => client.track({ outcome_key: key!, action: "step", properties: { seq } })));
+    expect(client.stats()).toMatchObject({ buffered: 0, inFlight: 0, accepted: 3, rejected: 0, retried: 6 });
+    expect((await logOf(key!, 3)).map((e) => e.properties.seq)).toEqual([0, 1, 2]);
+  });
 });
