@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Accounts } from "../../src/accounts/accounts.js";
 import { shardOf } from "../../src/streams/shard.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { startReplicatedRedis, type ReplicatedRedis } from "../support/replicated-redis.js";
 
 describe.each(["standalone", "cluster"] as const)("replica acknowledgements (%s)", (kind) => {
@@ -73,7 +73,8 @@ describe.each(["standalone", "cluster"] as const)("replica acknowledgements (%s)
     } finally {
       for (const port of replicas) redis.resume(port);
     }
-    const rotated = await accounts.rotate(t.accountId);
+    // The resumed replica catches up first (a loaded machine may take a moment); then a rotation goes through.
+    const rotated = await eventually(() => accounts.rotate(t.accountId).catch(() => undefined), 20_000, "a rotation once the replica is back");
     expect((await t.request("GET", "/v1/tasks/acked", undefined, rotated.token)).status).toBe(200);
-  }, 20_000);
+  }, 40_000);
 });

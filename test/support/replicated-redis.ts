@@ -14,6 +14,12 @@ export interface ReplicatedRedis {
   endpoint: RedisEndpoint;
   /** The replica ports of the master that owns `key` (on one Redis: its one replica). */
   replicasOf(key: string): number[];
+  /** The port of the master that owns `key` now. */
+  masterOf(key: string): number;
+  /** Kills a server with SIGKILL (a master dies; on a cluster its replica takes over). */
+  kill(port: number): void;
+  /** Starts a killed server again with its own settings (a cluster node rejoins, as a replica once replaced). */
+  restart(port: number): Promise<void>;
   /** Every replica's port. */
   replicas(): number[];
   pause(port: number): void;
@@ -36,7 +42,9 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 export async function startReplicatedRedis(kind: "standalone" | "cluster"): Promise<ReplicatedRedis> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-replicated-redis-"));
   const servers = new Map<number, ChildProcess>();
+  const argsOf = new Map<number, string[]>();
   const start = (port: number, extra: string[]): void => {
+    argsOf.set(port, extra);
     const args = ["--port", String(port), "--bind", HOST, "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction", "--dbfilename", `${port}.rdb`, ...extra];
     servers.set(port, spawn("redis-server", args, { stdio: "ignore" }));
   };
@@ -48,32 +56,49 @@ export async function startReplicatedRedis(kind: "standalone" | "cluster"): Prom
   for (const port of ports) await until(() => cli(port, "PING").trim() === "PONG", `redis on ${port}`);
 
   let replicasOf: (key: string) => number[];
+  let masterOf: (key: string) => number;
   if (kind === "standalone") {
     const [master, replica] = ports as [number, number];
     cli(replica, "REPLICAOF", HOST, String(master));
     await until(() => cli(master, "INFO", "replication").includes("connected_slaves:1") && cli(replica, "INFO", "replication").includes("master_link_status:up"), "the replica in sync");
     replicasOf = () => [replica];
+    masterOf = () => master;
   } else {
     const create = spawnSync("redis-cli", ["--cluster", "create", ...ports.map((p) => `${HOST}:${p}`), "--cluster-replicas", "1", "--cluster-yes"], { encoding: "utf8" });
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
     await until(() => ports.every((p) => cli(p, "CLUSTER", "INFO").includes("cluster_state:ok")), "cluster_state:ok");
     // Every master's replica linked and in sync.
     await until(() => ports.filter((p) => cli(p, "ROLE").startsWith("slave")).every((p) => cli(p, "INFO", "replication").includes("master_link_status:up")) && ports.filter((p) => cli(p, "ROLE").startsWith("slave")).length === 3, "replicas in sync");
-    replicasOf = (key) => {
-      const slot = Number(cli(ports[0]!, "CLUSTER", "KEYSLOT", key).trim());
-      const nodes = cli(ports[0]!, "CLUSTER", "NODES").trim().split("\n").map((line) => line.split(" "));
-      const master = nodes.find((n) => n[2]!.includes("master") && n.slice(8).some((range) => {
+    const alive = (): number => ports.find((p) => servers.get(p)?.exitCode === null && servers.get(p)?.signalCode === null)!;
+    const portOf = (node: string[]): number => Number(node[1]!.split(":")[1]!.split("@")[0]);
+    const owner = (key: string): { nodes: string[][]; master: string[] } => {
+      const slot = Number(cli(alive(), "CLUSTER", "KEYSLOT", key).trim());
+      const nodes = cli(alive(), "CLUSTER", "NODES").trim().split("\n").map((line) => line.split(" "));
+      const master = nodes.find((n) => n[2]!.includes("master") && !n[2]!.includes("fail") && n.slice(8).some((range) => {
         const [from, to] = range.split("-").map(Number);
         return slot >= from! && slot <= (to ?? from)!;
       }));
       if (!master) throw new Error(`no master owns slot ${slot}`);
-      return nodes.filter((n) => n[3] === master[0]).map((n) => Number(n[1]!.split(":")[1]!.split("@")[0]));
+      return { nodes, master };
     };
+    replicasOf = (key) => {
+      const { nodes, master } = owner(key);
+      return nodes.filter((n) => n[3] === master[0]).map(portOf);
+    };
+    masterOf = (key) => portOf(owner(key).master);
   }
   const replicaPorts = kind === "standalone" ? [ports[1]!] : ports.filter((p) => cli(p, "ROLE").startsWith("slave"));
   return {
     endpoint: kind === "standalone" ? { kind: "standalone", url: `redis://${HOST}:${ports[0]}` } : { kind: "cluster", nodes: ports.filter((p) => !replicaPorts.includes(p)).map((port) => ({ host: HOST, port })) },
     replicasOf: (key) => replicasOf(key),
+    masterOf: (key) => masterOf(key),
+    kill: (port) => servers.get(port)?.kill("SIGKILL"),
+    restart: async (port) => {
+      const old = servers.get(port);
+      if (old && old.exitCode === null && old.signalCode === null) await new Promise((r) => old.once("exit", r));
+      start(port, argsOf.get(port) ?? []);
+      await until(() => cli(port, "PING").trim() === "PONG", `redis on ${port} again`);
+    },
     replicas: () => replicaPorts,
     pause: (port) => servers.get(port)?.kill("SIGSTOP"),
     resume: (port) => servers.get(port)?.kill("SIGCONT"),
