@@ -74,6 +74,14 @@ export class BatchCommit {
     this.ops.push(["expire-orphan", this.key(idempotencyKey), this.key(outcomeKey), ms]);
   }
 
+  /**
+   * Adds what the batch taught a cohort to this shard's partial model (counts with HINCRBY, sums with
+   * HINCRBYFLOAT) and keeps the hash `ttlMs` longer: a cohort nobody trains expires.
+   */
+  model(key: string, counts: readonly (string | number)[], sums: readonly (string | number)[], ttlMs: number): void {
+    this.ops.push(["model", this.key(key), this.blob(msgpack.pack([counts, sums])), ttlMs]);
+  }
+
   count(key: string, field: string, by: number): void {
     this.ops.push(["count", this.key(key), field, by]);
   }

@@ -17,7 +17,10 @@ import type { TurnCork } from "../redis/turn-cork.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
 import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../redis/keys.js";
+import { cohortOf, type Cohort } from "../outcomes/outcome-scores.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
+import { BatchScoring } from "./batch-scoring.js";
+import type { CohortModels } from "./cohort-models.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -40,6 +43,8 @@ export interface ShardActorDeps {
   keys: Keys;
   scripts: Scripts<ActorScript>;
   hot: HotOutcomes;
+  /** The worker's merged cohort models, which scores read. */
+  models: CohortModels;
   /** A creator per batch: configuration is read once per batch, as it is when the batch runs. */
   outcomeCreator: () => OutcomeCreator;
   readBatchSize: number;
@@ -61,6 +66,8 @@ const MAX_DUE_PAGES_PER_TICK = 100;
 const MAX_SETTLE_DELAY_MS = 2000;
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
 const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
+/** A shard's partial score model of a cohort that no commit trains for this long expires. */
+const SCORE_MODEL_TTL_MS = 30 * 24 * 3600 * 1000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -252,9 +259,17 @@ export class ShardActor {
     const records = await this.load(refs);
     const creator = this.deps.outcomeCreator();
     for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
+    const cohorts: Cohort[] = [...records.values()].map(cohortOf);
+    for (const entry of entries) {
+      for (const { event, ref } of entry.events) {
+        if (event.variant === "B" && event.agentKey !== undefined && !records.has(ref)) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
+      }
+    }
+    await this.deps.models.ensure(cohorts);
+    const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
     const commit = this.newCommit();
     const deadLettered = new Map<string, number>();
-    const fold = await foldBatch({ entries, records, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered) });
+    const fold = await foldBatch({ entries, records, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring });
     if (!fold.ok) {
       // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off, and
       // redo it from the snapshots; after the last attempt the event is dead-lettered instead.
@@ -266,7 +281,7 @@ export class ShardActor {
       return false;
     }
 
-    this.stage(commit, fold.changed);
+    this.stage(commit, fold.changed, scoring);
     const result = await this.execute(commit);
     if (!result.ok) {
       for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
@@ -330,9 +345,14 @@ export class ShardActor {
     this.deps.metrics.charges.inc();
   }
 
-  /** Adds snapshot, due-time and index writes for every changed outcome. */
-  private stage(commit: BatchCommit, changed: Map<string, ChangedOutcome>): void {
+  /** Adds snapshot, due-time and index writes for every changed outcome, and what the batch taught the score models. */
+  private stage(commit: BatchCommit, changed: Map<string, ChangedOutcome>, scoring: BatchScoring): void {
     const { keys, shard } = this.deps;
+    for (const { cohort, delta } of scoring.deltas.values()) {
+      if (delta.empty) continue;
+      const { counts, sums } = delta.pairs();
+      commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
+    }
     for (const [ref, { record, created, dueBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       if (created) {
@@ -345,6 +365,7 @@ export class ShardActor {
       const due = dueAtOf(record);
       if (due !== dueBefore) commit.due(ref, due);
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
+      this.deps.metrics.observeScores(record.scores);
     }
   }
 
@@ -372,6 +393,8 @@ export class ShardActor {
       const refs = await client.zrangebyscore(keys.due(shard), "-inf", until, "LIMIT", 0, DUE_PAGE);
       if (refs.length === 0) return;
       const records = await this.load(refs);
+      await this.deps.models.ensure([...records.values()].map(cohortOf));
+      const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
       const commit = this.newCommit();
       const changed = new Map<string, ChangedOutcome>();
       for (const ref of refs) {
@@ -383,9 +406,10 @@ export class ShardActor {
         const dueBefore = dueAtOf(record);
         const passed = passTime(record, until);
         if (passed.charge) this.charge(commit, record, passed.charge);
+        if (record.status !== "OPEN") scoring.verdict(record);
         changed.set(ref, { record, created: false, dueBefore });
       }
-      this.stage(commit, changed);
+      this.stage(commit, changed, scoring);
       const result = await this.execute(commit);
       if (!result.ok) {
         for (const ref of refs) this.deps.hot.delete(shard, ref);

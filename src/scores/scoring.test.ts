@@ -12,8 +12,8 @@ import { trajectoryCell } from "./trajectory-cell.js";
 
 interface Step {
   action: string;
-  value?: number;
-  progress?: number;
+  value?: number | undefined;
+  progress?: number | undefined;
 }
 
 /** A cohort trained outcome by outcome, its merged model refreshed after each (no lag). */

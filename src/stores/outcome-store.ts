@@ -15,6 +15,7 @@ import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outc
 import { indexMember, keyOfIndexMember } from "../outcomes/outcome-index.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { freshScoreState } from "../scores/score-state.js";
 
 export interface OpenRequest {
   accountId: string;
@@ -78,7 +79,7 @@ export class OutcomeStore {
     const compiled = compiledCondition(request.condition);
     const settlesAt = request.settlesAt ?? (request.settlementPeriodMs === null ? null : now + request.settlementPeriodMs);
     const record: OutcomeRecord = {
-      v: 1,
+      v: 2,
       accountId,
       key,
       origin: { kind: "task", taskKey: request.taskKey },
@@ -93,6 +94,7 @@ export class OutcomeStore {
       conditionState: initialState(compiled, now),
       observations: {},
       lastEntryId: "0-0",
+      scores: freshScoreState(),
     };
     const shard = this.shardOf(accountId, key);
     const existing = await this.scripts.runBuffer(

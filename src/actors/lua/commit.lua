@@ -20,6 +20,8 @@
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n}       HINCRBY KEYS[k] f n                 (billable usage)
+          {"model", k, a, ms}      ARGV[a] is msgpack {counts, sums}, each {field, n, ...}: HINCRBY KEYS[k]
+                                   per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5..] blobs
 
@@ -64,6 +66,17 @@ for _, op in ipairs(ops) do
     end
   elseif kind == 'count' then
     redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
+  elseif kind == 'model' then
+    local delta = cmsgpack.unpack(ARGV[op[3]])
+    local counts, sums = delta[1], delta[2]
+    for j = 1, #counts, 2 do
+      redis.call('HINCRBY', KEYS[op[2]], counts[j], counts[j + 1])
+    end
+    for j = 1, #sums, 2 do
+      -- Lua would format a float with 14 digits; %.17g keeps every bit of the sum.
+      redis.call('HINCRBYFLOAT', KEYS[op[2]], sums[j], string.format('%.17g', sums[j + 1]))
+    end
+    redis.call('PEXPIRE', KEYS[op[2]], op[4])
   end
 end
 
