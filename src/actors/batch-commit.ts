@@ -57,6 +57,10 @@ export class BatchCommit {
     this.ops.push(["index", this.key(key), member]);
   }
 
+  unindex(key: string, member: string): void {
+    this.ops.push(["unindex", this.key(key), member]);
+  }
+
   /** Schedules (or with null, unschedules) the member in the shard's due-time index. */
   due(member: string, at: number | null): void {
     this.ops.push(["due", member, at ?? -1]);

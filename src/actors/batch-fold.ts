@@ -10,6 +10,7 @@ import { applyEventToOutcome } from "../outcomes/outcome-step.js";
 import { isTerminalRejection, terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
 import { compareEntryIds } from "../streams/entry-id.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
+import { scoresOf, type Scores } from "../scores/score-state.js";
 import type { BatchScoring } from "./batch-scoring.js";
 import type { DeliveryAttempts } from "./delivery-attempts.js";
 import { deliveryOf, type DecodedEntry } from "./shard-entries.js";
@@ -45,6 +46,8 @@ export interface ChangedOutcome {
   record: OutcomeRecord;
   created: boolean;
   dueBefore?: number | null;
+  /** Its scores as committed before the batch (the score indexes hold them); undefined when created. */
+  scoresBefore?: Scores;
 }
 
 export type FoldResult =
@@ -104,7 +107,7 @@ export async function foldBatch({ entries, records, creator, attempts, writes, s
         }
         // The outcome's first change in this batch records its due time as committed (the index holds
         // it), taken before the event moves it; a created outcome has none yet.
-        const change = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record) });
+        const change = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores) });
         const wasOpen = record.status === "OPEN";
         const effect = applyEventToOutcome(record, event, entry.id);
         // Scored before it trains; a rejected event neither scores nor trains.

@@ -5,7 +5,8 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Logger } from "../telemetry/logger.js";
 import { tracer } from "../telemetry/tracing.js";
 import { dueAtOf } from "../outcomes/due-time.js";
-import { indexMember } from "../outcomes/outcome-index.js";
+import { indexMember, SCORE_NAMES, scoreMember } from "../outcomes/outcome-index.js";
+import { scoresOf } from "../scores/score-state.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
@@ -353,7 +354,7 @@ export class ShardActor {
       const { counts, sums } = delta.pairs();
       commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
     }
-    for (const [ref, { record, created, dueBefore }] of changed) {
+    for (const [ref, { record, created, dueBefore, scoresBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       if (created) {
         commit.create(key, packOutcome(record), keys.idempotency(shard, record.accountId, record.key));
@@ -364,6 +365,14 @@ export class ShardActor {
       // Most events leave the due time where it was (no deadline, or none that moved): no index write.
       const due = dueAtOf(record);
       if (due !== dueBefore) commit.due(ref, due);
+      for (const name of SCORE_NAMES) {
+        const before = scoresBefore?.[name] ?? null;
+        const after = record.scores[name];
+        if (before === after) continue;
+        const index = keys.scoreIndex(shard, record.accountId, name);
+        if (before !== null) commit.unindex(index, scoreMember(before, record.key));
+        if (after !== null) commit.index(index, scoreMember(after, record.key));
+      }
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
       this.deps.metrics.observeScores(record.scores);
     }
@@ -404,10 +413,11 @@ export class ShardActor {
           continue;
         }
         const dueBefore = dueAtOf(record);
+        const scoresBefore = scoresOf(record.scores);
         const passed = passTime(record, until);
         if (passed.charge) this.charge(commit, record, passed.charge);
         if (record.status !== "OPEN") scoring.verdict(record);
-        changed.set(ref, { record, created: false, dueBefore });
+        changed.set(ref, { record, created: false, dueBefore, scoresBefore });
       }
       this.stage(commit, changed, scoring);
       const result = await this.execute(commit);

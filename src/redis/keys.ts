@@ -84,6 +84,14 @@ export class Keys {
     return `${this.shardTag(shard)}:model:${accountId}:${kind}:${key}`;
   }
 
+  /**
+   * The account's scored outcomes on this shard, by one score (sorted set, lexical members, see
+   * scoreMember); sorted listings merge the shards.
+   */
+  scoreIndex(shard: number, accountId: string, score: "trajectory" | "anomaly" | "novelty"): string {
+    return `${this.shardTag(shard)}:by-${score}:${accountId}`;
+  }
+
   // ---- per account ----
 
   account(accountId: string): string {

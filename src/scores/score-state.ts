@@ -18,6 +18,11 @@ export interface ScoreState extends Scores {
   steps: number;
 }
 
+/** The three scores alone, copied. */
+export function scoresOf(state: Scores): Scores {
+  return { trajectory: state.trajectory, anomaly: state.anomaly, novelty: state.novelty };
+}
+
 export function freshScoreState(): ScoreState {
   return { trajectory: null, anomaly: null, novelty: null, cells: {}, lastAction: null, lastAt: null, surprisal: 0, steps: 0 };
 }

@@ -135,6 +135,27 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
     expect(odd.scores.novelty!).toBeGreaterThanOrEqual(0.9);
     // The cohort has 60 settled outcomes by now: an open outcome's trajectory is read.
     expect(odd.scores.trajectory).not.toBeNull();
+
+    // "The most anomalous" is one call; a sorted listing pages through every scored outcome once, in order.
+    const top = await t.request("GET", `/v1/outcomes?task_key=${taskKey}&sort=anomaly&order=desc&limit=1`);
+    expect((top.body as { outcomes: Outcome[] }).outcomes.map((o) => o.key)).toEqual([outlier]);
+    const listed: Outcome[] = [];
+    let cursor: string | null = null;
+    do {
+      const reply = await t.request("GET", `/v1/outcomes?task_key=${taskKey}&sort=novelty&order=asc&limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(reply.status).toBe(200);
+      const page = reply.body as { outcomes: Outcome[]; next_cursor: string | null };
+      listed.push(...page.outcomes);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    const novelties = listed.map((o) => o.scores.novelty!);
+    expect(novelties).toEqual([...novelties].sort((a, b) => a - b));
+    expect(new Set(listed.map((o) => o.key)).size).toBe(listed.length);
+    // Scored: the 20 normals, the outlier, the novel one and those of the training scored after its warm-up.
+    expect(listed.length).toBeGreaterThanOrEqual(22);
+    expect(listed[listed.length - 1]!.key).toBe(novel);
+    expect((await t.request("GET", `/v1/outcomes?sort=surprise`)).status).toBe(400);
+    expect((await t.request("GET", `/v1/outcomes?sort=anomaly&order=up`)).status).toBe(400);
   });
 
   it("gives an open outcome further along the path that confirms the higher trajectory", async () => {
@@ -157,6 +178,9 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
     inRange(afterB.scores);
     expect(afterA.scores.trajectory).not.toBeNull();
     expect(afterB.scores.trajectory!).toBeGreaterThan(afterA.scores.trajectory!);
+    // "The open outcomes most likely to fail", least likely to confirm first.
+    const risky = await t.request("GET", `/v1/outcomes?task_key=${taskKey}&status=OPEN&sort=trajectory&order=asc&limit=20`);
+    expect((risky.body as { outcomes: Outcome[] }).outcomes.map((o) => o.key)).toEqual([afterA.key, afterB.key]);
   });
 
   it("teaches no model with a replayed dead letter or a redelivered stream entry", async () => {

@@ -16,6 +16,7 @@
                                    new outcome's idempotency hash (it may carry an orphan's expiry)
           {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
           {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
+          {"unindex", k, m}        ZREM KEYS[k] m                      (score indexes)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
@@ -52,6 +53,8 @@ for _, op in ipairs(ops) do
     redis.call('XADD', KEYS[op[2]], '*', 'e', ARGV[op[3]])
   elseif kind == 'index' then
     redis.call('ZADD', KEYS[op[2]], 'NX', 0, op[3])
+  elseif kind == 'unindex' then
+    redis.call('ZREM', KEYS[op[2]], op[3])
   elseif kind == 'due' then
     if op[3] < 0 then
       redis.call('ZREM', KEYS[3], op[2])
