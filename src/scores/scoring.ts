@@ -4,7 +4,7 @@
 import { modelAction, type CohortModel, type FeatureStats } from "./cohort-model.js";
 import { twoSided } from "./erf.js";
 import type { ModelDelta } from "./model-delta.js";
-import { featureOf, field, OUTCOMES, SETTLED, START, type FeatureKind } from "./model-fields.js";
+import { featureFields, field, outgoingField, OUTCOMES, SETTLED, START, transitionField, type FeatureKind } from "./model-fields.js";
 import type { ScoreState } from "./score-state.js";
 
 /** Cohort size (started outcomes for novelty, settled ones for trajectory, samples for a feature) before a score is given. */
@@ -45,7 +45,7 @@ export function trajectoryAt(model: CohortModel, cell: number): number | null {
 export function stepSurprisal(model: CohortModel, prev: string, next: string): number {
   if (!model.actions.has(next)) return 1;
   const v = model.actions.size;
-  const p = ((model.transitions.get(field.transition(prev, next)) ?? 0) + 1) / ((model.outgoing.get(prev) ?? 0) + v);
+  const p = ((model.transitions.get(transitionField(prev, next)) ?? 0) + 1) / ((model.outgoing.get(prev) ?? 0) + v);
   return clamp01(-Math.log2(p) / Math.log2(v + 1));
 }
 
@@ -65,12 +65,12 @@ export function featureAnomaly(stats: FeatureStats | undefined, x: number): numb
 
 /** Scores one sample of a feature into the outcome's running maximum, then trains the feature with it. */
 function sample(state: ScoreState, model: CohortModel, delta: ModelDelta, kind: FeatureKind, action: string, x: number): void {
-  const feature = featureOf(kind, action);
-  const score = featureAnomaly(model.features.get(feature), x);
+  const fields = featureFields(kind, action);
+  const score = featureAnomaly(model.features.get(fields.feature), x);
   if (score !== null) state.anomaly = round4(Math.max(state.anomaly ?? 0, score));
-  delta.add(field.samples(feature), 1);
-  delta.add(field.sum(feature), x);
-  delta.add(field.squares(feature), x * x);
+  delta.add(fields.samples, 1);
+  delta.add(fields.sum, x);
+  delta.add(fields.squares, x * x);
 }
 
 /** An applied event: novelty of its transition, anomaly of its value and gap, trajectory at its cell. */
@@ -87,8 +87,8 @@ export function scoreEvent(state: ScoreState, model: CohortModel, event: EventOb
   if (state.lastAt !== null) sample(state, model, delta, "gap", action, Math.max(0, event.at - state.lastAt) / 1000);
 
   if (prev === START) delta.add(OUTCOMES, 1);
-  delta.add(field.transition(prev, action), 1);
-  delta.add(field.outgoing(prev), 1);
+  delta.add(transitionField(prev, action), 1);
+  delta.add(outgoingField(prev), 1);
   state.cells[event.cell] = (state.cells[event.cell] ?? 0) + 1;
   state.lastAction = event.action;
   state.lastAt = event.at;
