@@ -28,6 +28,10 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
     buckets: SCORE_BUCKETS,
     registers,
   });
+  // Children resolved once: a labelled observe looks its label set up on every call.
+  const trajectory = scores.labels("trajectory");
+  const anomaly = scores.labels("anomaly");
+  const novelty = scores.labels("novelty");
   return {
     eventsProcessed: new Counter({ name: "verdict_events_processed_total", help: "Stream entries applied, skipped or dead-lettered by shard actors", registers }),
     deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue, by error code", labelNames: ["code"], registers }),
@@ -49,10 +53,10 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
     }),
     ownedShards: new Gauge({ name: "verdict_owned_shards", help: "Shards whose lease this worker holds", registers }),
     hotOutcomes: new Gauge({ name: "verdict_hot_outcomes", help: "Outcomes held in memory by this worker", registers }),
-    observeScores({ trajectory, anomaly, novelty }) {
-      if (trajectory !== null) scores.observe({ score: "trajectory" }, trajectory);
-      if (anomaly !== null) scores.observe({ score: "anomaly" }, anomaly);
-      if (novelty !== null) scores.observe({ score: "novelty" }, novelty);
+    observeScores(scored) {
+      if (scored.trajectory !== null) trajectory.observe(scored.trajectory);
+      if (scored.anomaly !== null) anomaly.observe(scored.anomaly);
+      if (scored.novelty !== null) novelty.observe(scored.novelty);
     },
   };
 }

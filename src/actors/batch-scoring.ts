@@ -10,18 +10,25 @@ import type { EventEnvelope } from "../streams/event-envelope.js";
 export class BatchScoring {
   /** By cohortId: what the batch teaches each cohort. */
   readonly deltas = new Map<string, { cohort: Cohort; delta: ModelDelta }>();
+  /** Each outcome's model and delta, found once per batch: an outcome has many events in a batch. */
+  private readonly byRecord = new Map<OutcomeRecord, { model: CohortModel; delta: ModelDelta }>();
 
   constructor(private readonly modelOf: (cohort: Cohort) => CohortModel) {}
 
   private train(record: OutcomeRecord): { model: CohortModel; delta: ModelDelta } {
-    const cohort = cohortOf(record);
-    const id = cohortId(cohort);
-    let entry = this.deltas.get(id);
-    if (!entry) {
-      entry = { cohort, delta: new ModelDelta() };
-      this.deltas.set(id, entry);
+    let found = this.byRecord.get(record);
+    if (!found) {
+      const cohort = cohortOf(record);
+      const id = cohortId(cohort);
+      let entry = this.deltas.get(id);
+      if (!entry) {
+        entry = { cohort, delta: new ModelDelta() };
+        this.deltas.set(id, entry);
+      }
+      found = { model: this.modelOf(cohort), delta: entry.delta };
+      this.byRecord.set(record, found);
     }
-    return { model: this.modelOf(cohort), delta: entry.delta };
+    return found;
   }
 
   /** An event the outcome applied. */

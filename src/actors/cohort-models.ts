@@ -1,5 +1,6 @@
 // A worker's merged cohort models: each the sum of the shards' partial hashes, re-read every
-// scoreRefreshMs for the cohorts its actors score, and dropped after a while unused. Every actor of the
+// scoreRefreshMs for the cohorts its actors scored since the last refresh; the others are dropped and read
+// again (awaited) when next needed, so the refresh's work follows the active cohorts, not all ever seen. Every actor of the
 // worker scores against these copies, never against its own uncommitted training: that is what makes a
 // score the same whichever shard computes it, and why what a batch teaches shows up one refresh later.
 import type { Cohort } from "../outcomes/outcome-scores.js";
@@ -20,14 +21,11 @@ export interface CohortModelsDeps {
 interface Held {
   cohort: Cohort;
   model: CohortModel;
-  /** Real time of the last read by a score; a cohort unread this long is dropped. */
-  usedAt: number;
+  /** Scored since the last refresh: refreshed, else dropped. */
+  used: boolean;
   /** The first load, while it runs. */
   loading?: Promise<void>;
 }
-
-/** A cohort no outcome of this worker scored for this long is forgotten (its Redis partials expire on their own). */
-const IDLE_MS = 10 * 60_000;
 
 export class CohortModels {
   private readonly held = new Map<string, Held>();
@@ -47,7 +45,7 @@ export class CohortModels {
   /** The model to score against; a cohort not held yet scores against the empty model while it loads. */
   model(cohort: Cohort): CohortModel {
     const held = this.hold(cohort);
-    held.usedAt = Date.now();
+    held.used = true;
     return held.model;
   }
 
@@ -55,8 +53,10 @@ export class CohortModels {
   async ensure(cohorts: Iterable<Cohort>): Promise<void> {
     const loads: Promise<void>[] = [];
     for (const cohort of cohorts) {
-      const loading = this.hold(cohort).loading;
-      if (loading) loads.push(loading);
+      const held = this.hold(cohort);
+      // Marked used now, so a refresh while the batch runs keeps it rather than dropping it.
+      held.used = true;
+      if (held.loading) loads.push(held.loading);
     }
     await Promise.all(loads);
   }
@@ -65,7 +65,7 @@ export class CohortModels {
     const id = cohortId(cohort);
     let held = this.held.get(id);
     if (!held) {
-      const fresh: Held = { cohort, model: EMPTY_MODEL, usedAt: Date.now() };
+      const fresh: Held = { cohort, model: EMPTY_MODEL, used: true };
       fresh.loading = this.load(fresh).finally(() => delete fresh.loading);
       this.held.set(id, fresh);
       held = fresh;
@@ -89,11 +89,14 @@ export class CohortModels {
     if (this.refreshing) return;
     this.refreshing = true;
     try {
-      const now = Date.now();
+      const active: Held[] = [];
       for (const [id, held] of this.held) {
-        if (now - held.usedAt > IDLE_MS) this.held.delete(id);
+        if (held.loading) continue;
+        if (!held.used) this.held.delete(id);
+        else active.push(held);
+        held.used = false;
       }
-      await Promise.all([...this.held.values()].filter((held) => !held.loading).map((held) => this.load(held)));
+      await Promise.all(active.map((held) => this.load(held)));
     } finally {
       this.refreshing = false;
     }

@@ -5,7 +5,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { Logger } from "../telemetry/logger.js";
 import { tracer } from "../telemetry/tracing.js";
 import { dueAtOf } from "../outcomes/due-time.js";
-import { indexMember, SCORE_NAMES, scoreMember } from "../outcomes/outcome-index.js";
+import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { scoresOf } from "../scores/score-state.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
@@ -349,6 +349,16 @@ export class ShardActor {
   /** Adds snapshot, due-time and index writes for every changed outcome, and what the batch taught the score models. */
   private stage(commit: BatchCommit, changed: Map<string, ChangedOutcome>, scoring: BatchScoring): void {
     const { keys, shard } = this.deps;
+    // Built once per account per batch: the same strings then also hash once in the commit's key table.
+    const scoreIndexes = new Map<string, Record<ScoreName, string>>();
+    const scoreIndexOf = (accountId: string, name: ScoreName): string => {
+      let indexes = scoreIndexes.get(accountId);
+      if (!indexes) {
+        indexes = { trajectory: keys.scoreIndex(shard, accountId, "trajectory"), anomaly: keys.scoreIndex(shard, accountId, "anomaly"), novelty: keys.scoreIndex(shard, accountId, "novelty") };
+        scoreIndexes.set(accountId, indexes);
+      }
+      return indexes[name];
+    };
     for (const { cohort, delta } of scoring.deltas.values()) {
       if (delta.empty) continue;
       const { counts, sums } = delta.pairs();
@@ -369,7 +379,7 @@ export class ShardActor {
         const before = scoresBefore?.[name] ?? null;
         const after = record.scores[name];
         if (before === after) continue;
-        const index = keys.scoreIndex(shard, record.accountId, name);
+        const index = scoreIndexOf(record.accountId, name);
         if (before !== null) commit.unindex(index, scoreMember(before, record.key));
         if (after !== null) commit.index(index, scoreMember(after, record.key));
       }
