@@ -87,7 +87,7 @@ measure("score + train one applied event", 500_000, (i) => {
 
 measure("score + train one verdict (8 events)", 100_000, (i) => {
   const finished = outcome(now);
-  for (let e = 0; e < 8; e++) finished.scores.cells[e] = 1;
+  for (let e = 0; e < 8; e++) finished.scores.cells.push(e, 1);
   for (const action of ACTIONS) finished.observations[action] = { count: 1 + (i % 3), hasValue: false, lastValue: null, lastAt: now };
   finished.status = "CONFIRMED";
   scoreOutcomeVerdict(finished, model, new ModelDelta());

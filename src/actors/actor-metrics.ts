@@ -13,8 +13,8 @@ export interface ActorMetrics {
   eventLagSeconds: Histogram;
   ownedShards: Gauge;
   hotOutcomes: Gauge;
-  /** Records an outcome's scores as its commit stores them (nulls, before a cohort's warm-up, are not observed). */
-  observeScores(scores: Scores): void;
+  /** Records a score each time a commit changes it (to a number: nulls, before a cohort's warm-up, are not observed). */
+  observeScore(name: keyof Scores, value: number): void;
 }
 
 const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
@@ -23,15 +23,13 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
   const registers = [registry];
   const scores = new Histogram({
     name: "verdict_outcome_score",
-    help: "Model scores of outcomes as each committed change stores them, by score (trajectory, anomaly, novelty)",
+    help: "Model scores of outcomes, observed each time a commit changes one, by score (trajectory, anomaly, novelty)",
     labelNames: ["score"],
     buckets: SCORE_BUCKETS,
     registers,
   });
   // Children resolved once: a labelled observe looks its label set up on every call.
-  const trajectory = scores.labels("trajectory");
-  const anomaly = scores.labels("anomaly");
-  const novelty = scores.labels("novelty");
+  const byScore = { trajectory: scores.labels("trajectory"), anomaly: scores.labels("anomaly"), novelty: scores.labels("novelty") };
   return {
     eventsProcessed: new Counter({ name: "verdict_events_processed_total", help: "Stream entries applied, skipped or dead-lettered by shard actors", registers }),
     deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue, by error code", labelNames: ["code"], registers }),
@@ -53,10 +51,8 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
     }),
     ownedShards: new Gauge({ name: "verdict_owned_shards", help: "Shards whose lease this worker holds", registers }),
     hotOutcomes: new Gauge({ name: "verdict_hot_outcomes", help: "Outcomes held in memory by this worker", registers }),
-    observeScores(scored) {
-      if (scored.trajectory !== null) trajectory.observe(scored.trajectory);
-      if (scored.anomaly !== null) anomaly.observe(scored.anomaly);
-      if (scored.novelty !== null) novelty.observe(scored.novelty);
+    observeScore(name, value) {
+      byScore[name].observe(value);
     },
   };
 }

@@ -109,7 +109,7 @@ describe("foldBatch", () => {
     const scoring = new BatchScoring(() => EMPTY_MODEL);
     const records = recordsOf(outcome("o", "a", { lastEntryId: "5-0" }));
     await foldBatch({ entries: [entry("5-0", ev("o", "x")), entry("6-0", ev("o", "a")), entry("7-0", ev("o", "late"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes: recorder(), scoring });
-    const [taught] = [...scoring.deltas.values()];
+    const [taught] = scoring.deltas;
     expect(taught?.cohort).toEqual({ accountId: "acct", kind: "task", key: "t" });
     // One outcome started with `a` and confirmed; neither the redelivered `x` nor the rejected `late` shows.
     expect(taught?.delta.asHash()).toMatchObject({ n: "1", "t:^>a": "1", "o:^": "1", s: "1", "fn:k/a": "1" });

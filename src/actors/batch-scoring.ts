@@ -2,31 +2,43 @@
 // it, and what the batch teaches is summed per cohort, to be written with the batch's commit (so a batch
 // that does not commit teaches nothing, and a redelivered entry, skipped by the fold, nothing twice).
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
-import { cohortId, cohortOf, scoreAppliedEvent, scoreOutcomeVerdict, type Cohort } from "../outcomes/outcome-scores.js";
+import { cohortOf, scoreAppliedEvent, scoreOutcomeVerdict, type Cohort } from "../outcomes/outcome-scores.js";
 import type { CohortModel } from "../scores/cohort-model.js";
 import { ModelDelta } from "../scores/model-delta.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 
+interface Trained {
+  model: CohortModel;
+  delta: ModelDelta;
+}
+
 export class BatchScoring {
-  /** By cohortId: what the batch teaches each cohort. */
-  readonly deltas = new Map<string, { cohort: Cohort; delta: ModelDelta }>();
-  /** Each outcome's model and delta, found once per batch: an outcome has many events in a batch. */
-  private readonly byRecord = new Map<OutcomeRecord, { model: CohortModel; delta: ModelDelta }>();
+  /** What the batch teaches each cohort. */
+  readonly deltas: { cohort: Cohort; delta: ModelDelta }[] = [];
+  /**
+   * The batch's cohorts by account, kind and key: the record's own strings look them up, with no id
+   * built per event (a batch's events mostly belong to a few cohorts).
+   */
+  private readonly cohorts = { task: new Map<string, Map<string, Trained>>(), agent: new Map<string, Map<string, Trained>>() };
 
   constructor(private readonly modelOf: (cohort: Cohort) => CohortModel) {}
 
-  private train(record: OutcomeRecord): { model: CohortModel; delta: ModelDelta } {
-    let found = this.byRecord.get(record);
+  private train(record: OutcomeRecord): Trained {
+    const origin = record.origin;
+    const key = origin.kind === "task" ? origin.taskKey : origin.agentKey;
+    const byAccount = this.cohorts[origin.kind];
+    let byKey = byAccount.get(record.accountId);
+    if (!byKey) {
+      byKey = new Map();
+      byAccount.set(record.accountId, byKey);
+    }
+    let found = byKey.get(key);
     if (!found) {
       const cohort = cohortOf(record);
-      const id = cohortId(cohort);
-      let entry = this.deltas.get(id);
-      if (!entry) {
-        entry = { cohort, delta: new ModelDelta() };
-        this.deltas.set(id, entry);
-      }
-      found = { model: this.modelOf(cohort), delta: entry.delta };
-      this.byRecord.set(record, found);
+      const delta = new ModelDelta();
+      this.deltas.push({ cohort, delta });
+      found = { model: this.modelOf(cohort), delta };
+      byKey.set(key, found);
     }
     return found;
   }

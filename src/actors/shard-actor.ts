@@ -359,7 +359,7 @@ export class ShardActor {
       }
       return indexes[name];
     };
-    for (const { cohort, delta } of scoring.deltas.values()) {
+    for (const { cohort, delta } of scoring.deltas) {
       if (delta.empty) continue;
       const { counts, sums } = delta.pairs();
       commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
@@ -381,10 +381,12 @@ export class ShardActor {
         if (before === after) continue;
         const index = scoreIndexOf(record.accountId, name);
         if (before !== null) commit.unindex(index, scoreMember(before, record.key));
-        if (after !== null) commit.index(index, scoreMember(after, record.key));
+        if (after !== null) {
+          commit.index(index, scoreMember(after, record.key));
+          this.deps.metrics.observeScore(name, after);
+        }
       }
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
-      this.deps.metrics.observeScores(record.scores);
     }
   }
 

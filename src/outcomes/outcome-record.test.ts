@@ -49,7 +49,7 @@ describe("outcome snapshot", () => {
 
   it("round-trips scores, and reads a version 1 snapshot (before scores) as unscored", async () => {
     const r = record("x", { kind: "task", taskKey: "t" });
-    r.scores = { trajectory: 0.25, anomaly: 0.9, novelty: null, cells: { 3: 2, 104: 1 }, lastAction: "b", lastAt: T0 + 9, surprisal: 0.5, steps: 2 };
+    r.scores = { trajectory: 0.25, anomaly: 0.9, novelty: null, cells: [3, 2, 104, 1], lastAction: "b", lastAt: T0 + 9, surprisal: 0.5, steps: 2 };
     expect(unpackOutcome(packOutcome(r))).toEqual(r);
     const { msgpack } = await import("../codec/msgpack.js");
     const v2 = msgpack.unpack(packOutcome(r)) as unknown[];

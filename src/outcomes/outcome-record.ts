@@ -72,7 +72,6 @@ type PackedScores = [
   trajectory: number | null,
   anomaly: number | null,
   novelty: number | null,
-  /** [cell, count, cell, count, ...]: an array packs faster than an object. */
   cells: number[],
   lastAction: string | null,
   lastAt: number | null,
@@ -116,15 +115,11 @@ export function packOutcome(r: OutcomeRecord): Buffer {
 }
 
 function packScores(s: ScoreState): PackedScores {
-  const cells: number[] = [];
-  for (const cell in s.cells) cells.push(Number(cell), s.cells[cell]!);
-  return [s.trajectory, s.anomaly, s.novelty, cells, s.lastAction, s.lastAt, s.surprisal, s.steps];
+  return [s.trajectory, s.anomaly, s.novelty, s.cells, s.lastAction, s.lastAt, s.surprisal, s.steps];
 }
 
 function unpackScores(p: PackedScores): ScoreState {
-  const [trajectory, anomaly, novelty, packed, lastAction, lastAt, surprisal, steps] = p;
-  const cells: Record<number, number> = {};
-  for (let i = 0; i < packed.length; i += 2) cells[packed[i]!] = packed[i + 1]!;
+  const [trajectory, anomaly, novelty, cells, lastAction, lastAt, surprisal, steps] = p;
   return { trajectory, anomaly, novelty, cells, lastAction, lastAt, surprisal, steps };
 }
 

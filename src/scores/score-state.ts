@@ -7,8 +7,11 @@ export interface Scores {
 }
 
 export interface ScoreState extends Scores {
-  /** Events seen per trajectory cell while open: what the outcome's verdict adds to the cohort's table. */
-  cells: Record<number, number>;
+  /**
+   * Events seen per trajectory cell while open, as [cell, count, cell, count, ...] (an outcome visits few
+   * cells; an array is cheaper to update and to pack than an object): what its verdict adds to the table.
+   */
+  cells: number[];
   /** The outcome's previous action (as sent), or null before its first event. */
   lastAction: string | null;
   /** The instant of the outcome's previous event, for the gap feature. */
@@ -24,5 +27,5 @@ export function scoresOf(state: Scores): Scores {
 }
 
 export function freshScoreState(): ScoreState {
-  return { trajectory: null, anomaly: null, novelty: null, cells: {}, lastAction: null, lastAt: null, surprisal: 0, steps: 0 };
+  return { trajectory: null, anomaly: null, novelty: null, cells: [], lastAction: null, lastAt: null, surprisal: 0, steps: 0 };
 }

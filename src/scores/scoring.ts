@@ -73,6 +73,16 @@ function sample(state: ScoreState, model: CohortModel, delta: ModelDelta, kind: 
   delta.add(fields.squares, x * x);
 }
 
+function countCell(cells: number[], cell: number): void {
+  for (let i = 0; i < cells.length; i += 2) {
+    if (cells[i] === cell) {
+      cells[i + 1]! += 1;
+      return;
+    }
+  }
+  cells.push(cell, 1);
+}
+
 /** An applied event: novelty of its transition, anomaly of its value and gap, trajectory at its cell. */
 export function scoreEvent(state: ScoreState, model: CohortModel, event: EventObservation, delta: ModelDelta): void {
   const action = modelAction(model, event.action);
@@ -89,7 +99,7 @@ export function scoreEvent(state: ScoreState, model: CohortModel, event: EventOb
   if (prev === START) delta.add(OUTCOMES, 1);
   delta.add(transitionField(prev, action), 1);
   delta.add(outgoingField(prev), 1);
-  state.cells[event.cell] = (state.cells[event.cell] ?? 0) + 1;
+  countCell(state.cells, event.cell);
   state.lastAction = event.action;
   state.lastAt = event.at;
   state.trajectory = trajectoryAt(model, event.cell);
@@ -108,7 +118,8 @@ export function scoreVerdict(state: ScoreState, model: CohortModel, verdict: Ver
   }
   for (const [action, count] of counts) sample(state, model, delta, "count", action, count);
   delta.add(SETTLED, 1);
-  for (const cell in state.cells) delta.add(field.cell(Number(cell), verdict.confirmed), state.cells[cell] ?? 0);
-  state.cells = {};
+  const cells = state.cells;
+  for (let i = 0; i < cells.length; i += 2) delta.add(field.cell(cells[i]!, verdict.confirmed), cells[i + 1]!);
+  state.cells = [];
   state.trajectory = verdict.confirmed ? 1 : 0;
 }
