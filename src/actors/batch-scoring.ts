@@ -7,6 +7,25 @@ import type { CohortModel } from "../scores/cohort-model.js";
 import { ModelDelta } from "../scores/model-delta.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 
+/** The distinct cohorts of some outcomes, found through their own strings (no id built per outcome). */
+export function distinctCohorts(records: Iterable<OutcomeRecord>): Cohort[] {
+  const seen = { task: new Map<string, Set<string>>(), agent: new Map<string, Set<string>>() };
+  const cohorts: Cohort[] = [];
+  for (const record of records) {
+    const origin = record.origin;
+    const key = origin.kind === "task" ? origin.taskKey : origin.agentKey;
+    let keys = seen[origin.kind].get(record.accountId);
+    if (!keys) {
+      keys = new Set();
+      seen[origin.kind].set(record.accountId, keys);
+    }
+    if (keys.has(key)) continue;
+    keys.add(key);
+    cohorts.push(cohortOf(record));
+  }
+  return cohorts;
+}
+
 interface Trained {
   model: CohortModel;
   delta: ModelDelta;

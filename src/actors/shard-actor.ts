@@ -18,9 +18,9 @@ import type { TurnCork } from "../redis/turn-cork.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
 import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../redis/keys.js";
-import { cohortOf, type Cohort } from "../outcomes/outcome-scores.js";
+import type { Cohort } from "../outcomes/outcome-scores.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
-import { BatchScoring } from "./batch-scoring.js";
+import { BatchScoring, distinctCohorts } from "./batch-scoring.js";
 import type { CohortModels } from "./cohort-models.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
@@ -260,7 +260,7 @@ export class ShardActor {
     const records = await this.load(refs);
     const creator = this.deps.outcomeCreator();
     for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
-    const cohorts: Cohort[] = [...records.values()].map(cohortOf);
+    const cohorts: Cohort[] = distinctCohorts(records.values());
     for (const entry of entries) {
       for (const { event, ref } of entry.events) {
         if (event.variant === "B" && event.agentKey !== undefined && !records.has(ref)) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
@@ -414,7 +414,7 @@ export class ShardActor {
       const refs = await client.zrangebyscore(keys.due(shard), "-inf", until, "LIMIT", 0, DUE_PAGE);
       if (refs.length === 0) return;
       const records = await this.load(refs);
-      await this.deps.models.ensure([...records.values()].map(cohortOf));
+      await this.deps.models.ensure(distinctCohorts(records.values()));
       const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
       const commit = this.newCommit();
       const changed = new Map<string, ChangedOutcome>();
