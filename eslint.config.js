@@ -7,6 +7,7 @@ import tseslint from "typescript-eslint";
 /** Which folder of src/ may not import which: every rule docs/architecture.md states, one zone each. */
 const houseZones = [
   { target: "./src/condition", from: "./src", except: ["./condition"], message: "the condition language is pure: it imports nothing outside src/condition" },
+  { target: "./src/scores", from: "./src", except: ["./scores"], message: "the score models are pure: they import nothing outside src/scores" },
   { target: "./src/ingress", from: ["./src/actors", "./src/outcomes", "./src/stores", "./src/api"], message: "the ingress only validates and enqueues: no actors, outcomes, stores or api" },
   { target: "./src/actors", from: ["./src/ingress", "./src/api", "./src/stores"], message: "actors consume the streams: no ingress, api or read stores" },
   { target: "./src/outcomes", from: ["./src/stores", "./src/redis", "./src/actors", "./src/api", "./src/ingress"], message: "the outcome domain is pure: no Redis, stores or callers" },

@@ -1,5 +1,6 @@
 // Prometheus metrics of the consumer side: what the Grafana dashboards watch for lag, verdicts and failures.
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { Scores } from "../scores/score-state.js";
 
 export interface ActorMetrics {
   eventsProcessed: Counter;
@@ -12,10 +13,23 @@ export interface ActorMetrics {
   eventLagSeconds: Histogram;
   ownedShards: Gauge;
   hotOutcomes: Gauge;
+  /** Records a score each time a commit changes it (to a number: nulls, before a cohort's warm-up, are not observed). */
+  observeScore(name: keyof Scores, value: number): void;
 }
+
+const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
 
 export function createActorMetrics(registry: Registry): ActorMetrics {
   const registers = [registry];
+  const scores = new Histogram({
+    name: "verdict_outcome_score",
+    help: "Model scores of outcomes, observed each time a commit changes one, by score (trajectory, anomaly, novelty)",
+    labelNames: ["score"],
+    buckets: SCORE_BUCKETS,
+    registers,
+  });
+  // Children resolved once: a labelled observe looks its label set up on every call.
+  const byScore = { trajectory: scores.labels("trajectory"), anomaly: scores.labels("anomaly"), novelty: scores.labels("novelty") };
   return {
     eventsProcessed: new Counter({ name: "verdict_events_processed_total", help: "Stream entries applied, skipped or dead-lettered by shard actors", registers }),
     deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue, by error code", labelNames: ["code"], registers }),
@@ -37,5 +51,8 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
     }),
     ownedShards: new Gauge({ name: "verdict_owned_shards", help: "Shards whose lease this worker holds", registers }),
     hotOutcomes: new Gauge({ name: "verdict_hot_outcomes", help: "Outcomes held in memory by this worker", registers }),
+    observeScore(name, value) {
+      byScore[name].observe(value);
+    },
   };
 }

@@ -62,6 +62,10 @@ export class BatchCommit {
     this.ops.push(["index", this.key(key), member]);
   }
 
+  unindex(key: string, member: string): void {
+    this.ops.push(["unindex", this.key(key), member]);
+  }
+
   /** Schedules (or with null, unschedules) the member in the shard's due-time index. */
   due(member: string, at: number | null): void {
     this.ops.push(["due", member, at ?? -1]);
@@ -77,6 +81,14 @@ export class BatchCommit {
    */
   expireOrphan(idempotencyKey: string, outcomeKey: string, ms: number): void {
     this.ops.push(["expire-orphan", this.key(idempotencyKey), this.key(outcomeKey), ms]);
+  }
+
+  /**
+   * Adds what the batch taught a cohort to this shard's partial model (counts with HINCRBY, sums with
+   * HINCRBYFLOAT) and keeps the hash `ttlMs` longer: a cohort nobody trains expires.
+   */
+  model(key: string, counts: readonly (string | number)[], sums: readonly (string | number)[], ttlMs: number): void {
+    this.ops.push(["model", this.key(key), this.blob(msgpack.pack([counts, sums])), ttlMs]);
   }
 
   count(key: string, field: string, by: number): void {

@@ -9,15 +9,18 @@ import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { foldBatch, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
+import { EMPTY_MODEL } from "../scores/cohort-model.js";
+import { BatchScoring } from "./batch-scoring.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
 import type { DecodedEntry } from "./shard-entries.js";
+import { freshScoreState } from "../scores/score-state.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function outcome(key: string, condition: string, overrides: Partial<OutcomeRecord> = {}): OutcomeRecord {
   const compiled = compiledCondition(condition);
   return {
-    v: 1,
+    v: 2,
     accountId: "acct",
     key,
     origin: { kind: "task", taskKey: "t" },
@@ -32,6 +35,7 @@ function outcome(key: string, condition: string, overrides: Partial<OutcomeRecor
     conditionState: initialState(compiled, T0),
     observations: {},
     lastEntryId: "0-0",
+    scores: freshScoreState(),
     ...overrides,
   };
 }
@@ -83,7 +87,7 @@ describe("foldBatch", () => {
   it("applies events in stream order, logs each once and acknowledges every entry", async () => {
     const writes = recorder();
     const records = recordsOf(outcome("o", "a AND b"));
-    const result = await foldBatch({ entries: [entry("1-0", ev("o", "a"), ev("o", "b")), entry("2-0", ev("o", "c"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes });
+    const result = await foldBatch({ entries: [entry("1-0", ev("o", "a"), ev("o", "b")), entry("2-0", ev("o", "c"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
     expect(writes.ops).toEqual(["ack 1-0", "log o 1-0/0", "log o 1-0/1", "ack 2-0", "dead-letter OUTCOME_NOT_OPEN 2-0/0"]);
     expect(result.ok && [...result.changed.keys()]).toEqual([outcomeRef("acct", "o")]);
     expect(result.ok && result.events).toBe(3);
@@ -95,15 +99,27 @@ describe("foldBatch", () => {
   it("skips a redelivered entry its outcome already applied, and still acknowledges it", async () => {
     const writes = recorder();
     const records = recordsOf(outcome("o", "never", { lastEntryId: "5-0" }));
-    const result = await foldBatch({ entries: [entry("5-0", ev("o", "a")), entry("6-0", ev("o", "b"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes });
+    const result = await foldBatch({ entries: [entry("5-0", ev("o", "a")), entry("6-0", ev("o", "b"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
     expect(writes.ops).toEqual(["ack 5-0", "ack 6-0", "log o 6-0/0"]);
     expect(result.ok && result.changed.get(outcomeRef("acct", "o"))?.record.observations).toHaveProperty("b");
     expect(records.get(outcomeRef("acct", "o"))?.observations).not.toHaveProperty("a");
   });
 
+  it("trains its cohort with applied events and verdicts only: a redelivered or rejected event teaches nothing", async () => {
+    const scoring = new BatchScoring(() => EMPTY_MODEL);
+    const records = recordsOf(outcome("o", "a", { lastEntryId: "5-0" }));
+    await foldBatch({ entries: [entry("5-0", ev("o", "x")), entry("6-0", ev("o", "a")), entry("7-0", ev("o", "late"))], records, creator: noCreation, attempts: new DeliveryAttempts(3), writes: recorder(), scoring });
+    const [taught] = scoring.deltas;
+    expect(taught?.cohort).toEqual({ accountId: "acct", kind: "task", key: "t" });
+    // One outcome started with `a` and confirmed; neither the redelivered `x` nor the rejected `late` shows.
+    expect(taught?.delta.asHash()).toMatchObject({ n: "1", "t:^>a": "1", "o:^": "1", s: "1", "fn:k/a": "1" });
+    expect(Object.keys(taught?.delta.asHash() ?? {}).filter((f) => f.includes("x") || f.includes("late"))).toEqual([]);
+    expect(records.get(outcomeRef("acct", "o"))?.scores.trajectory).toBe(1);
+  });
+
   it("dead-letters a Variant A event whose outcome does not exist and lets its idempotency keys expire", async () => {
     const writes = recorder();
-    const result = await foldBatch({ entries: [entry("1-0", ev("missing", "a"))], records: new Map(), creator: noCreation, attempts: new DeliveryAttempts(3), writes });
+    const result = await foldBatch({ entries: [entry("1-0", ev("missing", "a"))], records: new Map(), creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
     expect(writes.ops).toEqual(["ack 1-0", "dead-letter OUTCOME_NOT_FOUND 1-0/0", "orphan missing"]);
     expect(writes.letters[0]).toMatchObject({ attempts: 1, message: "no outcome missing" });
     expect(result.ok && result.changed.size).toBe(0);
@@ -121,7 +137,7 @@ describe("foldBatch", () => {
     };
     const b = (action: string): EventEnvelope => ev("k", action, { variant: "B", customerKey: "cust" });
     const records = new Map<string, OutcomeRecord>();
-    const result = await foldBatch({ entries: [entry("1-0", b("start")), entry("2-0", b("done"))], records, creator, attempts: new DeliveryAttempts(3), writes });
+    const result = await foldBatch({ entries: [entry("1-0", b("start")), entry("2-0", b("done"))], records, creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
     expect(created).toBe(1);
     expect(writes.ops).toEqual(["ack 1-0", "log k 1-0/0", "billable k cust", "ack 2-0", "log k 2-0/0", "billable k cust", "charge k 100"]);
     expect(result.ok && result.changed.get(outcomeRef("acct", "k"))).toMatchObject({ created: true });
@@ -132,7 +148,7 @@ describe("foldBatch", () => {
     const writes = recorder();
     const refusal: TerminalRejection = terminalRejection("CUSTOMER_NOT_FOUND", "no customer nobody");
     const creator: OutcomeCreator = { prefetch: () => {}, create: () => Promise.resolve(refusal) };
-    await foldBatch({ entries: [entry("1-0", ev("k", "a", { variant: "B", customerKey: "nobody" }))], records: new Map(), creator, attempts: new DeliveryAttempts(3), writes });
+    await foldBatch({ entries: [entry("1-0", ev("k", "a", { variant: "B", customerKey: "nobody" }))], records: new Map(), creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
     expect(writes.ops).toEqual(["ack 1-0", "dead-letter CUSTOMER_NOT_FOUND 1-0/0", "orphan k"]);
   });
 
@@ -143,12 +159,12 @@ describe("foldBatch", () => {
     const fresh = (): Map<string, OutcomeRecord> => recordsOf(outcome("ok", "never"));
 
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const result = await foldBatch({ entries, records: fresh(), creator, attempts, writes: recorder() });
+      const result = await foldBatch({ entries, records: fresh(), creator, attempts, writes: recorder(), scoring: new BatchScoring(() => EMPTY_MODEL) });
       expect(result).toMatchObject({ ok: false, entryId: "1-0", index: 1 });
       if (!result.ok) expect(attempts.recordFailure(`${result.entryId}/${result.index}`, result.error)).toBe(attempt);
     }
     const writes = recorder();
-    const result = await foldBatch({ entries, records: fresh(), creator, attempts, writes });
+    const result = await foldBatch({ entries, records: fresh(), creator, attempts, writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
     expect(result.ok).toBe(true);
     expect(writes.ops).toEqual(["ack 1-0", "log ok 1-0/0", "dead-letter PROCESSING_FAILED 1-0/1"]);
     expect(writes.letters[0]).toMatchObject({ attempts: 2, message: "records unreachable" });

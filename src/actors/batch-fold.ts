@@ -10,6 +10,8 @@ import { applyEventToOutcome } from "../outcomes/outcome-step.js";
 import { isTerminalRejection, terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
 import { compareEntryIds } from "../streams/entry-id.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
+import { scoresOf, type Scores } from "../scores/score-state.js";
+import type { BatchScoring } from "./batch-scoring.js";
 import type { DeliveryAttempts } from "./delivery-attempts.js";
 import { deliveryOf, type DecodedEntry } from "./shard-entries.js";
 
@@ -44,6 +46,8 @@ export interface ChangedOutcome {
   record: OutcomeRecord;
   created: boolean;
   dueBefore?: number | null;
+  /** Its scores as committed before the batch (the score indexes hold them); undefined when created. */
+  scoresBefore?: Scores;
 }
 
 export type FoldResult =
@@ -58,9 +62,11 @@ export interface FoldInput {
   creator: OutcomeCreator;
   attempts: DeliveryAttempts;
   writes: FoldWrites;
+  /** Scores each applied event and verdict, and collects what they teach the cohorts' models. */
+  scoring: BatchScoring;
 }
 
-export async function foldBatch({ entries, records, creator, attempts, writes }: FoldInput): Promise<FoldResult> {
+export async function foldBatch({ entries, records, creator, attempts, writes, scoring }: FoldInput): Promise<FoldResult> {
   const changed = new Map<string, ChangedOutcome>();
   let events = 0;
   let oldestReceivedAt = Infinity;
@@ -101,8 +107,12 @@ export async function foldBatch({ entries, records, creator, attempts, writes }:
         }
         // The outcome's first change in this batch records its due time as committed (the index holds
         // it), taken before the event moves it; a created outcome has none yet.
-        const change = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record) });
+        const change = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores) });
+        const wasOpen = record.status === "OPEN";
         const effect = applyEventToOutcome(record, event, entry.id);
+        // Scored before it trains; a rejected event neither scores nor trains.
+        if (effect.logged) scoring.event(record, event);
+        if (wasOpen && record.status !== "OPEN") scoring.verdict(record);
         if (effect.changed || created) changed.set(ref, change);
         if (effect.logged) {
           writes.log(ref, event, bytes);

@@ -5,7 +5,8 @@ import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "../telemetry/logger.js";
 import { linksTo, spanContextOf, tracer, tracingEnabled } from "../telemetry/tracing.js";
 import { dueAtOf } from "../outcomes/due-time.js";
-import { indexMember } from "../outcomes/outcome-index.js";
+import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
+import { scoresOf } from "../scores/score-state.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
@@ -18,7 +19,10 @@ import type { TurnCork } from "../redis/turn-cork.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
 import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../redis/keys.js";
+import type { Cohort } from "../outcomes/outcome-scores.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
+import { BatchScoring, distinctCohorts } from "./batch-scoring.js";
+import type { CohortModels } from "./cohort-models.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -41,6 +45,8 @@ export interface ShardActorDeps {
   keys: Keys;
   scripts: Scripts<ActorScript>;
   hot: HotOutcomes;
+  /** The worker's merged cohort models, which scores read. */
+  models: CohortModels;
   /** A creator per batch: configuration is read once per batch, as it is when the batch runs. */
   outcomeCreator: () => OutcomeCreator;
   readBatchSize: number;
@@ -65,6 +71,8 @@ const MAX_DUE_PAGES_PER_TICK = 100;
 const MAX_SETTLE_DELAY_MS = 2000;
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
 const ORPHAN_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
+/** A shard's partial score model of a cohort that no commit trains for this long expires. */
+const SCORE_MODEL_TTL_MS = 30 * 24 * 3600 * 1000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -257,9 +265,17 @@ export class ShardActor {
     const records = await this.load(refs);
     const creator = this.deps.outcomeCreator();
     for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
+    const cohorts: Cohort[] = distinctCohorts(records.values());
+    for (const entry of entries) {
+      for (const { event, ref } of entry.events) {
+        if (event.variant === "B" && event.agentKey !== undefined && !records.has(ref)) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
+      }
+    }
+    await this.deps.models.ensure(cohorts);
+    const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
     const commit = this.newCommit();
     const deadLettered = new Map<string, number>();
-    const fold = await foldBatch({ entries, records, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered) });
+    const fold = await foldBatch({ entries, records, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring });
     if (!fold.ok) {
       // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off, and
       // redo it from the snapshots; after the last attempt the event is dead-lettered instead.
@@ -271,7 +287,7 @@ export class ShardActor {
       return false;
     }
 
-    this.stage(commit, fold.changed);
+    this.stage(commit, fold.changed, scoring);
     const result = await this.execute(commit);
     if (!result.ok) {
       for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
@@ -371,10 +387,25 @@ export class ShardActor {
     this.deps.metrics.charges.inc();
   }
 
-  /** Adds snapshot, due-time and index writes for every changed outcome. */
-  private stage(commit: BatchCommit, changed: Map<string, ChangedOutcome>): void {
+  /** Adds snapshot, due-time and index writes for every changed outcome, and what the batch taught the score models. */
+  private stage(commit: BatchCommit, changed: Map<string, ChangedOutcome>, scoring: BatchScoring): void {
     const { keys, shard } = this.deps;
-    for (const [ref, { record, created, dueBefore }] of changed) {
+    // Built once per account per batch: the same strings then also hash once in the commit's key table.
+    const scoreIndexes = new Map<string, Record<ScoreName, string>>();
+    const scoreIndexOf = (accountId: string, name: ScoreName): string => {
+      let indexes = scoreIndexes.get(accountId);
+      if (!indexes) {
+        indexes = { trajectory: keys.scoreIndex(shard, accountId, "trajectory"), anomaly: keys.scoreIndex(shard, accountId, "anomaly"), novelty: keys.scoreIndex(shard, accountId, "novelty") };
+        scoreIndexes.set(accountId, indexes);
+      }
+      return indexes[name];
+    };
+    for (const { cohort, delta } of scoring.deltas) {
+      if (delta.empty) continue;
+      const { counts, sums } = delta.pairs();
+      commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
+    }
+    for (const [ref, { record, created, dueBefore, scoresBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       if (created) {
         commit.create(key, packOutcome(record), keys.idempotency(shard, record.accountId, record.key));
@@ -385,6 +416,17 @@ export class ShardActor {
       // Most events leave the due time where it was (no deadline, or none that moved): no index write.
       const due = dueAtOf(record);
       if (due !== dueBefore) commit.due(ref, due);
+      for (const name of SCORE_NAMES) {
+        const before = scoresBefore?.[name] ?? null;
+        const after = record.scores[name];
+        if (before === after) continue;
+        const index = scoreIndexOf(record.accountId, name);
+        if (before !== null) commit.unindex(index, scoreMember(before, record.key));
+        if (after !== null) {
+          commit.index(index, scoreMember(after, record.key));
+          this.deps.metrics.observeScore(name, after);
+        }
+      }
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
     }
   }
@@ -436,6 +478,8 @@ export class ShardActor {
       const refs = await client.zrangebyscore(keys.due(shard), "-inf", until, "LIMIT", 0, DUE_PAGE);
       if (refs.length === 0) return;
       const records = await this.load(refs);
+      await this.deps.models.ensure(distinctCohorts(records.values()));
+      const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
       const commit = this.newCommit();
       const changed = new Map<string, ChangedOutcome>();
       for (const ref of refs) {
@@ -445,11 +489,13 @@ export class ShardActor {
           continue;
         }
         const dueBefore = dueAtOf(record);
+        const scoresBefore = scoresOf(record.scores);
         const passed = passTime(record, until);
         if (passed.charge) this.charge(commit, record, passed.charge);
-        changed.set(ref, { record, created: false, dueBefore });
+        if (record.status !== "OPEN") scoring.verdict(record);
+        changed.set(ref, { record, created: false, dueBefore, scoresBefore });
       }
-      this.stage(commit, changed);
+      this.stage(commit, changed, scoring);
       const result = await this.execute(commit);
       if (!result.ok) {
         for (const ref of refs) this.deps.hot.delete(shard, ref);

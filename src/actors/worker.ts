@@ -11,6 +11,7 @@ import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
 import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
 import { desiredShards } from "./assignment.js";
+import { CohortModels } from "./cohort-models.js";
 import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
@@ -24,6 +25,7 @@ export interface WorkerOptions {
   maxHotOutcomes: number;
   readBatchSize: number;
   maxProcessingAttempts: number;
+  scoreRefreshMs: number;
 }
 
 export interface WorkerDeps {
@@ -54,6 +56,7 @@ export class Worker {
   private readonly membership: Membership;
   private readonly cork: TurnCork;
   private readonly hot: HotOutcomes;
+  private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
   private timer: NodeJS.Timeout | undefined;
   private rebalancing: Promise<void> = Promise.resolve();
@@ -66,6 +69,7 @@ export class Worker {
     this.cork = new TurnCork(deps.client);
     this.membership = new Membership(deps.client, deps.keys, this.id, deps.options.leaseTtlMs);
     this.hot = new HotOutcomes(deps.options.maxHotOutcomes);
+    this.models = new CohortModels({ client: deps.client, keys: deps.keys, shards: deps.options.shards, refreshMs: deps.options.scoreRefreshMs, logger: deps.logger });
     this.metrics = createActorMetrics(deps.registry);
   }
 
@@ -75,6 +79,7 @@ export class Worker {
   }
 
   async start(): Promise<void> {
+    this.models.start();
     await this.rebalance();
     this.joined = true;
     // Renew well within the lease lifetime, so a slow tick never lets a lease lapse.
@@ -96,6 +101,7 @@ export class Worker {
     await this.rebalancing;
     await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
     await this.membership.leave();
+    this.models.stop();
   }
 
   private async rebalance(): Promise<void> {
@@ -146,6 +152,7 @@ export class Worker {
       keys,
       scripts: this.scripts,
       hot: this.hot,
+      models: this.models,
       outcomeCreator,
       readBatchSize: options.readBatchSize,
       maxProcessingAttempts: options.maxProcessingAttempts,

@@ -45,6 +45,7 @@ export function presentOutcome(record: OutcomeRecord, now: number): OutcomeView 
     settles_at: record.status === "OPEN" && record.settlesAt !== null ? iso(record.settlesAt) : null,
     condition: evaluation.annotated,
     observations,
-    scores: { trajectory: null, anomaly: null, novelty: null },
+    // As the shard actor last scored the outcome (at its latest event or its verdict).
+    scores: { trajectory: record.scores.trajectory, anomaly: record.scores.anomaly, novelty: record.scores.novelty },
   };
 }

@@ -40,6 +40,14 @@ export function valueAt(compiled: CompiledCondition, state: ConditionState, now:
   return TRUTH_NAMES[computeTruth(compiled, view.state, view.at, false)] ?? "false";
 }
 
+/** Progress alone, without the annotation: the read after each event that scoring needs. */
+export function progressAt(compiled: CompiledCondition, state: ConditionState, now: number): number {
+  const view = viewAt(compiled, state, now);
+  if (view.state.verdict?.kind === "confirm") return 1;
+  computeTruth(compiled, view.state, view.at, false);
+  return progressComputed(compiled, view.state, view.at);
+}
+
 /** The annotated string alone, e.g. `✓COUNT(agent_response)>=2[3] AND ~NOT escalated`. */
 export function annotate(compiled: CompiledCondition, state: ConditionState, now: number): string {
   const view = viewAt(compiled, state, now);

@@ -24,7 +24,7 @@ export { formatDuration, formatRemaining, parseDuration } from "./duration.js";
 export { compileCondition, type CompiledCondition } from "./compile.js";
 export { cloneState, initialState, type ConditionState, type FactValue, type Verdict } from "./state.js";
 export { advanceTime, applyEvent, nextExpiryAfter, settle, type ConditionEvent } from "./apply.js";
-export { annotate, evaluate, nodeValues, valueAt, type Evaluation } from "./evaluate.js";
+export { annotate, evaluate, nodeValues, progressAt, valueAt, type Evaluation } from "./evaluate.js";
 export type { TruthValue } from "./truth.js";
 export { MAX_DEPTH, MAX_TERMS, MAX_TEXT_BYTES } from "./limits.js";
 export { replay, type ReplayResult } from "./replay.js";

@@ -53,6 +53,11 @@ export interface VerdictOptions {
   readBatchSize: number;
   /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
   maxProcessingAttempts: number;
+  /**
+   * How often a worker re-reads the merged model of each cohort it scores (README, Scores): the lag before
+   * what one shard learns reaches the scores of the others. @default 2000
+   */
+  scoreRefreshMs: number;
   /** OTLP/HTTP endpoint for traces; tracing is off when absent. */
   otlpEndpoint: string | undefined;
   /** pino log level. @default "info" */
@@ -78,6 +83,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   maxHotOutcomes: 200_000,
   readBatchSize: 1000,
   maxProcessingAttempts: 5,
+  scoreRefreshMs: 2000,
   otlpEndpoint: undefined,
   logLevel: "info",
   ingressProcesses: undefined,
@@ -106,6 +112,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
   intIn("readBatchSize", options.readBatchSize, 1, 100_000);
   intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
+  intIn("scoreRefreshMs", options.scoreRefreshMs, 50, 600_000);
   if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);
   if (options.workerProcesses !== undefined) intIn("workerProcesses", options.workerProcesses, 1, 1024);
   if (/[{}]/.test(options.keyPrefix)) problems.push("keyPrefix must not contain '{' or '}'");

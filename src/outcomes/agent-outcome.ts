@@ -10,6 +10,7 @@ import { emptyTally } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 import { terminalRejection, type TerminalRejection } from "./terminal-rejection.js";
+import { freshScoreState } from "../scores/score-state.js";
 
 /**
  * Starts reading the records a creation from `event` needs first (its customer and agent), without waiting:
@@ -50,7 +51,7 @@ export async function createAgentOutcome(records: RecordReader, event: EventEnve
   const compiled = compiledCondition(agent.condition);
   const at = event.receivedAt;
   return {
-    v: 1,
+    v: 2,
     accountId,
     key: event.outcomeKey,
     origin: {
@@ -74,5 +75,6 @@ export async function createAgentOutcome(records: RecordReader, event: EventEnve
     conditionState: initialState(compiled, at),
     observations: {},
     lastEntryId: "0-0",
+    scores: freshScoreState(),
   };
 }

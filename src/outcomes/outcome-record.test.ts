@@ -5,13 +5,14 @@ import { emptyTally } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
 import { applyEventToOutcome } from "./outcome-step.js";
+import { freshScoreState } from "../scores/score-state.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function record(condition: string, origin: OutcomeRecord["origin"]): OutcomeRecord {
   const compiled = compiledCondition(condition);
   return {
-    v: 1,
+    v: 2,
     accountId: "acct_1",
     key: "order:1",
     origin,
@@ -26,6 +27,7 @@ function record(condition: string, origin: OutcomeRecord["origin"]): OutcomeReco
     conditionState: initialState(compiled, T0),
     observations: {},
     lastEntryId: "0-0",
+    scores: freshScoreState(),
   };
 }
 
@@ -43,6 +45,16 @@ describe("outcome snapshot", () => {
     applyEventToOutcome(r, { accountId: "acct_1", outcomeKey: "order:1", variant: "B", customerKey: "c", action: "done", properties: { attribution: 2 }, receivedAt: T0 + 5 }, `${T0 + 5}-0`);
     expect(r.status).toBe("CONFIRMED");
     expect(unpackOutcome(packOutcome(r))).toEqual(r);
+  });
+
+  it("round-trips scores, and reads a version 1 snapshot (before scores) as unscored", async () => {
+    const r = record("x", { kind: "task", taskKey: "t" });
+    r.scores = { trajectory: 0.25, anomaly: 0.9, novelty: null, cells: [3, 2, 104, 1], lastAction: "b", lastAt: T0 + 9, surprisal: 0.5, steps: 2 };
+    expect(unpackOutcome(packOutcome(r))).toEqual(r);
+    const { msgpack } = await import("../codec/msgpack.js");
+    const v2 = msgpack.unpack(packOutcome(r)) as unknown[];
+    const v1 = unpackOutcome(msgpack.pack([1, ...v2.slice(1, 15)]));
+    expect(v1).toEqual({ ...r, scores: freshScoreState() });
   });
 
   it("refuses bytes that are not a snapshot", () => {

@@ -2,6 +2,7 @@
 import { msgpack } from "../codec/msgpack.js";
 import type { ConditionState, FactValue, Verdict } from "../condition/index.js";
 import type { AttributionMethod } from "../records/agent.js";
+import { freshScoreState, type ScoreState } from "../scores/score-state.js";
 
 export type OutcomeStatus = "OPEN" | "CONFIRMED" | "FAILED";
 
@@ -40,8 +41,8 @@ export interface AttributionTally {
 }
 
 export interface OutcomeRecord {
-  /** Snapshot format version, for future migrations. */
-  v: 1;
+  /** Snapshot format version: 2 added `scores`; a version 1 snapshot reads with fresh (unscored) scores. */
+  v: 2;
   accountId: string;
   key: string;
   origin: OutcomeOrigin;
@@ -63,7 +64,20 @@ export interface OutcomeRecord {
   observations: Record<string, ObservationRecord>;
   /** The last shard stream entry applied to this outcome: a redelivered entry at or before it is skipped. */
   lastEntryId: string;
+  /** The model scores as last computed, and what scoring the next event or the verdict needs. */
+  scores: ScoreState;
 }
+
+type PackedScores = [
+  trajectory: number | null,
+  anomaly: number | null,
+  novelty: number | null,
+  cells: number[],
+  lastAction: string | null,
+  lastAt: number | null,
+  surprisal: number,
+  steps: number,
+];
 
 type PackedObservation = [count: number, hasValue: boolean, lastValue: unknown, lastAt: number];
 
@@ -96,12 +110,23 @@ export function packOutcome(r: OutcomeRecord): Buffer {
     [state.createdAt, state.lastEventAt, state.processedUntil, state.counts, state.facts, state.matched, state.memory, state.verdict],
     observations,
     r.lastEntryId,
+    packScores(r.scores),
   ]);
+}
+
+function packScores(s: ScoreState): PackedScores {
+  return [s.trajectory, s.anomaly, s.novelty, s.cells, s.lastAction, s.lastAt, s.surprisal, s.steps];
+}
+
+function unpackScores(p: PackedScores): ScoreState {
+  const [trajectory, anomaly, novelty, cells, lastAction, lastAt, surprisal, steps] = p;
+  return { trajectory, anomaly, novelty, cells, lastAction, lastAt, surprisal, steps };
 }
 
 export function unpackOutcome(bytes: Buffer): OutcomeRecord {
   const t = msgpack.unpack(bytes) as unknown[];
-  if (!Array.isArray(t) || t[0] !== 1 || t.length !== 15) throw new Error("not a version 1 outcome snapshot");
+  // Version 1 (before scores) is version 2 without its last field.
+  if (!Array.isArray(t) || !((t[0] === 1 && t.length === 15) || (t[0] === 2 && t.length === 16))) throw new Error("not a version 1 or 2 outcome snapshot");
   const s = t[12] as [number, number | null, number, number[], FactValue[], boolean[], number[], Verdict | null];
   const observations: Record<string, ObservationRecord> = {};
   const packed = t[13] as Record<string, PackedObservation>;
@@ -110,7 +135,7 @@ export function unpackOutcome(bytes: Buffer): OutcomeRecord {
     observations[action] = { count, hasValue, lastValue, lastAt };
   }
   return {
-    v: 1,
+    v: 2,
     accountId: t[1] as string,
     key: t[2] as string,
     origin: t[3] as OutcomeOrigin,
@@ -125,5 +150,6 @@ export function unpackOutcome(bytes: Buffer): OutcomeRecord {
     conditionState: { createdAt: s[0], lastEventAt: s[1], processedUntil: s[2], counts: s[3], facts: s[4], matched: s[5], memory: s[6], verdict: s[7] },
     observations,
     lastEntryId: t[14] as string,
+    scores: t[0] === 1 ? freshScoreState() : unpackScores(t[15] as PackedScores),
   };
 }

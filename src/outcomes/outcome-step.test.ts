@@ -7,13 +7,14 @@ import { compiledCondition } from "./compiled-conditions.js";
 import type { AttributionMethod } from "../records/agent.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 import { applyEventToOutcome, passTime } from "./outcome-step.js";
+import { freshScoreState } from "../scores/score-state.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function taskOutcome(condition: string, settlementPeriodMs: number | null = null): OutcomeRecord {
   const compiled = compiledCondition(condition);
   return {
-    v: 1,
+    v: 2,
     accountId: "acct",
     key: "o",
     origin: { kind: "task", taskKey: "t" },
@@ -28,6 +29,7 @@ function taskOutcome(condition: string, settlementPeriodMs: number | null = null
     conditionState: initialState(compiled, T0),
     observations: {},
     lastEntryId: "0-0",
+    scores: freshScoreState(),
   };
 }
 

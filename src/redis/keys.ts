@@ -76,6 +76,22 @@ export class Keys {
     return `${this.shardTag(shard)}:usage:${accountId}`;
   }
 
+  /**
+   * This shard's partial score model of one cohort (a task's or an agent's outcomes in one account): a hash
+   * of counts and sums that the shard's commit increments; a cohort's model is the sum over the shards.
+   */
+  scoreModel(shard: number, accountId: string, kind: "task" | "agent", key: string): string {
+    return `${this.shardTag(shard)}:model:${accountId}:${kind}:${key}`;
+  }
+
+  /**
+   * The account's scored outcomes on this shard, by one score (sorted set, lexical members, see
+   * scoreMember); sorted listings merge the shards.
+   */
+  scoreIndex(shard: number, accountId: string, score: "trajectory" | "anomaly" | "novelty"): string {
+    return `${this.shardTag(shard)}:by-${score}:${accountId}`;
+  }
+
   // ---- per account ----
 
   account(accountId: string): string {

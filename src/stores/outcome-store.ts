@@ -12,9 +12,10 @@ import { FILTERED_PAGE } from "./merged-shard-streams.js";
 import { ShardMerge } from "./shard-merge.js";
 import { compareUtf8 } from "./utf8-order.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
-import { indexMember, keyOfIndexMember } from "../outcomes/outcome-index.js";
+import { indexMember, keyOfIndexMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { freshScoreState } from "../scores/score-state.js";
 
 export interface OpenRequest {
   accountId: string;
@@ -35,6 +36,12 @@ export interface LoggedEvent {
   properties: Record<string, unknown>;
   idempotency_key: string | null;
   received_at: string;
+}
+
+/** A listing by score instead of creation time: only scored outcomes (non-null) are listed. */
+export interface ScoreSort {
+  score: ScoreName;
+  order: "asc" | "desc";
 }
 
 /** Filters of a listing; undefined where the request gave none. */
@@ -78,7 +85,7 @@ export class OutcomeStore {
     const compiled = compiledCondition(request.condition);
     const settlesAt = request.settlesAt ?? (request.settlementPeriodMs === null ? null : now + request.settlementPeriodMs);
     const record: OutcomeRecord = {
-      v: 1,
+      v: 2,
       accountId,
       key,
       origin: { kind: "task", taskKey: request.taskKey },
@@ -93,6 +100,7 @@ export class OutcomeStore {
       conditionState: initialState(compiled, now),
       observations: {},
       lastEntryId: "0-0",
+      scores: freshScoreState(),
     };
     const shard = this.shardOf(accountId, key);
     const existing = await this.scripts.runBuffer(
@@ -106,26 +114,38 @@ export class OutcomeStore {
     return { kind: sameTask ? "existing" : "conflict", record: current };
   }
 
-  /** The account's outcomes, oldest first, merged across shards, filtered; up to `limit` per page; undefined for a cursor this list did not hand out. */
+  /**
+   * The account's outcomes, oldest first (or by a score, ties by key), merged across shards, filtered; up
+   * to `limit` per page; undefined for a cursor this list (in this order) did not hand out.
+   */
   async list(
     accountId: string,
     filter: ListFilter,
     limit: number,
     cursor: string | null,
+    sort?: ScoreSort,
   ): Promise<{ records: OutcomeRecord[]; nextCursor: string | null } | undefined> {
     const after = cursor === null ? null : decodeCursor(cursor);
-    // Only a member indexMember could have written: a cursor from elsewhere would page from anywhere.
-    if (after === undefined || (after !== null && !/^\d{15}\n./s.test(after))) return undefined;
+    // Only a member this index could have written: a cursor from elsewhere (another order, another list)
+    // would page from anywhere.
+    const member = sort ? /^\d{5}\n./s : /^\d{15}\n./s;
+    if (after === undefined || (after !== null && !member.test(after))) return undefined;
     // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
     const filtered = Object.values(filter).some((value) => value !== undefined);
     const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
-    const start = after === null ? "-" : `(${after}`;
+    const descending = sort?.order === "desc";
+    const start = after === null ? (descending ? "+" : "-") : `(${after}`;
+    const indexKey = (shard: number): string => (sort ? this.keys.scoreIndex(shard, accountId, sort.score) : this.keys.outcomeIndex(shard, accountId));
     const index = new ShardMerge<string>(
       this.shards,
       {
-        read: (shard, last, count) =>
-          this.client.zrangebylex(this.keys.outcomeIndex(shard, accountId), last === undefined ? start : `(${last}`, "+", "LIMIT", 0, count),
-        compare: compareUtf8,
+        read: (shard, last, count) => {
+          const from = last === undefined ? start : `(${last}`;
+          return descending
+            ? this.client.zrevrangebylex(indexKey(shard), from, "-", "LIMIT", 0, count)
+            : this.client.zrangebylex(indexKey(shard), from, "+", "LIMIT", 0, count);
+        },
+        compare: descending ? (a, b) => compareUtf8(b, a) : compareUtf8,
       },
       Math.ceil((2 * (batchSize + 1)) / this.shards),
     );

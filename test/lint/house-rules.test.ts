@@ -22,6 +22,7 @@ async function problems(filePath: string, code: string): Promise<string[]> {
 describe("house rules", () => {
   it.each([
     ["src/condition/fixture.ts", `import { ApiError } from "../errors/api-error.js";\nexport const x = ApiError;\n`, "condition language is pure"],
+    ["src/scores/fixture.ts", `import { Keys } from "../redis/keys.js";\nexport const x = Keys;\n`, "score models are pure"],
     ["src/ingress/fixture.ts", `import { passTime } from "../outcomes/outcome-step.js";\nexport const x = passTime;\n`, "ingress only validates and enqueues"],
     ["src/ingress/fixture.ts", `import { OutcomeStore } from "../stores/outcome-store.js";\nexport const x = OutcomeStore;\n`, "ingress only validates and enqueues"],
     ["src/actors/fixture.ts", `import { chargeRoutes } from "../api/routes/charges.js";\nexport const x = chargeRoutes;\n`, "actors consume the streams"],

@@ -16,10 +16,13 @@
                                    new outcome's idempotency hash (it may carry an orphan's expiry)
           {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
           {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
+          {"unindex", k, m}        ZREM KEYS[k] m                      (score indexes)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n}       HINCRBY KEYS[k] f n                 (billable usage)
+          {"model", k, a, ms}      ARGV[a] is msgpack {counts, sums}, each {field, n, ...}: HINCRBY KEYS[k]
+                                   per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5..] blobs
 
@@ -50,6 +53,8 @@ for _, op in ipairs(ops) do
     redis.call('XADD', KEYS[op[2]], '*', 'e', ARGV[op[3]])
   elseif kind == 'index' then
     redis.call('ZADD', KEYS[op[2]], 'NX', 0, op[3])
+  elseif kind == 'unindex' then
+    redis.call('ZREM', KEYS[op[2]], op[3])
   elseif kind == 'due' then
     if op[3] < 0 then
       redis.call('ZREM', KEYS[3], op[2])
@@ -64,6 +69,17 @@ for _, op in ipairs(ops) do
     end
   elseif kind == 'count' then
     redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
+  elseif kind == 'model' then
+    local delta = cmsgpack.unpack(ARGV[op[3]])
+    local counts, sums = delta[1], delta[2]
+    for j = 1, #counts, 2 do
+      redis.call('HINCRBY', KEYS[op[2]], counts[j], counts[j + 1])
+    end
+    for j = 1, #sums, 2 do
+      -- Lua would format a float with 14 digits; %.17g keeps every bit of the sum.
+      redis.call('HINCRBYFLOAT', KEYS[op[2]], sums[j], string.format('%.17g', sums[j + 1]))
+    end
+    redis.call('PEXPIRE', KEYS[op[2]], op[4])
   end
 end
 

@@ -4,7 +4,8 @@ import { parseDuration } from "../../condition/index.js";
 import { ApiError } from "../../errors/api-error.js";
 import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
-import type { OutcomeStore } from "../../stores/outcome-store.js";
+import { SCORE_NAMES, type ScoreName } from "../../outcomes/outcome-index.js";
+import type { OutcomeStore, ScoreSort } from "../../stores/outcome-store.js";
 import { presentOutcome } from "../present-outcome.js";
 import type { RecordStore } from "../../records/record-store.js";
 import type { TaskRecord } from "../../records/task.js";
@@ -19,6 +20,25 @@ export interface OpenOutcomeBody {
 
 const validateOpen = typia.createValidateEquals<OpenOutcomeBody>();
 const STATUSES = new Set(["OPEN", "CONFIRMED", "FAILED"]);
+
+const SORTS = new Set<string>(SCORE_NAMES);
+
+/** `sort=trajectory|anomaly|novelty` and `order=asc|desc` (desc by default: highest first); undefined without sort. */
+function scoreSort(query: URLSearchParams): ScoreSort | undefined {
+  const sort = filterParam(query, "sort");
+  const order = filterParam(query, "order") ?? "desc";
+  if (order !== "asc" && order !== "desc") {
+    throw new ApiError("VALIDATION_ERROR", "order must be asc or desc", [{ path: "order", message: "expected asc or desc" }]);
+  }
+  if (sort === undefined) {
+    if (filterParam(query, "order") !== undefined) throw new ApiError("VALIDATION_ERROR", "order needs sort", [{ path: "order", message: "order applies to sort only" }]);
+    return undefined;
+  }
+  if (!SORTS.has(sort)) {
+    throw new ApiError("VALIDATION_ERROR", "sort must be trajectory, anomaly or novelty", [{ path: "sort", message: "expected trajectory, anomaly or novelty" }]);
+  }
+  return { score: sort as ScoreName, order };
+}
 
 function notFound(key: string): ApiError {
   return new ApiError("OUTCOME_NOT_FOUND", `no outcome ${key}`);
@@ -67,7 +87,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
           agentKey: filterParam(req.query, "agent_key"),
           customerKey: filterParam(req.query, "customer_key"),
         };
-        const page = await outcomes.list(req.accountId, filter, limit, cursor);
+        const page = await outcomes.list(req.accountId, filter, limit, cursor, scoreSort(req.query));
         if (!page) throw invalidCursor();
         const now = clock();
         return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
