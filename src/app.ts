@@ -4,6 +4,7 @@ import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
 import { resourceRoutes } from "./api/routes/index.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
+import { createDashboard } from "./dashboard/dashboard.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
 import type { Route } from "./ingress/router.js";
@@ -119,13 +120,22 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         enqueueSeconds[outcome].observe(seconds);
         metrics.enqueueCallEvents.observe(events);
       });
-      const routes = [
-        ...eventRoutes({ enqueuer, shards: options.shards, metrics }),
-        ...resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }),
-        ...(extras.extraRoutes?.(context) ?? []),
-      ];
+      const apiRoutes = resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock });
+      const routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, ...(extras.extraRoutes?.(context) ?? [])];
+      const dashboard = createDashboard({
+        apiRoutes,
+        accounts: context.accounts,
+        redis,
+        keys,
+        logger,
+        signup: options.dashboardSignup,
+        publicUrl: options.publicUrl,
+        clock,
+      });
+      stoppers.push(() => dashboard.close());
       const http = await startHttpServer({
         routes,
+        mounts: [dashboard],
         authenticate: (header) => verifier.authenticate(header),
         logger,
         metrics,

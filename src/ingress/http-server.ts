@@ -5,7 +5,16 @@ import { ApiError } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
-import { assertNativeUws, uWS, type HttpResponse, type us_listen_socket } from "./uws.js";
+import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
+
+/**
+ * A path prefix answered by its own uWS handler, outside the JSON pipeline (the dashboard: HTML pages,
+ * cookies, form posts, event streams). It sees `prefix` and everything under it.
+ */
+export interface HttpMount {
+  prefix: string;
+  handle(res: HttpResponse, req: HttpRequest): void;
+}
 
 export interface HttpServerDeps {
   routes: readonly Route[];
@@ -18,6 +27,8 @@ export interface HttpServerDeps {
   host?: string;
   /** The business clock stamped on requests (`receivedAt`). @default Date.now */
   clock?: () => number;
+  /** Prefixes served by their own handlers. @default none */
+  mounts?: readonly HttpMount[];
 }
 
 export interface HttpServer {
@@ -118,6 +129,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
   };
 
   const app = uWS.App();
+  for (const mount of deps.mounts ?? []) {
+    // uWS prefers the longer pattern, so these win over the catch-all below.
+    app.any(mount.prefix, (res, req) => mount.handle(res, req));
+    app.any(`${mount.prefix}/*`, (res, req) => mount.handle(res, req));
+  }
   app.any("/*", (res, req) => {
     const receivedAt = clock();
     const method = req.getMethod().toUpperCase();

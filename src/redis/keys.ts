@@ -92,6 +92,23 @@ export class Keys {
     return `${this.accountTag(accountId)}:${kind}s`;
   }
 
+  // ---- dashboard ----
+
+  /** A dashboard user, by lower-cased email (JSON: account, scrypt parameters, salt, hash). */
+  dashboardUser(email: string): string {
+    return `${this.prefix}user:${email}`;
+  }
+
+  /** A dashboard session, by the SHA-256 of its cookie value (a hash; expires when idle). */
+  dashboardSession(idHash: string): string {
+    return `${this.prefix}session:${idHash}`;
+  }
+
+  /** Sign-in attempts of one email or client address in the current window (a counter with a TTL). */
+  signInAttempts(scope: "email" | "address", subject: string): string {
+    return `${this.prefix}signin:${scope}:${subject}`;
+  }
+
   // ---- global ----
 
   /** Hash account id -> current token generation. Tagged like the rotation channel (same slot). */

