@@ -82,6 +82,11 @@ export interface FieldOptions {
   required?: boolean;
   /** Extra data-* attributes for the script (the condition check). */
   data?: Record<string, string>;
+  /** Choices: renders a select. */
+  choices?: readonly string[];
+  readonly?: boolean;
+  /** Shown under the field (the condition's canonical text). */
+  after?: Html;
 }
 
 /** A labelled input whose error (if any) sits right under it and is announced with it. */
@@ -92,14 +97,17 @@ export function field(label: string, name: string, value: string, options: Field
   const common = html`id="${id}" name="${name}" aria-describedby="${described}"${options.error ? html` aria-invalid="true"` : ""}${
     options.required ? html` required` : ""
   }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ""}${data}`;
-  const input = options.multiline
-    ? html`<textarea ${common} rows="3" spellcheck="false">${value}</textarea>`
-    : html`<input ${common} type="${options.type ?? "text"}" value="${value}">`;
+  const input = options.choices
+    ? html`<select ${common}>${options.choices.map((choice) => html`<option${choice === value ? html` selected` : ""}>${choice}</option>`)}</select>`
+    : options.multiline
+      ? html`<textarea ${common} rows="3" spellcheck="false">${value}</textarea>`
+      : html`<input ${common} type="${options.type ?? "text"}" value="${value}"${options.readonly ? html` readonly` : ""}>`;
   return html`<div class="field">
   <label for="${id}">${label}</label>
   ${input}
   ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ""}
   <p class="error" id="${id}-error" role="status">${options.error ?? ""}</p>
+  ${options.after ?? ""}
 </div>`;
 }
 

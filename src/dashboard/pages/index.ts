@@ -1,7 +1,9 @@
 // Every dashboard page, in one table.
 import type { DashboardRoute } from "../context.js";
+import { conditionCheckRoutes } from "./condition-check.js";
+import { configurationPages } from "./configuration.js";
 import { homeRoutes } from "./home.js";
 import { signInRoutes } from "./sign-in.js";
 import { tokenRoutes } from "./token.js";
 
-export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes];
+export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes, ...conditionCheckRoutes, ...configurationPages];

@@ -37,7 +37,7 @@ for (const input of document.querySelectorAll("[data-condition-check]")) {
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const ask = ++latest;
-      const response = await fetch(url + "?condition=" + encodeURIComponent(input.value), { headers: { accept: "application/json" } });
+      const response = await fetch(url + (url.includes("?") ? "&" : "?") + "condition=" + encodeURIComponent(input.value), { headers: { accept: "application/json" } });
       if (ask !== latest || !response.ok) return;
       const result = await response.json();
       if (error) error.textContent = result.ok ? "" : result.error;
