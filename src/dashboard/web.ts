@@ -29,10 +29,13 @@ export interface PageResponse {
   cookies?: string[];
 }
 
-/** A Server-Sent Events stream: `start` begins sending and returns the function that stops it. */
+/**
+ * A Server-Sent Events stream: `start` begins sending and returns the function that stops it (called when
+ * the client goes away, on shutdown, or after `end`).
+ */
 export interface StreamResponse {
   kind: "stream";
-  start(send: (event: string, data: string) => void): () => void;
+  start(send: (event: string, data: string) => void, end: () => void): () => void;
 }
 
 export type WebResponse = PageResponse | StreamResponse;
@@ -128,11 +131,7 @@ export function webHandler(handler: WebHandler, onError: (error: unknown) => voi
         res.end(response.body);
       });
       if (response.kind === "stream" && !aborted) {
-        const stop = response.start((event, data) => {
-          if (aborted) return;
-          const lines = data.split("\n").map((line) => `data: ${line}`).join("\n");
-          res.cork(() => res.write(`event: ${event}\n${lines}\n\n`));
-        });
+        let stop = (): void => {};
         const end = (): void => {
           streams.delete(end);
           stop();
@@ -146,6 +145,12 @@ export function webHandler(handler: WebHandler, onError: (error: unknown) => voi
           stop();
         };
         streams.add(end);
+        const send = (event: string, data: string): void => {
+          if (aborted) return;
+          const lines = data.split("\n").map((line) => `data: ${line}`).join("\n");
+          res.cork(() => res.write(`event: ${event}\n${lines}\n\n`));
+        };
+        stop = response.start(send, end);
       }
     };
 

@@ -104,6 +104,42 @@ describe("dashboard in Chromium", () => {
     expect((await api("GET", "/v1/tasks/temporary")).status).toBe(404);
   });
 
+  it("shows an outcome opened through the API and turns it CONFIRMED live, without a reload", async () => {
+    expect((await api("PUT", "/v1/tasks/review", { name: "Review", goal: "A reviewer approves", condition: "COUNT(reply)>=1 AND approved", settlement_period: "1d" })).status).toBe(201);
+    expect((await api("POST", "/v1/outcomes", { key: "pr/42", task_key: "review" })).status).toBe(201);
+    expect((await api("POST", "/v1/events", { outcome_key: "pr/42", action: "reply", properties: { value: "looks good" } })).status).toBe(202);
+
+    await page.getByRole("link", { name: "Outcomes" }).click();
+    await page.getByLabel("Status").selectOption("OPEN");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("link", { name: "pr/42" }).click();
+    await page.waitForURL("**/dashboard/outcomes/pr%2F42");
+    const status = page.getByTestId("outcome-status");
+    await expect(status.textContent()).resolves.toBe("OPEN");
+    await page.getByTestId("outcome-condition").filter({ hasText: "✓COUNT(reply)>=1[1]" }).waitFor({ timeout: 5000 });
+    const open = (await api("GET", "/v1/outcomes/pr%2F42")).body as { condition: string; progress: number };
+    await expect(page.getByTestId("outcome-condition").textContent()).resolves.toBe(open.condition);
+    await expect(page.getByTestId("outcome-progress").getAttribute("value")).resolves.toBe(String(open.progress));
+    await expect(page.locator("[data-countdown]").textContent()).resolves.toMatch(/^\(in 23h 59m\)$|^\(in 1d\)$|^\(in 23h 5\dm\)$/);
+    await screenshot(page, "outcome-open");
+
+    // A marker on the window survives only if the page is not reloaded.
+    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    expect((await api("POST", "/v1/events", { outcome_key: "pr/42", action: "approved" })).status).toBe(202);
+    const sent = Date.now();
+    await page.getByTestId("outcome-status").filter({ hasText: "CONFIRMED" }).waitFor({ timeout: 5000 });
+    expect(Date.now() - sent).toBeLessThan(2000 + 1000);
+    await expect(page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).resolves.toBe(true);
+    const confirmed = (await api("GET", "/v1/outcomes/pr%2F42")).body as { condition: string };
+    await expect(page.getByTestId("outcome-condition").textContent()).resolves.toBe(confirmed.condition);
+    await expect(page.getByTestId("outcome-progress").getAttribute("value")).resolves.toBe("1");
+    await page.reload();
+    const log = page.getByRole("table", { name: "Event log" });
+    await expect(log.getByRole("row").count()).resolves.toBe(3);
+    await expect(log.getByRole("row", { name: /approved/ }).count()).resolves.toBe(1);
+    await screenshot(page, "outcome-confirmed");
+  });
+
   it("signs out: the session is gone and pages send to sign in again", async () => {
     const cookies = await browser.context.cookies();
     const session = cookies.find((cookie) => cookie.name === "verdict_session");

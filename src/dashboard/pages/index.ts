@@ -3,7 +3,8 @@ import type { DashboardRoute } from "../context.js";
 import { conditionCheckRoutes } from "./condition-check.js";
 import { configurationPages } from "./configuration.js";
 import { homeRoutes } from "./home.js";
+import { outcomeRoutes } from "./outcomes.js";
 import { signInRoutes } from "./sign-in.js";
 import { tokenRoutes } from "./token.js";
 
-export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes, ...conditionCheckRoutes, ...configurationPages];
+export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes, ...conditionCheckRoutes, ...configurationPages, ...outcomeRoutes];

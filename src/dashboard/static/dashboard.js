@@ -54,3 +54,23 @@ for (const region of document.querySelectorAll("[data-live]")) {
     region.innerHTML = event.data;
   });
 }
+
+// Countdowns to settles_at, ticking each second (also inside live regions replaced since).
+function remaining(ms) {
+  if (ms <= 0) return "due now";
+  const units = [["d", 86400000], ["h", 3600000], ["m", 60000], ["s", 1000]];
+  const parts = [];
+  for (const [name, size] of units) {
+    const n = Math.floor(ms / size);
+    ms -= n * size;
+    if (n > 0 || parts.length > 0) parts.push(n + name);
+  }
+  return "in " + parts.slice(0, 2).join(" ");
+}
+function tickCountdowns() {
+  for (const element of document.querySelectorAll("[data-countdown]")) {
+    element.textContent = "(" + remaining(Date.parse(element.getAttribute("data-countdown")) - Date.now()) + ")";
+  }
+}
+tickCountdowns();
+setInterval(tickCountdowns, 1000);
