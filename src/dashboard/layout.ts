@@ -98,7 +98,7 @@ export function field(label: string, name: string, value: string, options: Field
     options.required ? html` required` : ""
   }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ""}${data}`;
   const input = options.choices
-    ? html`<select ${common}>${options.choices.map((choice) => html`<option${choice === value ? html` selected` : ""}>${choice}</option>`)}</select>`
+    ? html`<select ${common}>${options.choices.map((choice) => html`<option value="${choice}"${choice === value ? html` selected` : ""}>${choice === "" ? "Any" : choice}</option>`)}</select>`
     : options.multiline
       ? html`<textarea ${common} rows="3" spellcheck="false">${value}</textarea>`
       : html`<input ${common} type="${options.type ?? "text"}" value="${value}"${options.readonly ? html` readonly` : ""}>`;

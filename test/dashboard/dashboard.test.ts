@@ -2,7 +2,7 @@
 // check, an outcome turning CONFIRMED live, replaying a dead letter, signing out.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { startTestApp, type TestApp } from "../support/app.js";
+import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { launchBrowser, screenshot, type TestBrowser } from "./browser.js";
 
 describe("dashboard in Chromium", () => {
@@ -124,12 +124,12 @@ describe("dashboard in Chromium", () => {
     await screenshot(page, "outcome-open");
 
     // A marker on the window survives only if the page is not reloaded.
-    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
     expect((await api("POST", "/v1/events", { outcome_key: "pr/42", action: "approved" })).status).toBe(202);
     const sent = Date.now();
     await page.getByTestId("outcome-status").filter({ hasText: "CONFIRMED" }).waitFor({ timeout: 5000 });
     expect(Date.now() - sent).toBeLessThan(2000 + 1000);
-    await expect(page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).resolves.toBe(true);
+    await expect(page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).resolves.toBe(true);
     const confirmed = (await api("GET", "/v1/outcomes/pr%2F42")).body as { condition: string };
     await expect(page.getByTestId("outcome-condition").textContent()).resolves.toBe(confirmed.condition);
     await expect(page.getByTestId("outcome-progress").getAttribute("value")).resolves.toBe("1");
@@ -138,6 +138,56 @@ describe("dashboard in Chromium", () => {
     await expect(log.getByRole("row").count()).resolves.toBe(3);
     await expect(log.getByRole("row", { name: /approved/ }).count()).resolves.toBe(1);
     await screenshot(page, "outcome-confirmed");
+  });
+
+  it("replays a dead letter once the agent, rate card and customer it lacked exist; the charge shows up", async () => {
+    const event = { key: "job-1", action: "resolved", customer_key: "globex", agent_key: "support-bot", properties: { value: 1 } };
+    expect((await api("POST", "/v1/events", event)).status).toBe(202);
+    await eventually(async () => (((await api("GET", "/v1/dlq")).body as { dead_letters: unknown[] }).dead_letters.length === 1 ? true : undefined), 10_000, "the dead letter");
+
+    await page.getByRole("link", { name: "Dead letters" }).click();
+    await page.getByLabel("Code").selectOption("CUSTOMER_NOT_FOUND");
+    await page.getByRole("button", { name: "Filter" }).click();
+    const letters = page.getByRole("table", { name: "Dead letters" });
+    await expect(letters.textContent()).resolves.toContain("CUSTOMER_NOT_FOUND");
+    await expect(letters.textContent()).resolves.toContain('"customer_key": "globex"');
+    await screenshot(page, "dead-letters");
+
+    const create = async (list: string, newLabel: string, fields: [string, string][], save: string): Promise<void> => {
+      await page.getByRole("link", { name: list, exact: true }).click();
+      await page.getByRole("link", { name: newLabel }).click();
+      for (const [label, value] of fields) {
+        if (label === "Attribution method") await page.getByLabel(label).selectOption(value);
+        else await page.getByLabel(label, { exact: true }).fill(value);
+      }
+      await page.getByRole("button", { name: save }).click();
+      await page.waitForURL("**?saved=*");
+    };
+    await create("Rate cards", "New rate card", [["Key", "standard"], ["Currency", "eur"], ["Entries", "support-bot 250"]], "Save rate card");
+    await create("Agents", "New agent", [["Key", "support-bot"], ["Name", "Support bot"], ["Condition", "resolved"], ["Attribution method", "sum"]], "Save agent");
+    await create("Customers", "New customer", [["Key", "globex"], ["Name", "Globex"], ["Rate card key", "standard"]], "Save customer");
+    expect((await api("GET", "/v1/rate-cards/standard")).body).toEqual({ key: "standard", currency: "EUR", entries: [{ agent_key: "support-bot", unit_amount: 250 }] });
+
+    await page.getByRole("link", { name: "Dead letters" }).click();
+    await page.getByRole("button", { name: /^Replay dead letter/ }).click();
+    await page.waitForURL("**/dashboard/dead-letters?replayed=*");
+    await expect(page.getByRole("status").first().textContent()).resolves.toContain("Replayed");
+    await expect(page.getByText("No dead letters.").isVisible()).resolves.toBe(true);
+    await eventually(async () => (((await api("GET", "/v1/outcomes/job-1")).body as { status?: string }).status === "CONFIRMED" ? true : undefined), 10_000, "job-1 confirmed");
+
+    await page.getByRole("link", { name: "Charges" }).click();
+    await expect(page.getByTestId("total-EUR").textContent()).resolves.toContain("€2.50");
+    await expect(page.getByRole("table", { name: "Charges" }).textContent()).resolves.toContain("job-1");
+    await page.getByLabel("Customer").fill("nobody");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page.getByText("No charges in this selection.").isVisible()).resolves.toBe(true);
+    await page.getByLabel("Customer").fill("globex");
+    const today = new Date().toISOString().slice(0, 10);
+    await page.getByLabel("From", { exact: true }).fill(today);
+    await page.getByLabel("To", { exact: true }).fill(today);
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page.getByTestId("total-EUR").textContent()).resolves.toContain("€2.50");
+    await screenshot(page, "charges");
   });
 
   it("signs out: the session is gone and pages send to sign in again", async () => {
