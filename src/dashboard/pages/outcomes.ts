@@ -135,8 +135,9 @@ ${pager(ctx, log.next_cursor)}`;
 }
 
 /** Server-Sent Events: the live part's new HTML whenever it differs from what the page shows. */
-function liveStream(ctx: PageContext): WebResponse {
+async function liveStream(ctx: PageContext): Promise<WebResponse> {
   const key = ctx.params.key!;
+  if (!(await getOutcome(ctx, key))) return missing(ctx, key);
   return {
     kind: "stream",
     start(send, end) {
