@@ -127,6 +127,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         accounts: context.accounts,
         redis,
         keys,
+        shards: options.shards,
         logger,
         signup: options.dashboardSignup,
         publicUrl: options.publicUrl,

@@ -18,6 +18,7 @@ import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js
 import { ENTRY_FIELD, entryEvents } from "../streams/stream-entry.js";
 import type { Keys } from "../redis/keys.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
+import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ingest-minutes.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -267,6 +268,7 @@ export class ShardActor {
     }
 
     this.stage(commit, fold.changed);
+    this.countIngest(commit, entries);
     const result = await this.execute(commit);
     if (!result.ok) {
       for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
@@ -282,6 +284,15 @@ export class ShardActor {
     // Receipt is stamped with the same business clock (wall time outside tests).
     if (fold.oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, this.deps.clock() - fold.oldestReceivedAt) / 1000);
     return true;
+  }
+
+  /** The batch's events per account and minute received (the dashboard's ingest chart): one write per pair. */
+  private countIngest(commit: BatchCommit, entries: readonly DecodedEntry[]): void {
+    const { keys, shard } = this.deps;
+    const events = entries.flatMap((entry) => entry.events.map(({ event }) => event));
+    for (const [accountId, minutes] of countByMinute(events)) {
+      for (const [minute, n] of minutes) commit.count(keys.ingestCounts(shard, accountId, hourOfMinute(minute)), String(minute), n, INGEST_COUNT_TTL_MS);
+    }
   }
 
   /** The fold's writes as operations of this shard's commit; dead letters are counted by code for the metrics. */

@@ -3,6 +3,9 @@
 import type { Accounts } from "../accounts/accounts.js";
 import type { Users } from "../accounts/users.js";
 import type { HttpMethod } from "../ingress/router.js";
+import type { DeadLetterStore } from "../stores/dead-letter-store.js";
+import type { IngestCounts } from "../stores/ingest-counts.js";
+import type { OutcomeStore } from "../stores/outcome-store.js";
 import type { ApiCall, ApiClient } from "./api-client.js";
 import type { Viewer } from "./layout.js";
 import type { Session, Sessions } from "./sessions.js";
@@ -16,6 +19,8 @@ export interface DashboardServices {
   sessions: Sessions;
   signInLimit: SignInLimit;
   api: ApiClient;
+  /** Reads the API has no route for: the home page's counts. */
+  stores: { outcomes: OutcomeStore; deadLetters: DeadLetterStore; ingest: IngestCounts };
   signup: "open" | "closed";
   /** Cookie gets `Secure` (the public URL is https). */
   secureCookie: boolean;

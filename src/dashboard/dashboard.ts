@@ -7,6 +7,9 @@ import type { Route } from "../ingress/router.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
+import { DeadLetterStore } from "../stores/dead-letter-store.js";
+import { IngestCounts } from "../stores/ingest-counts.js";
+import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
 import { ApiClient } from "./api-client.js";
 import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
@@ -24,6 +27,7 @@ export interface DashboardDeps {
   accounts: Accounts;
   redis: RedisClient;
   keys: Keys;
+  shards: number;
   logger: Logger;
   signup: "open" | "closed";
   /** The public URL (VERDICT_PUBLIC_URL): the only origin form posts may come from, and https makes the cookie Secure. */
@@ -88,12 +92,17 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     sessions: new Sessions(deps.redis, deps.keys),
     signInLimit: new SignInLimit(deps.redis, deps.keys),
     api: new ApiClient(deps.apiRoutes, deps.clock),
+    stores: {
+      outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
+      deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards),
+      ingest: new IngestCounts(deps.redis, deps.keys, deps.shards),
+    },
     signup: deps.signup,
     secureCookie: deps.publicUrl?.startsWith("https:") ?? false,
     clock: deps.clock,
   };
   const expectedOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
-  const routes: CompiledRoute[] = dashboardPages.map((route) => ({ route, parts: route.path === "" ? [""] : route.path.split("/").slice(1) }));
+  const routes: CompiledRoute[] = dashboardPages.map((route) => ({ route, parts: route.path.split("/").slice(1) }));
   const files = loadStatic();
 
   /** A browser always sends Origin on a POST; it must be this server, as configured or as addressed. */

@@ -76,6 +76,11 @@ export class Keys {
     return `${this.shardTag(shard)}:usage:${accountId}`;
   }
 
+  /** Events of the account received in one hour (epoch hours), counted on this shard: hash minute -> count. */
+  ingestCounts(shard: number, accountId: string, hour: number): string {
+    return `${this.shardTag(shard)}:ingest:${accountId}:${hour}`;
+  }
+
   // ---- per account ----
 
   account(accountId: string): string {

@@ -190,6 +190,18 @@ describe("dashboard in Chromium", () => {
     await screenshot(page, "charges");
   });
 
+  it("shows today's outcomes by status, dead letters waiting and the events received per minute on the home page", async () => {
+    await page.getByRole("link", { name: "Home" }).click();
+    // pr/42 and job-1 confirmed today; no dead letter left after the replay.
+    await expect(page.getByTestId("home-confirmed").textContent()).resolves.toContain("2");
+    await expect(page.getByTestId("home-open").textContent()).resolves.toContain("0");
+    await expect(page.getByTestId("home-dead-letters").textContent()).resolves.toContain("0");
+    // reply, approved, the Variant B event and its replay.
+    await expect(page.getByTestId("ingest-summary").textContent()).resolves.toMatch(/^4 events received in the last 30 minutes/);
+    await expect(page.locator("svg.chart rect").count()).resolves.toBe(31);
+    await screenshot(page, "home");
+  });
+
   it("signs out: the session is gone and pages send to sign in again", async () => {
     const cookies = await browser.context.cookies();
     const session = cookies.find((cookie) => cookie.name === "verdict_session");

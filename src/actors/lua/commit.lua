@@ -19,7 +19,8 @@
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
-          {"count", k, f, n}       HINCRBY KEYS[k] f n                 (billable usage)
+          {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
+                                   (billable usage; events received per minute)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5..] blobs
 
@@ -64,6 +65,9 @@ for _, op in ipairs(ops) do
     end
   elseif kind == 'count' then
     redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
+    if op[5] then
+      redis.call('PEXPIRE', KEYS[op[2]], op[5])
+    end
   end
 end
 
