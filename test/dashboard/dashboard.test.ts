@@ -1,5 +1,7 @@
 // The dashboard in a real browser: sign up, the API token and "New token", tasks with the live condition
 // check, an outcome turning CONFIRMED live, replaying a dead letter, signing out.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
@@ -200,6 +202,29 @@ describe("dashboard in Chromium", () => {
     await expect(page.getByTestId("ingest-summary").textContent()).resolves.toMatch(/^4 events received in the last 30 minutes/);
     await expect(page.locator("svg.chart rect").count()).resolves.toBe(31);
     await screenshot(page, "home");
+  });
+
+  it("refuses a form posted from another origin, even a same-site one the cookie goes along with", async () => {
+    const csrf = (await page.locator('input[name="_csrf"]').first().getAttribute("value")) ?? "";
+    // Another port on the same host is the same site, so SameSite=Strict still sends the cookie: the Origin
+    // check is what refuses it (and the attacker even knows the CSRF token here).
+    const attacker = createServer((_req, res) => {
+      res.setHeader("content-type", "text/html");
+      res.end(`<form method="post" action="${t.base}/dashboard/token/new"><input type="hidden" name="_csrf" value="${csrf}"><button>Win a prize</button></form>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    try {
+      const before = token;
+      await page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+      const [response] = await Promise.all([page.waitForResponse(`${t.base}/dashboard/token/new`), page.getByRole("button", { name: "Win a prize" }).click()]);
+      expect(response.status()).toBe(403);
+      await expect(page.locator("main").textContent()).resolves.toContain("sent from another site");
+      await page.goto(`${t.base}/dashboard/token`);
+      await expect(page.getByTestId("api-token").textContent()).resolves.toBe(before);
+      expect((await api("GET", "/v1/tasks", undefined, before)).status).toBe(200);
+    } finally {
+      attacker.close();
+    }
   });
 
   it("signs out: the session is gone and pages send to sign in again", async () => {

@@ -1,8 +1,10 @@
 // The dashboard's defences over plain HTTP: security headers, cookie flags, CSRF and Origin checks, one
 // account never seeing another's data, the sign-in rate limit, closed sign-up and `verdict user add`.
+import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { run as runUser } from "../../src/cli/user.js";
+import { SESSION_IDLE_MS, SESSION_MAX_MS, Sessions } from "../../src/dashboard/sessions.js";
 import { SIGN_IN_PER_EMAIL } from "../../src/dashboard/sign-in-limit.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { envOf } from "../support/redis.js";
@@ -115,6 +117,22 @@ describe("dashboard security", () => {
     const reply = await new FormClient(t.base).signIn(unique("nobody"), "whatever it is here");
     expect(reply.status).toBe(400);
     expect(reply.text).toContain("Invalid email or password");
+  });
+
+  it("ends a session after 12 hours idle or 7 days in all, and slides the idle expiry on use", async () => {
+    const sessions = new Sessions(t.app.redis, t.app.keys);
+    const start = Date.now();
+    const session = await sessions.create(t.accountId, "timer@example.com", start);
+    const key = t.app.keys.dashboardSession(createHash("sha256").update(session.id).digest("base64url"));
+    expect(await t.app.redis.pttl(key)).toBeGreaterThan(SESSION_IDLE_MS - 5000);
+    await t.app.redis.pexpire(key, 1000);
+    expect(await sessions.touch(session.id, start + 1000)).toMatchObject({ accountId: t.accountId, email: "timer@example.com" });
+    expect(await t.app.redis.pttl(key)).toBeGreaterThan(SESSION_IDLE_MS - 5000);
+    // Near the absolute end the idle expiry shrinks to what is left; past it the session is gone.
+    await sessions.touch(session.id, start + SESSION_MAX_MS - 60_000);
+    expect(await t.app.redis.pttl(key)).toBeLessThanOrEqual(60_000);
+    expect(await sessions.touch(session.id, start + SESSION_MAX_MS)).toBeUndefined();
+    expect(await t.app.redis.exists(key)).toBe(0);
   });
 
   describe("with sign-up closed", () => {
