@@ -135,8 +135,11 @@ describe("dashboard in Chromium", () => {
     const confirmed = (await api("GET", "/v1/outcomes/pr%2F42")).body as { condition: string };
     await expect(page.getByTestId("outcome-condition").textContent()).resolves.toBe(confirmed.condition);
     await expect(page.getByTestId("outcome-progress").getAttribute("value")).resolves.toBe("1");
-    await page.reload();
+    // The event log's first page follows too, then reads the same after a reload.
     const log = page.getByRole("table", { name: "Event log" });
+    await log.getByRole("row", { name: /approved/ }).waitFor({ timeout: 2000 });
+    await expect(page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).resolves.toBe(true);
+    await page.reload();
     await expect(log.getByRole("row").count()).resolves.toBe(3);
     await expect(log.getByRole("row", { name: /approved/ }).count()).resolves.toBe(1);
     await screenshot(page, "outcome-confirmed");

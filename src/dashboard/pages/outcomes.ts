@@ -7,7 +7,7 @@ import { segment } from "../api-client.js";
 import { annotatedCondition } from "../annotated-condition.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
-import { BASE, field, layout, notice } from "../layout.js";
+import { BASE, field, layout } from "../layout.js";
 import { page, redirect, type WebResponse } from "../web.js";
 import { pager } from "./record-pages.js";
 
@@ -108,29 +108,46 @@ ${pager(ctx, answer.next_cursor)}`;
   return page(200, layout(ctx.viewer, "/outcomes", "Outcomes", content));
 }
 
+type EventPage = { events: LoggedEvent[]; next_cursor: string | null };
+
+async function eventPage(ctx: PageContext, key: string, cursor: string | undefined): Promise<EventPage> {
+  return ctx.api("GET", `/v1/outcomes/${segment(key)}/events`, { query: { cursor, limit: "50" } });
+}
+
+/** The event log, oldest first, 50 a page; on the first page it is part of the live region. */
+function eventLog(key: string, log: EventPage, firstPage: boolean): Html {
+  const rows = log.events.map(
+    (e) => html`<tr><td>${e.received_at}</td><td><code>${e.action}</code></td><td><pre>${json(e.properties)}</pre></td><td>${e.idempotency_key ?? ""}</td></tr>`,
+  );
+  const links: Html[] = [];
+  if (!firstPage) links.push(html`<a href="${outcomePath(key)}">First page</a>`);
+  if (log.next_cursor !== null) links.push(html`<a href="${outcomePath(key)}?cursor=${encodeURIComponent(log.next_cursor)}" rel="next">Next page</a>`);
+  return html`<h2>Event log</h2>
+${
+  rows.length === 0
+    ? html`<p>${firstPage ? "No events applied yet." : "No more events."}</p>`
+    : html`<table aria-label="Event log"><thead><tr><th scope="col">Received</th><th scope="col">Action</th><th scope="col">Properties</th><th scope="col">Idempotency key</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${links.length > 0 ? html`<nav class="pager" aria-label="Event log pages">${links}</nav>` : ""}`;
+}
+
 async function outcomePage(ctx: PageContext): Promise<WebResponse> {
   const key = ctx.params.key!;
   const outcome = await getOutcome(ctx, key);
   if (!outcome) return missing(ctx, key);
-  let log: { events: LoggedEvent[]; next_cursor: string | null };
+  const cursor = ctx.req.query.get("cursor") || undefined;
+  let log: EventPage;
   try {
-    log = await ctx.api("GET", `/v1/outcomes/${segment(key)}/events`, { query: { cursor: ctx.req.query.get("cursor") ?? undefined, limit: "50" } });
+    log = await eventPage(ctx, key, cursor);
   } catch (error) {
     if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(outcomePath(key));
     throw error;
   }
-  const events = log.events.map(
-    (e) => html`<tr><td>${e.received_at}</td><td><code>${e.action}</code></td><td><pre>${json(e.properties)}</pre></td><td>${e.idempotency_key ?? ""}</td></tr>`,
-  );
-  const content = html`<div data-live="${outcomePath(key)}/live" aria-live="polite">${outcomeLive(outcome)}</div>
-<h2>Event log</h2>
-${notice(log.events.length === 0 && !ctx.req.query.has("cursor") ? "No events applied yet." : undefined, "ok")}
-${
-  events.length === 0
-    ? ""
-    : html`<table aria-label="Event log"><thead><tr><th scope="col">Received</th><th scope="col">Action</th><th scope="col">Properties</th><th scope="col">Idempotency key</th></tr></thead><tbody>${events}</tbody></table>`
-}
-${pager(ctx, log.next_cursor)}`;
+  // Later pages of the log stay still while read; the first page follows new events with the rest.
+  const content =
+    cursor === undefined
+      ? html`<div data-live="${outcomePath(key)}/live" aria-live="polite">${outcomeLive(outcome)}${eventLog(key, log, true)}</div>`
+      : html`<div data-live="${outcomePath(key)}/live?log=none" aria-live="polite">${outcomeLive(outcome)}</div>${eventLog(key, log, false)}`;
   return page(200, layout(ctx.viewer, "/outcomes", `Outcome ${key}`, content));
 }
 
@@ -138,6 +155,7 @@ ${pager(ctx, log.next_cursor)}`;
 async function liveStream(ctx: PageContext): Promise<WebResponse> {
   const key = ctx.params.key!;
   if (!(await getOutcome(ctx, key))) return missing(ctx, key);
+  const withLog = ctx.req.query.get("log") !== "none";
   return {
     kind: "stream",
     start(send, end) {
@@ -151,7 +169,7 @@ async function liveStream(ctx: PageContext): Promise<WebResponse> {
           if (!(await ctx.services.sessions.touch(ctx.session.id))) return end();
         }
         const outcome = await getOutcome(ctx, key);
-        const fragment = outcome ? outcomeLive(outcome).text : "";
+        const fragment = !outcome ? "" : withLog ? html`${outcomeLive(outcome)}${eventLog(key, await eventPage(ctx, key, undefined), true)}`.text : outcomeLive(outcome).text;
         if (fragment !== last && !stopped) {
           send("update", fragment);
           last = fragment;
