@@ -81,8 +81,8 @@ function matchRoute(routes: readonly CompiledRoute[], method: string, path: stri
   return { params: {}, pathKnown };
 }
 
-function forbidden(message: string): WebResponse {
-  return page(403, publicLayout("Refused", html`<p>${message}</p><p><a href="${BASE}">Back to the dashboard</a></p>`));
+function forbidden(message: string, back = BASE): WebResponse {
+  return page(403, publicLayout("Refused", html`<p>${message}</p><p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`));
 }
 
 export function createDashboard(deps: DashboardDeps): Dashboard {
@@ -128,8 +128,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
 
     const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
     if (!session) {
-      const next = req.method === "GET" ? `?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}` : "";
-      return redirect(`${BASE}/sign-in${next}`);
+      // A form sent without a live session changes nothing: 403, with the way back in.
+      if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
+      return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
     }
     if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
       return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");

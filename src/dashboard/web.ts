@@ -14,10 +14,8 @@ export interface WebRequest {
   host: string;
   /** The client's address as the socket sees it. */
   address: string;
-  /** A POST's url-encoded form (empty for other requests). */
+  /** A POST's url-encoded form (empty for other requests and other body types). */
   form: URLSearchParams;
-  /** A POST's raw JSON body (the condition check), undefined when not JSON. */
-  json: unknown;
 }
 
 export interface PageResponse {
@@ -159,15 +157,7 @@ export function webHandler(handler: WebHandler, onError: (error: unknown) => voi
       let response: WebResponse;
       try {
         const bytes = await body;
-        const isJson = contentType.startsWith("application/json");
-        let parsed: unknown;
-        if (isJson) {
-          try {
-            parsed = JSON.parse(bytes.toString("utf8")) as unknown;
-          } catch {
-            parsed = undefined;
-          }
-        }
+        const isForm = contentType.startsWith("application/x-www-form-urlencoded");
         response = await handler({
           method,
           path,
@@ -176,8 +166,7 @@ export function webHandler(handler: WebHandler, onError: (error: unknown) => voi
           origin,
           host,
           address,
-          form: isJson ? new URLSearchParams() : new URLSearchParams(bytes.toString("utf8")),
-          json: parsed,
+          form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams(),
         });
       } catch (error) {
         if (error instanceof BodyTooLarge) {

@@ -76,6 +76,11 @@ describe("dashboard security", () => {
     expect(await visitor.token()).toBe(token);
     expect((await visitor.get("/dashboard/token")).status).toBe(200);
 
+    // Without a session (no cookie) a post is refused the same way.
+    const stranger = new FormClient(t.base);
+    expect((await stranger.post("/dashboard/token/new", { _csrf: csrf })).status).toBe(403);
+    expect(await visitor.token()).toBe(token);
+
     const accepted = await visitor.post("/dashboard/token/new", { _csrf: csrf });
     expect(accepted.status).toBe(303);
     expect(await visitor.token()).not.toBe(token);
