@@ -248,9 +248,27 @@ describe("dashboard in Chromium", () => {
     await page.getByLabel("Password").fill("wrong password here");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("alert").textContent()).resolves.toBe("Invalid email or password");
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    // With the keyboard alone: the password field, type, Enter.
+    await page.getByLabel("Password").focus();
+    await page.keyboard.type(password);
+    await page.keyboard.press("Enter");
     await page.waitForURL((url) => url.pathname === "/dashboard/token");
     await expect(page.getByTestId("api-token").textContent()).resolves.toBe(token);
+  });
+
+  it("is usable with the keyboard: Tab reaches the skip link, the navigation and Sign out", async () => {
+    await page.goto(`${t.base}/dashboard/`);
+    await page.keyboard.press("Tab");
+    await expect(page.evaluate<string>("document.activeElement.textContent")).resolves.toBe("Skip to content");
+    const reached: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      reached.push(await page.evaluate<string>("document.activeElement.textContent.trim()"));
+    }
+    expect(reached).toEqual(expect.arrayContaining(["Outcomes", "Dead letters", "API token", "Sign out"]));
+    // Enter on a focused link follows it.
+    await page.getByRole("link", { name: "Outcomes" }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/dashboard/outcomes");
   });
 });
