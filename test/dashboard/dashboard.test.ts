@@ -51,6 +51,10 @@ describe("dashboard in Chromium", () => {
     expect(token).not.toBe("");
     await screenshot(page, "token");
     expect((await api("GET", "/v1/tasks")).status).toBe(200);
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copied" }).waitFor();
+    await expect(page.evaluate<string>("navigator.clipboard.readText()")).resolves.toBe(token);
   });
 
   it("makes a new token after confirmation; the old one gets 401 at once", async () => {
