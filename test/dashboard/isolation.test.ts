@@ -1,16 +1,18 @@
-// One account's session never sees or changes another account's data, on every page and action.
+// One account's session never sees or changes another account's data, on every page and action; on a
+// cluster too, where every read of the pages (home counts included) must stay within one slot per call.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
+import { DEPLOYMENTS } from "../support/redis.js";
 import { FormClient } from "./form-client.js";
 
-describe("dashboard account isolation", () => {
+describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
   let t: TestApp;
   let b: FormClient;
   let letterId = "";
   const a = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body);
 
   beforeAll(async () => {
-    t = await startTestApp("standalone");
+    t = await startTestApp(deployment);
     // Account A (the test app's own) through the API: one of everything, a dead letter and a charge.
     await a("PUT", "/v1/tasks/a-task", { name: "A task", condition: "done" });
     await a("POST", "/v1/outcomes", { key: "a-outcome", task_key: "a-task" });
