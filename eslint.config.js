@@ -10,6 +10,7 @@ const houseZones = [
   { target: "./src/scores", from: "./src", except: ["./scores"], message: "the score models are pure: they import nothing outside src/scores" },
   { target: "./src/ingress", from: ["./src/actors", "./src/outcomes", "./src/stores", "./src/api"], message: "the ingress only validates and enqueues: no actors, outcomes, stores or api" },
   { target: "./src/actors", from: ["./src/ingress", "./src/api", "./src/stores"], message: "actors consume the streams: no ingress, api or read stores" },
+  { target: "./src/dashboard", from: ["./src/actors"], message: "the dashboard reads through the api, stores and records: never the actors" },
   { target: "./src/outcomes", from: ["./src/stores", "./src/redis", "./src/actors", "./src/api", "./src/ingress"], message: "the outcome domain is pure: no Redis, stores or callers" },
 ];
 
@@ -46,6 +47,12 @@ export default tseslint.config(
     },
   },
   houseRules,
+  {
+    // The dashboard's browser script: plain JavaScript served as is, not part of the TypeScript program.
+    files: ["src/dashboard/static/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { document: "readonly", window: "readonly", navigator: "readonly", fetch: "readonly", EventSource: "readonly", Element: "readonly", setTimeout: "readonly", clearTimeout: "readonly" } },
+  },
   {
     files: ["src/cli/**", "bench/**", "test/**"],
     rules: { "no-console": "off" },

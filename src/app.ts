@@ -5,6 +5,7 @@ import { Worker } from "./actors/worker.js";
 import { resourceRoutes } from "./api/routes/index.js";
 import { guardedByLiveness } from "./api/unavailable.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
+import { createDashboard } from "./dashboard/dashboard.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
 import type { Route } from "./ingress/router.js";
@@ -127,13 +128,23 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const routes = [
-        ...eventRoutes({ enqueuer, shards: options.shards, metrics }),
-        ...guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }), liveness),
-        ...(extras.extraRoutes?.(context) ?? []),
-      ];
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }), liveness);
+      const routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, ...(extras.extraRoutes?.(context) ?? [])];
+      const dashboard = createDashboard({
+        apiRoutes,
+        accounts: context.accounts,
+        redis,
+        keys,
+        shards: options.shards,
+        logger,
+        signup: options.dashboardSignup,
+        publicUrl: options.publicUrl,
+        clock,
+      });
+      stoppers.push(() => dashboard.close());
       const http = await startHttpServer({
         routes,
+        mounts: [dashboard],
         authenticate: (header) => verifier.authenticate(header),
         logger,
         metrics,

@@ -91,8 +91,9 @@ export class BatchCommit {
     this.ops.push(["model", this.key(key), this.blob(msgpack.pack([counts, sums])), ttlMs]);
   }
 
-  count(key: string, field: string, by: number): void {
-    this.ops.push(["count", this.key(key), field, by]);
+  /** Adds `by` to a hash field; with `expireMs`, the hash then expires that long after this commit. */
+  count(key: string, field: string, by: number, expireMs?: number): void {
+    this.ops.push(expireMs === undefined ? ["count", this.key(key), field, by] : ["count", this.key(key), field, by, expireMs]);
   }
 
   ack(entryId: string): void {

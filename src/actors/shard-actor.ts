@@ -23,6 +23,7 @@ import type { Cohort } from "../outcomes/outcome-scores.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
 import { BatchScoring, distinctCohorts } from "./batch-scoring.js";
 import type { CohortModels } from "./cohort-models.js";
+import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ingest-minutes.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -288,6 +289,7 @@ export class ShardActor {
     }
 
     this.stage(commit, fold.changed, scoring);
+    this.countIngest(commit, entries);
     const result = await this.execute(commit);
     if (!result.ok) {
       for (const touched of records.keys()) this.deps.hot.delete(shard, touched);
@@ -338,6 +340,15 @@ export class ShardActor {
         );
         span.end();
       }
+    }
+  }
+
+  /** The batch's events per account and minute received (the dashboard's ingest chart): one write per pair. */
+  private countIngest(commit: BatchCommit, entries: readonly DecodedEntry[]): void {
+    const { keys, shard } = this.deps;
+    const events = entries.flatMap((entry) => entry.events.map(({ event }) => event));
+    for (const [accountId, minutes] of countByMinute(events)) {
+      for (const [minute, n] of minutes) commit.count(keys.ingestCounts(shard, accountId, hourOfMinute(minute)), String(minute), n, INGEST_COUNT_TTL_MS);
     }
   }
 

@@ -8,6 +8,7 @@ const COMMANDS: Record<string, { summary: string; load: Command }> = {
   serve: { summary: "run the service [--role all|ingress|worker]", load: () => import("./serve.js") },
   account: { summary: "account create NAME: new account, prints its token", load: () => import("./account.js") },
   token: { summary: "token show|rotate ACCOUNT_ID: print or replace an account's token", load: () => import("./token.js") },
+  user: { summary: "user add ACCOUNT_ID EMAIL: a dashboard user (password on stdin)", load: () => import("./user.js") },
   condition: { summary: "check and try success conditions offline", load: () => import("./condition.js") },
 };
 

@@ -66,6 +66,16 @@ export interface VerdictOptions {
   ingressProcesses: number | undefined;
   /** Worker processes `verdict serve` runs with role all. @default the cores the ingress leaves, at least one */
   workerProcesses: number | undefined;
+  /**
+   * Whether anyone may create an account at /dashboard/sign-up; "closed" leaves user creation to
+   * `verdict user add`. @default "open"
+   */
+  dashboardSignup: "open" | "closed";
+  /**
+   * The URL people reach the service at (`https://verdict.example.com`): the dashboard accepts form posts
+   * only from this origin and marks its cookie Secure when it is https. Unset: the request's own Host.
+   */
+  publicUrl: string | undefined;
 }
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
@@ -88,6 +98,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   logLevel: "info",
   ingressProcesses: undefined,
   workerProcesses: undefined,
+  dashboardSignup: "open",
+  publicUrl: undefined,
 });
 
 export class ConfigError extends Error {
@@ -120,6 +132,10 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (weakSecret !== undefined) problems.push(weakSecret);
   if (options.redis.kind === "cluster" && options.redis.nodes.length === 0) {
     problems.push("a cluster needs at least one node");
+  }
+  if (options.dashboardSignup !== "open" && options.dashboardSignup !== "closed") problems.push("dashboardSignup must be open or closed");
+  if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
+    problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;

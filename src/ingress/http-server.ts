@@ -10,6 +10,15 @@ import { tracer, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
+/**
+ * A path prefix answered by its own uWS handler, outside the JSON pipeline (the dashboard: HTML pages,
+ * cookies, form posts, event streams). It sees `prefix` and everything under it.
+ */
+export interface HttpMount {
+  prefix: string;
+  handle(res: HttpResponse, req: HttpRequest): void;
+}
+
 export interface HttpServerDeps {
   routes: readonly Route[];
   /** The account of an `Authorization` header value (sync when known); throws TOKEN_INVALID. */
@@ -23,6 +32,8 @@ export interface HttpServerDeps {
   clock?: () => number;
   /** A response write that makes no progress this long closes the connection. @default DEFAULT_WRITE_STALL_MS */
   writeStallMs?: number;
+  /** Prefixes served by their own handlers. @default none */
+  mounts?: readonly HttpMount[];
 }
 
 /**
@@ -150,6 +161,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
   };
 
   const app = uWS.App();
+  for (const mount of deps.mounts ?? []) {
+    // uWS prefers the longer pattern, so these win over the catch-all below.
+    app.any(mount.prefix, (res, req) => mount.handle(res, req));
+    app.any(`${mount.prefix}/*`, (res, req) => mount.handle(res, req));
+  }
   app.any("/*", (res, req) => {
     const receivedAt = clock();
     const method = req.getMethod().toUpperCase();

@@ -92,6 +92,11 @@ export class Keys {
     return `${this.shardTag(shard)}:by-${score}:${accountId}`;
   }
 
+  /** Events of the account received in one hour (epoch hours), counted on this shard: hash minute -> count. */
+  ingestCounts(shard: number, accountId: string, hour: number): string {
+    return `${this.shardTag(shard)}:ingest:${accountId}:${hour}`;
+  }
+
   // ---- per account ----
 
   account(accountId: string): string {
@@ -106,6 +111,23 @@ export class Keys {
   /** The account's live records of one kind: a sorted set of keys (all score 0) listed in key order. */
   records(accountId: string, kind: RecordKind): string {
     return `${this.accountTag(accountId)}:${kind}s`;
+  }
+
+  // ---- dashboard ----
+
+  /** A dashboard user, by lower-cased email (JSON: account, scrypt parameters, salt, hash). */
+  dashboardUser(email: string): string {
+    return `${this.prefix}user:${email}`;
+  }
+
+  /** A dashboard session, by the SHA-256 of its cookie value (a hash; expires when idle). */
+  dashboardSession(idHash: string): string {
+    return `${this.prefix}session:${idHash}`;
+  }
+
+  /** Sign-in attempts of one email or client address in the current window (a counter with a TTL). */
+  signInAttempts(scope: "email" | "address", subject: string): string {
+    return `${this.prefix}signin:${scope}:${subject}`;
   }
 
   // ---- global ----

@@ -65,6 +65,12 @@ export class DeadLetterStore {
     private readonly shards: number,
   ) {}
 
+  /** Dead letters waiting in the account (XLEN of each shard's stream). */
+  async count(accountId: string): Promise<number> {
+    const lengths = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.xlen(this.keys.deadLetters(shard, accountId))));
+    return lengths.reduce((sum, n) => sum + n, 0);
+  }
+
   async list(accountId: string, code: string | undefined, limit: number, cursor: string | null): Promise<{ items: DeadLetterView[]; nextCursor: string | null } | undefined> {
     const after = cursor === null ? undefined : parseCursorPosition(decodeCursor(cursor), this.shards);
     if (cursor !== null && !after) return undefined;

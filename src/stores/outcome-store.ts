@@ -44,6 +44,15 @@ export interface ScoreSort {
   order: "asc" | "desc";
 }
 
+/** Outcomes created in a period by status (of the `read` snapshots looked at). */
+export interface StatusTally {
+  created: number;
+  read: number;
+  OPEN: number;
+  CONFIRMED: number;
+  FAILED: number;
+}
+
 /** Filters of a listing; undefined where the request gave none. */
 export interface ListFilter {
   status: string | undefined;
@@ -164,6 +173,30 @@ export class OutcomeStore {
       }
       if (batch.length < batchSize) return { records, nextCursor: null };
     }
+  }
+
+  /**
+   * The outcomes created at or after `since`, by status: counted exactly through the index (ZLEXCOUNT),
+   * their statuses read from at most `maxRead` snapshots (`read` says how many) so the answer stays quick.
+   */
+  async tallyCreatedSince(accountId: string, since: number, maxRead: number): Promise<StatusTally> {
+    const from = `[${indexMember(since, "").slice(0, -1)}`;
+    const perShard = Math.max(1, Math.ceil(maxRead / this.shards));
+    const tally: StatusTally = { created: 0, read: 0, OPEN: 0, CONFIRMED: 0, FAILED: 0 };
+    await Promise.all(
+      Array.from({ length: this.shards }, async (_, shard) => {
+        const index = this.keys.outcomeIndex(shard, accountId);
+        const [count, members] = await Promise.all([this.client.zlexcount(index, from, "+"), this.client.zrangebylex(index, from, "+", "LIMIT", 0, perShard)]);
+        tally.created += count;
+        const records = await this.loadAll(accountId, members.map(keyOfIndexMember));
+        for (const record of records) {
+          if (!record) continue;
+          tally.read++;
+          tally[record.status]++;
+        }
+      }),
+    );
+    return tally;
   }
 
   /** Snapshots in the order of `outcomeKeys`, one MGET per shard (a shard's keys share a slot), not a GET each. */

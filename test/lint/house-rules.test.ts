@@ -27,6 +27,7 @@ describe("house rules", () => {
     ["src/ingress/fixture.ts", `import { OutcomeStore } from "../stores/outcome-store.js";\nexport const x = OutcomeStore;\n`, "ingress only validates and enqueues"],
     ["src/actors/fixture.ts", `import { chargeRoutes } from "../api/routes/charges.js";\nexport const x = chargeRoutes;\n`, "actors consume the streams"],
     ["src/actors/fixture.ts", `import { startHttpServer } from "../ingress/http-server.js";\nexport const x = startHttpServer;\n`, "actors consume the streams"],
+    ["src/dashboard/fixture.ts", `import { Worker } from "../actors/worker.js";\nexport const x = Worker;\n`, "dashboard reads through the api"],
     ["src/outcomes/fixture.ts", `import { Keys } from "../redis/keys.js";\nexport const x = Keys;\n`, "outcome domain is pure"],
     ["src/outcomes/fixture.ts", `import { ChargeStore } from "../stores/charge-store.js";\nexport const x = ChargeStore;\n`, "outcome domain is pure"],
   ])("refuses %s importing across a wall", async (filePath, code, message) => {

@@ -20,7 +20,8 @@
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
-          {"count", k, f, n}       HINCRBY KEYS[k] f n                 (billable usage)
+          {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
+                                   (billable usage; events received per minute)
           {"model", k, a, ms}      ARGV[a] is msgpack {counts, sums}, each {field, n, ...}: HINCRBY KEYS[k]
                                    per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
   ARGV[4] stream entry ids to acknowledge, msgpack array
@@ -69,6 +70,9 @@ for _, op in ipairs(ops) do
     end
   elseif kind == 'count' then
     redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
+    if op[5] then
+      redis.call('PEXPIRE', KEYS[op[2]], op[5])
+    end
   elseif kind == 'model' then
     local delta = cmsgpack.unpack(ARGV[op[3]])
     local counts, sums = delta[1], delta[2]

@@ -1,0 +1,150 @@
+// The dashboard at /dashboard: its route table, and the checks every request passes first: a session for
+// every page but sign-in and sign-up, and for every POST a same-origin `Origin` and the session's CSRF token.
+import { readFileSync } from "node:fs";
+import type { Accounts } from "../accounts/accounts.js";
+import { Users } from "../accounts/users.js";
+import type { Route } from "../ingress/router.js";
+import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { DeadLetterStore } from "../stores/dead-letter-store.js";
+import { IngestCounts } from "../stores/ingest-counts.js";
+import { OutcomeStore } from "../stores/outcome-store.js";
+import type { Logger } from "../telemetry/logger.js";
+import { ApiClient } from "./api-client.js";
+import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
+import { html } from "./html.js";
+import { BASE, publicLayout, type Viewer } from "./layout.js";
+import { dashboardPages } from "./pages/index.js";
+import { SESSION_COOKIE } from "./session-cookie.js";
+import { csrfMatches, Sessions } from "./sessions.js";
+import { SignInLimit } from "./sign-in-limit.js";
+import { page, redirect, webHandler, type WebRequest, type WebResponse } from "./web.js";
+
+export interface DashboardDeps {
+  /** The HTTP API's resource routes, which the pages call in process. */
+  apiRoutes: readonly Route[];
+  accounts: Accounts;
+  redis: RedisClient;
+  keys: Keys;
+  shards: number;
+  logger: Logger;
+  signup: "open" | "closed";
+  /** The public URL (VERDICT_PUBLIC_URL): the only origin form posts may come from, and https makes the cookie Secure. */
+  publicUrl: string | undefined;
+  clock: () => number;
+}
+
+export interface Dashboard {
+  prefix: string;
+  handle(res: HttpResponse, req: HttpRequest): void;
+  /** Ends open live-update streams so the server can stop. */
+  close(): void;
+}
+
+const STATIC: Record<string, string> = { "dashboard.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8" };
+
+function loadStatic(): Map<string, { body: string; contentType: string }> {
+  const files = new Map<string, { body: string; contentType: string }>();
+  for (const [name, contentType] of Object.entries(STATIC)) {
+    files.set(`${BASE}/static/${name}`, { body: readFileSync(new URL(`./static/${name}`, import.meta.url), "utf8"), contentType });
+  }
+  return files;
+}
+
+interface CompiledRoute {
+  route: DashboardRoute;
+  parts: string[];
+}
+
+function matchRoute(routes: readonly CompiledRoute[], method: string, path: string): { route?: DashboardRoute; params: Record<string, string>; pathKnown: boolean } {
+  const parts = path.slice(BASE.length).split("/").slice(1);
+  let pathKnown = false;
+  for (const { route, parts: pattern } of routes) {
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const fits = pattern.every((segment, i) => {
+      const part = parts[i]!;
+      if (!segment.startsWith(":")) return segment === part;
+      if (part === "") return false;
+      try {
+        params[segment.slice(1)] = decodeURIComponent(part);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (!fits) continue;
+    pathKnown = true;
+    if (route.method === method) return { route, params, pathKnown };
+  }
+  return { params: {}, pathKnown };
+}
+
+function forbidden(message: string, back = BASE): WebResponse {
+  return page(403, publicLayout("Refused", html`<p>${message}</p><p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`));
+}
+
+export function createDashboard(deps: DashboardDeps): Dashboard {
+  const services: DashboardServices = {
+    accounts: deps.accounts,
+    users: new Users(deps.redis, deps.keys),
+    sessions: new Sessions(deps.redis, deps.keys),
+    signInLimit: new SignInLimit(deps.redis, deps.keys),
+    api: new ApiClient(deps.apiRoutes, deps.clock),
+    stores: {
+      outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
+      deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards),
+      ingest: new IngestCounts(deps.redis, deps.keys, deps.shards),
+    },
+    signup: deps.signup,
+    secureCookie: deps.publicUrl?.startsWith("https:") ?? false,
+    clock: deps.clock,
+  };
+  const expectedOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
+  const routes: CompiledRoute[] = dashboardPages.map((route) => ({ route, parts: route.path.split("/").slice(1) }));
+  const files = loadStatic();
+
+  /** A browser always sends Origin on a POST; it must be this server, as configured or as addressed. */
+  const sameOrigin = (req: WebRequest): boolean => {
+    if (req.origin === "" || req.origin === "null") return false;
+    if (expectedOrigin !== undefined) return req.origin === expectedOrigin;
+    try {
+      return new URL(req.origin).host === req.host;
+    } catch {
+      return false;
+    }
+  };
+
+  const handle = async (req: WebRequest): Promise<WebResponse> => {
+    const file = files.get(req.path);
+    if (file && req.method === "GET") return page(200, file.body, { contentType: file.contentType });
+    const path = req.path === BASE ? `${BASE}/` : req.path;
+    const { route, params, pathKnown } = matchRoute(routes, req.method, path);
+    if (!route) return page(pathKnown ? 405 : 404, publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`));
+    if (req.method === "POST" && !sameOrigin(req)) return forbidden("This form was sent from another site, so it was refused.");
+    const base: PublicContext = { req, params, services };
+    if (route.public) return route.handle(base);
+
+    const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
+    if (!session) {
+      // A form sent without a live session changes nothing: 403, with the way back in.
+      if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
+      return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
+    }
+    if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
+      return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");
+    }
+    const viewer: Viewer = { email: session.email, accountName: (await services.accounts.name(session.accountId)) ?? session.accountId, csrf: session.csrf };
+    const ctx: PageContext = {
+      ...base,
+      session,
+      viewer,
+      api: (method, apiPath, call) => services.api.call(session.accountId, method, apiPath, call),
+    };
+    return route.handle(ctx);
+  };
+
+  const web = webHandler(handle, (error) => deps.logger.error({ err: error }, "dashboard request failed"));
+  return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
+}

@@ -1,0 +1,106 @@
+// Charges and usage: charges filtered by customer and period (UTC days), totals per currency, and the
+// billable events counted per customer.
+import { ApiError } from "../../errors/api-error.js";
+import type { ChargeRecord } from "../../outcomes/charge.js";
+import type { CustomerUsage } from "../../stores/charge-store.js";
+import { segment } from "../api-client.js";
+import type { DashboardRoute, PageContext } from "../context.js";
+import { html } from "../html.js";
+import { BASE, field, layout, notice } from "../layout.js";
+import { formatMoney } from "../money.js";
+import { page, type WebResponse } from "../web.js";
+import { pager } from "./record-pages.js";
+
+/** Totals read at most this many charges (API pages of 1000): the page stays quick on a large account. */
+export const TOTALS_LIMIT = 10_000;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+interface Period {
+  from?: string;
+  to?: string;
+  errors: Record<string, string>;
+}
+
+/** From and To are whole UTC days, both included: to the API, [from 00:00, the day after To 00:00). */
+function period(query: URLSearchParams): Period {
+  const result: Period = { errors: {} };
+  const from = query.get("from") ?? "";
+  const to = query.get("to") ?? "";
+  if (from !== "") {
+    if (DAY.test(from) && !Number.isNaN(Date.parse(from))) result.from = `${from}T00:00:00.000Z`;
+    else result.errors.from = "Use a date like 2026-11-01.";
+  }
+  if (to !== "") {
+    if (DAY.test(to) && !Number.isNaN(Date.parse(to))) result.to = new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString();
+    else result.errors.to = "Use a date like 2026-11-30.";
+  }
+  if (result.from && result.to && result.from >= result.to) result.errors.to = "The end date must not be before the start date.";
+  return result;
+}
+
+async function totals(ctx: PageContext, filter: Record<string, string | undefined>): Promise<{ byCurrency: Map<string, number>; counted: number; complete: boolean }> {
+  const byCurrency = new Map<string, number>();
+  let cursor: string | undefined;
+  let counted = 0;
+  for (;;) {
+    const answer = await ctx.api<{ charges: ChargeRecord[]; next_cursor: string | null }>("GET", "/v1/charges", { query: { ...filter, cursor, limit: "1000" } });
+    for (const charge of answer.charges) byCurrency.set(charge.currency, (byCurrency.get(charge.currency) ?? 0) + charge.amount);
+    counted += answer.charges.length;
+    if (answer.next_cursor === null) return { byCurrency, counted, complete: true };
+    if (counted >= TOTALS_LIMIT) return { byCurrency, counted, complete: false };
+    cursor = answer.next_cursor;
+  }
+}
+
+async function chargesPage(ctx: PageContext): Promise<WebResponse> {
+  const q = ctx.req.query;
+  const customer = q.get("customer_key") ?? "";
+  const when = period(q);
+  const form = html`<form method="get" action="${BASE}/charges" class="filters" role="search">
+  ${field("Customer", "customer_key", customer)}
+  ${field("From", "from", q.get("from") ?? "", { type: "date", error: when.errors.from })}
+  ${field("To", "to", q.get("to") ?? "", { type: "date", error: when.errors.to })}
+  <button type="submit">Filter</button>
+</form>`;
+  if (Object.keys(when.errors).length > 0) return page(400, layout(ctx.viewer, "/charges", "Charges and usage", form));
+  const filter = { customer_key: customer, from: when.from, to: when.to };
+  let answer: { charges: ChargeRecord[]; next_cursor: string | null };
+  try {
+    answer = await ctx.api("GET", "/v1/charges", { query: { ...filter, cursor: q.get("cursor") ?? undefined, limit: "50" } });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") {
+      return page(400, layout(ctx.viewer, "/charges", "Charges and usage", html`${notice("That page of charges is no longer available; filter again.")}${form}`));
+    }
+    throw error;
+  }
+  const sums = await totals(ctx, filter);
+  const usage = (await ctx.api<{ usage: CustomerUsage[] }>("GET", "/v1/usage", { query: { customer_key: customer } })).usage;
+  const rows = answer.charges.map(
+    (c) => html`<tr><td>${c.confirmed_at}</td><td><a href="${BASE}/outcomes/${segment(c.outcome_key)}">${c.outcome_key}</a></td><td>${c.customer_key}</td><td>${c.agent_key}</td><td>${c.rate_card_key}</td><td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td><td>${formatMoney(c.amount, c.currency)}</td></tr>`,
+  );
+  const content = html`${form}
+<h2>Totals</h2>
+${
+  sums.byCurrency.size === 0
+    ? html`<p>No charges in this selection.</p>`
+    : html`<div class="cards">${[...sums.byCurrency].map(([currency, amount]) => html`<div class="card" data-testid="total-${currency}"><span class="number">${formatMoney(amount, currency)}</span>${currency}</div>`)}</div>`
+}
+${sums.complete ? "" : html`<p class="hint">Totals of the first ${sums.counted} charges; narrow the period for exact totals.</p>`}
+<h2>Charges</h2>
+${
+  rows.length === 0
+    ? html`<p>No charges.</p>`
+    : html`<table aria-label="Charges"><thead><tr><th scope="col">Confirmed</th><th scope="col">Outcome</th><th scope="col">Customer</th><th scope="col">Agent</th><th scope="col">Rate card</th><th scope="col">Unit × attribution</th><th scope="col">Amount</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${pager(ctx, answer.next_cursor)}
+<h2>Usage</h2>
+${
+  usage.length === 0
+    ? html`<p>No billable events yet.</p>`
+    : html`<table aria-label="Usage"><thead><tr><th scope="col">Customer</th><th scope="col">Billable events</th></tr></thead><tbody>${usage.map((u) => html`<tr><td>${u.customer_key}</td><td>${u.billable_events}</td></tr>`)}</tbody></table>`
+}`;
+  return page(200, layout(ctx.viewer, "/charges", "Charges and usage", content));
+}
+
+export const chargeRoutes: DashboardRoute[] = [{ method: "GET", path: "/charges", handle: chargesPage }];

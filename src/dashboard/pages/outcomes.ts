@@ -1,0 +1,200 @@
+// Outcomes: the filtered, cursor-paged list, and one outcome's page (status, goal, annotated condition,
+// progress, settles_at with a countdown, observations, scores, event log) kept live by an event stream.
+import type { OutcomeView } from "../../api/present-outcome.js";
+import { ApiError } from "../../errors/api-error.js";
+import type { LoggedEvent } from "../../stores/outcome-store.js";
+import { segment } from "../api-client.js";
+import { annotatedCondition } from "../annotated-condition.js";
+import type { DashboardRoute, PageContext } from "../context.js";
+import { html, type Html } from "../html.js";
+import { BASE, field, layout } from "../layout.js";
+import { page, redirect, type WebResponse } from "../web.js";
+import { pager } from "./record-pages.js";
+
+/** How often an open outcome page's stream re-reads the outcome: well inside the 2 s the page promises. */
+export const LIVE_POLL_MS = 500;
+/** The stream re-checks its session this often, so signing out ends it. */
+const LIVE_SESSION_CHECK_MS = 10_000;
+const STATUSES = ["", "OPEN", "CONFIRMED", "FAILED"] as const;
+
+const outcomePath = (key: string): string => `${BASE}/outcomes/${segment(key)}`;
+
+function statusBadge(status: string, testId?: string): Html {
+  return html`<span class="status status-${status}"${testId ? html` data-testid="${testId}"` : ""}>${status}</span>`;
+}
+
+function percent(progress: number): string {
+  return `${Math.floor(progress * 1000) / 10}%`;
+}
+
+function settles(at: string | null): Html {
+  if (at === null) return html`none`;
+  return html`<time datetime="${at}">${at}</time> <span data-countdown="${at}"></span>`;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** The part of an outcome's page that changes as events and verdicts arrive. */
+export function outcomeLive(outcome: OutcomeView): Html {
+  const observations = Object.entries(outcome.observations);
+  return html`<dl class="facts">
+  <dt>Status</dt><dd>${statusBadge(outcome.status, "outcome-status")}</dd>
+  <dt>Goal</dt><dd>${outcome.goal ?? "none"}</dd>
+  <dt>Progress</dt><dd><progress data-testid="outcome-progress" max="1" value="${outcome.progress}">${percent(outcome.progress)}</progress> ${percent(outcome.progress)}</dd>
+  <dt>Settles at</dt><dd>${settles(outcome.settles_at)}</dd>
+</dl>
+<h2>Condition</h2>
+<p class="condition" data-testid="outcome-condition">${annotatedCondition(outcome.condition)}</p>
+<h2>Observations</h2>
+${
+  observations.length === 0
+    ? html`<p>No events observed yet.</p>`
+    : html`<table aria-label="Observations"><thead><tr><th scope="col">Action</th><th scope="col">Count</th><th scope="col">Last value</th><th scope="col">Last at</th></tr></thead><tbody>${observations.map(
+        ([action, o]) => html`<tr><td><code>${action}</code></td><td>${o.count}</td><td><code>${json(o.last_value)}</code></td><td>${o.last_at}</td></tr>`,
+      )}</tbody></table>`
+}
+<h2>Scores</h2>
+<dl class="facts">${Object.entries(outcome.scores).map(([name, score]) => html`<dt>${name}</dt><dd>${score ?? "not scored"}</dd>`)}</dl>`;
+}
+
+async function getOutcome(ctx: PageContext, key: string): Promise<OutcomeView | undefined> {
+  try {
+    return await ctx.api<OutcomeView>("GET", `/v1/outcomes/${segment(key)}`);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "OUTCOME_NOT_FOUND") return undefined;
+    throw error;
+  }
+}
+
+function missing(ctx: PageContext, key: string): WebResponse {
+  return page(404, layout(ctx.viewer, "/outcomes", "No such outcome", html`<p>There is no outcome ${key}.</p><p><a href="${BASE}/outcomes">All outcomes</a></p>`));
+}
+
+async function listPage(ctx: PageContext): Promise<WebResponse> {
+  const q = ctx.req.query;
+  const filter = { status: q.get("status") ?? "", task_key: q.get("task_key") ?? "", agent_key: q.get("agent_key") ?? "", customer_key: q.get("customer_key") ?? "" };
+  let answer: { outcomes: OutcomeView[]; next_cursor: string | null };
+  try {
+    answer = await ctx.api("GET", "/v1/outcomes", { query: { ...filter, cursor: q.get("cursor") ?? undefined, limit: "50" } });
+  } catch (error) {
+    // A stale or edited cursor, or a status typed into the URL: start again from the first page.
+    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(`${BASE}/outcomes`);
+    throw error;
+  }
+  const rows = answer.outcomes.map(
+    (o) => html`<tr>
+  <td><a href="${outcomePath(o.key)}">${o.key}</a></td>
+  <td>${statusBadge(o.status)}</td>
+  <td><progress max="1" value="${o.progress}">${percent(o.progress)}</progress> ${percent(o.progress)}</td>
+  <td>${o.settles_at ?? ""}</td>
+  <td><code>${annotatedCondition(o.condition)}</code></td>
+</tr>`,
+  );
+  const content = html`<form method="get" action="${BASE}/outcomes" class="filters" role="search">
+  ${field("Status", "status", filter.status, { choices: STATUSES })}
+  ${field("Task", "task_key", filter.task_key)}
+  ${field("Agent", "agent_key", filter.agent_key)}
+  ${field("Customer", "customer_key", filter.customer_key)}
+  <button type="submit">Filter</button>
+</form>
+${
+  rows.length === 0
+    ? html`<p>No outcomes match.</p>`
+    : html`<table><thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Settles at</th><th scope="col">Condition</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${pager(ctx, answer.next_cursor)}`;
+  return page(200, layout(ctx.viewer, "/outcomes", "Outcomes", content));
+}
+
+type EventPage = { events: LoggedEvent[]; next_cursor: string | null };
+
+async function eventPage(ctx: PageContext, key: string, cursor: string | undefined): Promise<EventPage> {
+  return ctx.api("GET", `/v1/outcomes/${segment(key)}/events`, { query: { cursor, limit: "50" } });
+}
+
+/** The event log, oldest first, 50 a page; on the first page it is part of the live region. */
+function eventLog(key: string, log: EventPage, firstPage: boolean): Html {
+  const rows = log.events.map(
+    (e) => html`<tr><td>${e.received_at}</td><td><code>${e.action}</code></td><td><pre>${json(e.properties)}</pre></td><td>${e.idempotency_key ?? ""}</td></tr>`,
+  );
+  const links: Html[] = [];
+  if (!firstPage) links.push(html`<a href="${outcomePath(key)}">First page</a>`);
+  if (log.next_cursor !== null) links.push(html`<a href="${outcomePath(key)}?cursor=${encodeURIComponent(log.next_cursor)}" rel="next">Next page</a>`);
+  return html`<h2>Event log</h2>
+${
+  rows.length === 0
+    ? html`<p>${firstPage ? "No events applied yet." : "No more events."}</p>`
+    : html`<table aria-label="Event log"><thead><tr><th scope="col">Received</th><th scope="col">Action</th><th scope="col">Properties</th><th scope="col">Idempotency key</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${links.length > 0 ? html`<nav class="pager" aria-label="Event log pages">${links}</nav>` : ""}`;
+}
+
+async function outcomePage(ctx: PageContext): Promise<WebResponse> {
+  const key = ctx.params.key!;
+  const outcome = await getOutcome(ctx, key);
+  if (!outcome) return missing(ctx, key);
+  const cursor = ctx.req.query.get("cursor") || undefined;
+  let log: EventPage;
+  try {
+    log = await eventPage(ctx, key, cursor);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(outcomePath(key));
+    throw error;
+  }
+  // Later pages of the log stay still while read; the first page follows new events with the rest.
+  const content =
+    cursor === undefined
+      ? html`<div data-live="${outcomePath(key)}/live" aria-live="polite">${outcomeLive(outcome)}${eventLog(key, log, true)}</div>`
+      : html`<div data-live="${outcomePath(key)}/live?log=none" aria-live="polite">${outcomeLive(outcome)}</div>${eventLog(key, log, false)}`;
+  return page(200, layout(ctx.viewer, "/outcomes", `Outcome ${key}`, content));
+}
+
+/** Server-Sent Events: the live part's new HTML whenever it differs from what the page shows. */
+async function liveStream(ctx: PageContext): Promise<WebResponse> {
+  const key = ctx.params.key!;
+  if (!(await getOutcome(ctx, key))) return missing(ctx, key);
+  const withLog = ctx.req.query.get("log") !== "none";
+  return {
+    kind: "stream",
+    start(send, end) {
+      let last = "";
+      let busy = false;
+      let lastSessionCheck = Date.now();
+      let stopped = false;
+      const tick = async (): Promise<void> => {
+        if (Date.now() - lastSessionCheck > LIVE_SESSION_CHECK_MS) {
+          lastSessionCheck = Date.now();
+          if (!(await ctx.services.sessions.touch(ctx.session.id))) return end();
+        }
+        const outcome = await getOutcome(ctx, key);
+        const fragment = !outcome ? "" : withLog ? html`${outcomeLive(outcome)}${eventLog(key, await eventPage(ctx, key, undefined), true)}`.text : outcomeLive(outcome).text;
+        if (fragment !== last && !stopped) {
+          send("update", fragment);
+          last = fragment;
+        }
+      };
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        tick()
+          .catch(() => {
+            // Redis briefly away: the page keeps what it shows and the next tick tries again.
+          })
+          .finally(() => (busy = false));
+      }, LIVE_POLL_MS);
+      const stop = (): void => {
+        stopped = true;
+        clearInterval(timer);
+      };
+      return stop;
+    },
+  };
+}
+
+export const outcomeRoutes: DashboardRoute[] = [
+  { method: "GET", path: "/outcomes", handle: listPage },
+  { method: "GET", path: "/outcomes/:key", handle: outcomePage },
+  { method: "GET", path: "/outcomes/:key/live", handle: liveStream },
+];

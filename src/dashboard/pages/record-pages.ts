@@ -1,0 +1,211 @@
+// The pages every configuration record kind shares (tasks, agents, customers, rate cards): a list paged
+// with the API's cursors, a form to create or edit with errors beside each field, and delete.
+import type { DashboardRoute, PageContext } from "../context.js";
+import { fieldErrors, type FieldErrors } from "../field-errors.js";
+import { html, type Html, type HtmlValue } from "../html.js";
+import { BASE, csrfField, field, layout, notice } from "../layout.js";
+import { page, redirect, type WebResponse } from "../web.js";
+import { segment } from "../api-client.js";
+import { ApiError } from "../../errors/api-error.js";
+
+export interface FormField {
+  /** Form field name; also the API body field unless the kind's `body` maps it. */
+  name: string;
+  label: string;
+  required?: boolean;
+  multiline?: boolean;
+  choices?: readonly string[];
+  hint?: string;
+  /** A condition: checked as the person types; agents may read only `value`. */
+  condition?: { valueOnly: boolean };
+}
+
+export interface RecordPages<T extends { key: string }> {
+  /** Dashboard and API path segment: "tasks", "rate-cards". */
+  segment: string;
+  /** The list field of the API's answer: "tasks", "rate_cards". */
+  listField: string;
+  singular: string;
+  title: string;
+  /** The API lists it unpaginated (GET /v1/tasks). */
+  unpaginated?: boolean;
+  fields: readonly FormField[];
+  columns: readonly { label: string; value(record: T): HtmlValue }[];
+  /** The form's values of a stored record. */
+  formValues(record: T): Record<string, string>;
+  /** The API body of the form's values, or the errors found before asking the API. */
+  body(values: Record<string, string>): { body: unknown } | { errors: FieldErrors };
+}
+
+interface ListPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+const MAX_KEY = 512;
+
+export function recordPages<T extends { key: string }>(kind: RecordPages<T>): DashboardRoute[] {
+  const listPath = `${BASE}/${kind.segment}`;
+  const apiList = `/v1/${kind.segment}`;
+  const apiOne = (key: string): string => `${apiList}/${segment(key)}`;
+  const recordPath = (key: string): string => `${listPath}/${segment(key)}`;
+  // "/edit" keeps a record keyed "new" reachable: "/tasks/new" is the creation form.
+  const editPath = (key: string): string => `${recordPath(key)}/edit`;
+
+  const list = async (ctx: PageContext): Promise<ListPage<T>> => {
+    const cursor = ctx.req.query.get("cursor") ?? undefined;
+    const answer = await ctx.api<Record<string, unknown>>("GET", apiList, kind.unpaginated ? {} : { query: { cursor, limit: "50" } });
+    return { items: answer[kind.listField] as T[], nextCursor: (answer.next_cursor as string | null | undefined) ?? null };
+  };
+
+  const listPage = async (ctx: PageContext): Promise<WebResponse> => {
+    let result: ListPage<T>;
+    try {
+      result = await list(ctx);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(listPath);
+      throw error;
+    }
+    const saved = ctx.req.query.get("saved");
+    const deleted = ctx.req.query.get("deleted");
+    const rows = result.items.map(
+      (record) => html`<tr>
+  <td><a href="${editPath(record.key)}">${record.key}</a></td>
+  ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
+  <td><form method="post" action="${recordPath(record.key)}/delete" class="inline">${csrfField(ctx.viewer)}<button type="submit" class="secondary" aria-label="Delete ${kind.singular} ${record.key}">Delete</button></form></td>
+</tr>`,
+    );
+    const content = html`${notice(saved ? `Saved ${kind.singular} ${saved}.` : deleted ? `Deleted ${kind.singular} ${deleted}.` : undefined, "ok")}
+<p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
+${
+  rows.length === 0
+    ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Key</th>${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+${pager(ctx, result.nextCursor)}`;
+    return page(200, layout(ctx.viewer, `/${kind.segment}`, kind.title, content));
+  };
+
+  const formPage = (ctx: PageContext, status: number, key: string | undefined, values: Record<string, string>, errors: FieldErrors = {}): WebResponse => {
+    const fields: Html[] = kind.fields.map((f) =>
+      field(f.label, f.name, values[f.name] ?? "", {
+        error: errors[f.name],
+        required: f.required ?? false,
+        multiline: f.multiline ?? false,
+        ...(f.choices ? { choices: f.choices } : {}),
+        ...(f.hint ? { hint: f.hint } : {}),
+        ...(f.condition
+          ? {
+              data: { "condition-check": `${BASE}/condition-check${f.condition.valueOnly ? "?value_only=1" : ""}` },
+              after: html`<p class="canonical" id="field-${f.name}-canonical" aria-live="polite"></p>`,
+            }
+          : {}),
+      }),
+    );
+    const title = key === undefined ? `New ${kind.singular}` : `Edit ${kind.singular} ${key}`;
+    const content = html`${notice(errors._form)}
+<form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
+  ${csrfField(ctx.viewer)}
+  ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
+  ${fields}
+  <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
+</form>`;
+    return page(status, layout(ctx.viewer, `/${kind.segment}`, title, content));
+  };
+
+  const formValues = (ctx: PageContext): Record<string, string> => {
+    const values: Record<string, string> = {};
+    for (const f of kind.fields) values[f.name] = ctx.req.form.get(f.name) ?? "";
+    return values;
+  };
+
+  const save = async (ctx: PageContext, key: string, values: Record<string, string>, isNew: boolean): Promise<WebResponse> => {
+    const errors: FieldErrors = {};
+    if (key === "") errors.key = "Enter a key.";
+    else if (key.length > MAX_KEY) errors.key = `Use at most ${MAX_KEY} characters.`;
+    for (const f of kind.fields) if (f.required && values[f.name]!.trim() === "") errors[f.name] = `Enter ${f.label.toLowerCase().startsWith("a") ? "an" : "a"} ${f.label.toLowerCase()}.`;
+    const built = kind.body(values);
+    if ("errors" in built) for (const [name, message] of Object.entries(built.errors)) errors[name] ??= message;
+    if (Object.keys(errors).length === 0 && isNew && (await exists(ctx, key))) {
+      errors.key = `A ${kind.singular} with this key already exists. Pick another key, or edit that ${kind.singular}.`;
+    }
+    if (Object.keys(errors).length > 0 || "errors" in built) return formPage(ctx, 400, isNew ? undefined : key, { ...values, key }, errors);
+    try {
+      await ctx.api("PUT", apiOne(key), { body: built.body });
+    } catch (error) {
+      const found = fieldErrors(error);
+      if (!found) throw error;
+      return formPage(ctx, 400, isNew ? undefined : key, { ...values, key }, found);
+    }
+    return redirect(`${listPath}?saved=${encodeURIComponent(key)}`);
+  };
+
+  const exists = async (ctx: PageContext, key: string): Promise<boolean> => (await get(ctx, key)) !== undefined;
+
+  const get = async (ctx: PageContext, key: string): Promise<T | undefined> => {
+    try {
+      return await ctx.api<T>("GET", apiOne(key));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  };
+
+  const missing = (ctx: PageContext, key: string): WebResponse =>
+    page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`));
+
+  return [
+    { method: "GET", path: `/${kind.segment}`, handle: listPage },
+    { method: "GET", path: `/${kind.segment}/new`, handle: (ctx) => formPage(ctx, 200, undefined, {}) },
+    { method: "POST", path: `/${kind.segment}/new`, handle: (ctx) => save(ctx, (ctx.req.form.get("key") ?? "").trim(), formValues(ctx), true) },
+    {
+      method: "GET",
+      path: `/${kind.segment}/:key/edit`,
+      async handle(ctx) {
+        const key = ctx.params.key!;
+        const record = await get(ctx, key);
+        return record ? formPage(ctx, 200, key, kind.formValues(record)) : missing(ctx, key);
+      },
+    },
+    {
+      method: "POST",
+      path: `/${kind.segment}/:key/edit`,
+      async handle(ctx) {
+        const key = ctx.params.key!;
+        return (await exists(ctx, key)) ? save(ctx, key, formValues(ctx), false) : missing(ctx, key);
+      },
+    },
+    {
+      method: "POST",
+      path: `/${kind.segment}/:key/delete`,
+      async handle(ctx) {
+        const key = ctx.params.key!;
+        try {
+          await ctx.api("DELETE", apiOne(key));
+        } catch (error) {
+          if (error instanceof ApiError && error.status === 404) return missing(ctx, key);
+          throw error;
+        }
+        return redirect(`${listPath}?deleted=${encodeURIComponent(key)}`);
+      },
+    },
+  ];
+}
+
+/** "Next page" with the API's cursor; the first page is always one link away (cursors only go forward). */
+export function pager(ctx: PageContext, nextCursor: string | null): Html {
+  const query = new URLSearchParams(ctx.req.query);
+  const onFirst = !query.has("cursor");
+  query.delete("cursor");
+  const first = query.toString();
+  const links: Html[] = [];
+  if (!onFirst) links.push(html`<a href="?${first}">First page</a>`);
+  if (nextCursor !== null) {
+    query.set("cursor", nextCursor);
+    links.push(html`<a href="?${query.toString()}" rel="next">Next page</a>`);
+  }
+  return links.length > 0 ? html`<nav class="pager" aria-label="Pages">${links}</nav>` : html``;
+}
