@@ -1,8 +1,7 @@
 // The batch fold without Redis: stream order, redeliveries, creation, terminal rejections and poison events.
 import { describe, expect, it } from "vitest";
-import { initialState } from "../condition/index.js";
+import { newOutcomeRecord } from "../outcomes/new-outcome.js";
 import { emptyTally } from "../outcomes/charge.js";
-import { compiledCondition } from "../outcomes/compiled-conditions.js";
 import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
@@ -13,31 +12,12 @@ import { EMPTY_MODEL } from "../scores/cohort-model.js";
 import { BatchScoring } from "./batch-scoring.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
 import type { DecodedEntry } from "./shard-entries.js";
-import { freshScoreState } from "../scores/score-state.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function outcome(key: string, condition: string, overrides: Partial<OutcomeRecord> = {}): OutcomeRecord {
-  const compiled = compiledCondition(condition);
-  return {
-    v: 2,
-    accountId: "acct",
-    key,
-    origin: { kind: "task", taskKey: "t" },
-    goal: null,
-    condition: compiled.text,
-    settlementPeriodMs: null,
-    status: "OPEN",
-    createdAt: T0,
-    settlesAt: null,
-    verdictAt: null,
-    clock: T0,
-    conditionState: initialState(compiled, T0),
-    observations: {},
-    lastEntryId: "0-0",
-    scores: freshScoreState(),
-    ...overrides,
-  };
+  const record = newOutcomeRecord({ accountId: "acct", key, origin: { kind: "task", taskKey: "t" }, goal: null, condition, settlementPeriodMs: null, settlesAt: null, at: T0 });
+  return { ...record, ...overrides };
 }
 
 function agentOutcome(key: string): OutcomeRecord {

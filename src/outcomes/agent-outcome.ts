@@ -1,16 +1,15 @@
 // Variant B creation: the first event for an unseen key resolves customer, agent, rate card and price, and
 // the outcome snapshots them, so later edits to the agent or the rate card never change it.
-import { initialState, parseDuration } from "../condition/index.js";
+import { parseDuration } from "../condition/index.js";
 import type { AgentRecord } from "../records/agent.js";
 import type { CustomerRecord } from "../records/customer.js";
 import type { RateCardRecord } from "../records/rate-card.js";
 import type { BatchRecordReader, RecordReader } from "../records/batch-record-reader.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { emptyTally } from "./charge.js";
-import { compiledCondition } from "./compiled-conditions.js";
+import { newOutcomeRecord } from "./new-outcome.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 import { terminalRejection, type TerminalRejection } from "./terminal-rejection.js";
-import { freshScoreState } from "../scores/score-state.js";
 
 /**
  * Starts reading the records a creation from `event` needs first (its customer and agent), without waiting:
@@ -48,10 +47,7 @@ export async function createAgentOutcome(records: RecordReader, event: EventEnve
   const entry = rateCard.entries.find((candidate) => candidate.agent_key === agentKey);
   if (!entry) return terminalRejection("RATE_CARD_ENTRY_NOT_FOUND", `rate card ${rateCard.key} has no entry for agent ${agentKey}`);
 
-  const compiled = compiledCondition(agent.condition);
-  const at = event.receivedAt;
-  return {
-    v: 2,
+  return newOutcomeRecord({
     accountId,
     key: event.outcomeKey,
     origin: {
@@ -65,16 +61,9 @@ export async function createAgentOutcome(records: RecordReader, event: EventEnve
       attribution: emptyTally(),
     },
     goal: agent.goal,
-    condition: compiled.text,
+    condition: agent.condition,
     settlementPeriodMs: agent.settlement_period === null ? null : parseDuration(agent.settlement_period),
-    status: "OPEN",
-    createdAt: at,
     settlesAt: null,
-    verdictAt: null,
-    clock: at,
-    conditionState: initialState(compiled, at),
-    observations: {},
-    lastEntryId: "0-0",
-    scores: freshScoreState(),
-  };
+    at: event.receivedAt,
+  });
 }

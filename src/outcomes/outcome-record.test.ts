@@ -1,34 +1,15 @@
 // Snapshots round-trip: what a worker packs is what a reader or the next owner unpacks, field for field.
 import { describe, expect, it } from "vitest";
-import { initialState } from "../condition/index.js";
+import { freshScoreState } from "../scores/score-state.js";
+import { newOutcomeRecord } from "./new-outcome.js";
 import { emptyTally } from "./charge.js";
-import { compiledCondition } from "./compiled-conditions.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
 import { applyEventToOutcome } from "./outcome-step.js";
-import { freshScoreState } from "../scores/score-state.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function record(condition: string, origin: OutcomeRecord["origin"]): OutcomeRecord {
-  const compiled = compiledCondition(condition);
-  return {
-    v: 2,
-    accountId: "acct_1",
-    key: "order:1",
-    origin,
-    goal: "ship it",
-    condition: compiled.text,
-    settlementPeriodMs: 60_000,
-    status: "OPEN",
-    createdAt: T0,
-    settlesAt: T0 + 60_000,
-    verdictAt: null,
-    clock: T0,
-    conditionState: initialState(compiled, T0),
-    observations: {},
-    lastEntryId: "0-0",
-    scores: freshScoreState(),
-  };
+  return newOutcomeRecord({ accountId: "acct_1", key: "order:1", origin, goal: "ship it", condition, settlementPeriodMs: 60_000, settlesAt: T0 + 60_000, at: T0 });
 }
 
 describe("outcome snapshot", () => {

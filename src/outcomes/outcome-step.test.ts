@@ -1,36 +1,17 @@
 // The outcome's transitions without Redis: identity rules, verdict order, settlement, attribution and charges.
 import { describe, expect, it } from "vitest";
-import { initialState } from "../condition/index.js";
+import { newOutcomeRecord } from "./new-outcome.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { emptyTally } from "./charge.js";
-import { compiledCondition } from "./compiled-conditions.js";
 import type { AttributionMethod } from "../records/agent.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 import { applyEventToOutcome, passTime } from "./outcome-step.js";
-import { freshScoreState } from "../scores/score-state.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function taskOutcome(condition: string, settlementPeriodMs: number | null = null): OutcomeRecord {
-  const compiled = compiledCondition(condition);
-  return {
-    v: 2,
-    accountId: "acct",
-    key: "o",
-    origin: { kind: "task", taskKey: "t" },
-    goal: null,
-    condition: compiled.text,
-    settlementPeriodMs,
-    status: "OPEN",
-    createdAt: T0,
-    settlesAt: settlementPeriodMs === null ? null : T0 + settlementPeriodMs,
-    verdictAt: null,
-    clock: T0,
-    conditionState: initialState(compiled, T0),
-    observations: {},
-    lastEntryId: "0-0",
-    scores: freshScoreState(),
-  };
+  const settlesAt = settlementPeriodMs === null ? null : T0 + settlementPeriodMs;
+  return newOutcomeRecord({ accountId: "acct", key: "o", origin: { kind: "task", taskKey: "t" }, goal: null, condition, settlementPeriodMs, settlesAt, at: T0 });
 }
 
 function agentOutcome(condition: string, attributionMethod: AttributionMethod = "last", unitAmount = 250): OutcomeRecord {

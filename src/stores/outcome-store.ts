@@ -1,12 +1,11 @@
 // Reads and creation of outcomes from Redis, for any ingress node: snapshots, listings merged across
 // shards, event logs, and opening an outcome from a task.
-import { initialState } from "../condition/index.js";
 import type { RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import { shardOf } from "../streams/shard.js";
 import { unpackEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
 import type { Keys } from "../redis/keys.js";
-import { compiledCondition } from "../outcomes/compiled-conditions.js";
+import { newOutcomeRecord } from "../outcomes/new-outcome.js";
 import { dueAtOf } from "../outcomes/due-time.js";
 import { FILTERED_PAGE } from "./merged-shard-streams.js";
 import { ShardMerge } from "./shard-merge.js";
@@ -15,7 +14,6 @@ import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outc
 import { indexMember, keyOfIndexMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { freshScoreState } from "../scores/score-state.js";
 
 export interface OpenRequest {
   accountId: string;
@@ -91,26 +89,17 @@ export class OutcomeStore {
    */
   async open(request: OpenRequest): Promise<OpenResult> {
     const { accountId, key, now } = request;
-    const compiled = compiledCondition(request.condition);
     const settlesAt = request.settlesAt ?? (request.settlementPeriodMs === null ? null : now + request.settlementPeriodMs);
-    const record: OutcomeRecord = {
-      v: 2,
+    const record = newOutcomeRecord({
       accountId,
       key,
       origin: { kind: "task", taskKey: request.taskKey },
       goal: request.goal,
-      condition: compiled.text,
+      condition: request.condition,
       settlementPeriodMs: request.settlementPeriodMs,
-      status: "OPEN",
-      createdAt: now,
       settlesAt,
-      verdictAt: null,
-      clock: now,
-      conditionState: initialState(compiled, now),
-      observations: {},
-      lastEntryId: "0-0",
-      scores: freshScoreState(),
-    };
+      at: now,
+    });
     const shard = this.shardOf(accountId, key);
     const existing = await this.scripts.runBuffer(
       "open-outcome",
