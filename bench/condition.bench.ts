@@ -10,6 +10,7 @@ import {
   valueAt,
   type ConditionEvent,
 } from "../src/condition/index.js";
+import { measure } from "./micro.js";
 
 // Six terms, one G and one IDLE; the events keep it open (customer_csat_set never comes), as a live outcome is.
 const CONDITION =
@@ -22,19 +23,6 @@ const EVENTS: ReadonlyArray<Omit<ConditionEvent, "at">> = [
   { action: "reply", properties: { value: "ok, thanks" } },
   { action: "note", properties: { value: 1 } },
 ];
-
-function measure(name: string, iterations: number, body: (i: number) => void): void {
-  const rounds: number[] = [];
-  for (let round = 0; round < 7; round++) {
-    const start = performance.now();
-    for (let i = 0; i < iterations; i++) body(i);
-    rounds.push(((performance.now() - start) * 1e6) / iterations);
-  }
-  rounds.sort((a, b) => a - b);
-  // The first rounds warm the JIT up; the median of all is robust to them and to a noisy neighbour.
-  const median = rounds[Math.floor(rounds.length / 2)] ?? NaN;
-  console.log(`${name.padEnd(44)} ${median.toFixed(0).padStart(6)} ns/op`);
-}
 
 const state = initialState(compiled, 0);
 let now = 0;

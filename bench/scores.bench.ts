@@ -10,6 +10,7 @@ import { mergeModels } from "../src/scores/cohort-model.js";
 import { ModelDelta } from "../src/scores/model-delta.js";
 import { freshScoreState } from "../src/scores/score-state.js";
 import type { EventEnvelope } from "../src/streams/event-envelope.js";
+import { measure } from "./micro.js";
 
 const CONDITION = "COUNT(agent_response)>=2 AND review:score>=4 AND customer_csat_set";
 const ACTIONS = ["agent_response", "review", "reply", "note", "escalate"];
@@ -39,18 +40,6 @@ function outcome(at: number): OutcomeRecord {
 
 function event(i: number, at: number): EventEnvelope {
   return { accountId: "acct", outcomeKey: "k", variant: "A", action: ACTIONS[i % ACTIONS.length]!, properties: { value: 10 + (i % 7) }, receivedAt: at };
-}
-
-function measure(name: string, iterations: number, body: (i: number) => void): void {
-  const rounds: number[] = [];
-  for (let round = 0; round < 7; round++) {
-    const start = performance.now();
-    for (let i = 0; i < iterations; i++) body(i);
-    rounds.push(((performance.now() - start) * 1e6) / iterations);
-  }
-  rounds.sort((a, b) => a - b);
-  const median = rounds[Math.floor(rounds.length / 2)] ?? NaN;
-  console.log(`${name.padEnd(44)} ${median.toFixed(0).padStart(6)} ns/op`);
 }
 
 // A cohort trained by 1,000 outcomes of 8 events each, spread over the shards as partial hashes.

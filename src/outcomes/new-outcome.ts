@@ -3,21 +3,15 @@
 import { initialState } from "../condition/index.js";
 import { freshScoreState } from "../scores/score-state.js";
 import { compiledCondition } from "./compiled-conditions.js";
-import type { OutcomeOrigin, OutcomeRecord } from "./outcome-record.js";
+import type { OutcomeRecord } from "./outcome-record.js";
 
-export interface NewOutcome {
-  accountId: string;
-  key: string;
-  origin: OutcomeOrigin;
-  goal: string | null;
+/** What the opener decides; `settlesAt` is the deadline if one is known at creation. */
+export type NewOutcome = Pick<OutcomeRecord, "accountId" | "key" | "origin" | "goal" | "settlementPeriodMs" | "settlesAt"> & {
   /** Condition text (any valid form: the record keeps the canonical text). */
   condition: string;
-  settlementPeriodMs: number | null;
-  /** The deadline, if one is known at creation. */
-  settlesAt: number | null;
   /** Creation instant (the business clock): the outcome's clock starts here. */
   at: number;
-}
+};
 
 export function newOutcomeRecord(outcome: NewOutcome): OutcomeRecord {
   const compiled = compiledCondition(outcome.condition);
