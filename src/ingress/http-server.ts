@@ -2,11 +2,11 @@
 // order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler;
 // ahead of all of them, framing that could smuggle a request (400, connection closed).
 import { randomUUID } from "node:crypto";
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from "@opentelemetry/api";
 import { ApiError, type ErrorBody } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
-import { tracer, tracingEnabled } from "../telemetry/tracing.js";
+import { traceparentOf, tracer, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -244,17 +244,19 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
         requestId: ex.requestId,
         receivedAt,
       };
+      const traceparent = ex.span === undefined ? undefined : traceparentOf(ex.span);
+      if (traceparent !== undefined) request.traceparent = traceparent;
       send(ex, await route.handler(request));
     };
     inFlight++;
-    // Tracing on: the handler runs in the request's span, so what it does (enqueue, the envelope's
-    // traceparent) belongs to this request's trace.
+    // Tracing on: the request's span; the handler gets its traceparent (ApiRequest.traceparent) for what
+    // it does on the request's behalf (the envelope, the enqueue's links).
     if (tracingEnabled()) {
       // A caller's trace continues here: a W3C traceparent header (a fleet's span) is this request's parent.
       const parent = propagation.extract(ROOT_CONTEXT, { traceparent: req.getHeader("traceparent"), tracestate: req.getHeader("tracestate") });
       ex.span = tracer().startSpan(`${method} ${route.path}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route.path } }, parent);
     }
-    (ex.span ? context.with(trace.setSpan(context.active(), ex.span), run) : run())
+    run()
       .catch((error: unknown) => {
         if (ex.aborted) return;
         // A body over the cap was not read to its end: close rather than resynchronise the connection.

@@ -15,6 +15,8 @@ export interface ApiRequest {
   requestId: string;
   /** Server receive time at the edge, epoch milliseconds. */
   receivedAt: number;
+  /** W3C traceparent of the request's span, only while tracing is on and this request is sampled. */
+  traceparent?: string;
 }
 
 export interface ApiResponse {

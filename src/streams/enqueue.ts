@@ -1,13 +1,13 @@
 // Appends validated events to their shard streams with group commit: every submission that arrives in the
 // same event-loop turn for a shard shares one script call, which appends them as one stream entry, and
 // each submission learns the fate of its own events.
-import { context, SpanKind, SpanStatusCode, trace, type Link, type SpanContext } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, type Span } from "@opentelemetry/api";
 import { corkMasters, type RedisClient } from "../redis/client.js";
 import { replicated } from "../redis/replica-acks.js";
 import { Scripts } from "../redis/scripts.js";
 import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
 import type { Keys } from "../redis/keys.js";
-import { tracer, tracingEnabled } from "../telemetry/tracing.js";
+import { linksTo, tracer, tracingEnabled } from "../telemetry/tracing.js";
 
 /** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
 export type EnqueueResult = "appended" | "duplicate" | "rejected" | "unconfirmed";
@@ -41,8 +41,8 @@ interface Submission {
   items: readonly EnqueueItem[];
   bytes: number;
   resolve(results: EnqueueResult[]): void;
-  /** The submitting request's span while tracing is on: the call's span links to it. */
-  caller?: SpanContext;
+  /** The submitting request's traceparent while tracing is on and it is sampled: the call's span links to it. */
+  caller?: string;
 }
 
 /** Redis replies that mean the script never ran, so nothing of the call was written. */
@@ -78,7 +78,7 @@ export class ShardEnqueuer {
    * Enqueues `items` (all of one shard) in order, in one script call shared with other submissions of the
    * same turn; the items of one submission are never split across calls, so they share one fate.
    */
-  submit(shard: number, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
+  submit(shard: number, items: readonly EnqueueItem[], caller?: string): Promise<EnqueueResult[]> {
     return new Promise((resolve) => {
       let bytes = 0;
       for (const item of items) bytes += item.payload.length;
@@ -87,10 +87,7 @@ export class ShardEnqueuer {
         queue = [];
         this.pending.set(shard, queue);
       }
-      // Only a recorded (sampled) request is worth a link.
-      const span = tracingEnabled() ? trace.getSpan(context.active()) : undefined;
-      const caller = span?.isRecording() ? span.spanContext() : undefined;
-      queue.push(caller ? { items, bytes, resolve, caller } : { items, bytes, resolve });
+      queue.push(caller !== undefined ? { items, bytes, resolve, caller } : { items, bytes, resolve });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // After the poll phase: every request read in this turn has submitted by then.
@@ -138,21 +135,17 @@ export class ShardEnqueuer {
    */
   private send(shard: number, submissions: Submission[]): Promise<void> {
     if (!tracingEnabled()) return this.call(shard, submissions);
-    const links: Link[] = submissions.flatMap((s) => (s.caller ? [{ context: s.caller }] : []));
-    return tracer().startActiveSpan("enqueue", { kind: SpanKind.CLIENT, links, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } }, async (span) => {
-      try {
-        await this.call(shard, submissions);
-      } finally {
-        span.end();
-      }
-    });
+    const links = linksTo(submissions.flatMap((s) => (s.caller === undefined ? [] : [s.caller])));
+    // Not made active (see traceparentOf): the call's outcome is set on it by `call`.
+    const span = tracer().startSpan("enqueue", { kind: SpanKind.CLIENT, links, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } });
+    return this.call(shard, submissions, span).finally(() => span.end());
   }
 
-  private async call(shard: number, submissions: Submission[]): Promise<void> {
+  private async call(shard: number, submissions: Submission[], span?: Span): Promise<void> {
     const started = performance.now();
     let count = 0;
     for (const submission of submissions) count += submission.items.length;
-    if (this.redis.status !== "ready") return this.fail(submissions, "rejected", count, started);
+    if (this.redis.status !== "ready") return this.fail(span, submissions, "rejected", count, started);
     const keys = [this.keys.stream(shard)];
     // Built only when an event carries an idempotency key: most calls have none.
     let hashIndex: Map<string, number> | undefined;
@@ -187,19 +180,19 @@ export class ShardEnqueuer {
     try {
       reply = await this.scripts.run("enqueue", keys, args);
     } catch (error) {
-      return this.fail(submissions, classify(error), count, started);
+      return this.fail(span, submissions, classify(error), count, started);
     }
-    if (reply === -1) return this.fail(submissions, "rejected", count, started, "backlog");
+    if (reply === -1) return this.fail(span, submissions, "rejected", count, started, "backlog");
     // Any other shape: the script ran but answered in a way we do not know, so the events may be in the stream.
-    if (typeof reply !== "string" || reply.length !== count) return this.fail(submissions, "unconfirmed", count, started);
+    if (typeof reply !== "string" || reply.length !== count) return this.fail(span, submissions, "unconfirmed", count, started);
     // One WAIT per script call: appended on the master is not yet safe from its failover.
     const replicas = this.options.replicaAcks ?? 0;
     if (replicas > 0) {
       const left = (this.options.enqueueTimeoutMs ?? 2000) - (performance.now() - started);
-      if (!(await replicated(this.redis, keys[0]!, replicas, left))) return this.fail(submissions, "unconfirmed", count, started, "replicas");
+      if (!(await replicated(this.redis, keys[0]!, replicas, left))) return this.fail(span, submissions, "unconfirmed", count, started, "replicas");
     }
     this.observe("ok", count, (performance.now() - started) / 1000);
-    if (tracingEnabled()) trace.getActiveSpan()?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": "ok" });
+    span?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": "ok" });
     let at = 0;
     for (const submission of submissions) {
       const results: EnqueueResult[] = [];
@@ -210,6 +203,7 @@ export class ShardEnqueuer {
 
   /** Resolves every event of the call with `reason`; `observed` is what the metrics are told. */
   private fail(
+    span: Span | undefined,
     submissions: Submission[],
     reason: "rejected" | "unconfirmed",
     count: number,
@@ -217,10 +211,8 @@ export class ShardEnqueuer {
     observed: "rejected" | "unconfirmed" | "backlog" | "replicas" = reason,
   ): void {
     this.observe(observed, count, (performance.now() - started) / 1000);
-    if (tracingEnabled()) {
-      trace.getActiveSpan()?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": observed });
-      trace.getActiveSpan()?.setStatus({ code: SpanStatusCode.ERROR, message: observed });
-    }
+    span?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": observed });
+    span?.setStatus({ code: SpanStatusCode.ERROR, message: observed });
     for (const submission of submissions) submission.resolve(submission.items.map(() => reason));
   }
 }

@@ -4,7 +4,6 @@ import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/en
 import { packEnvelope, type EventEnvelope } from "../../streams/event-envelope.js";
 import { shardOf } from "../../streams/shard.js";
 import { childrenByLabel, type Metrics } from "../../telemetry/metrics.js";
-import { activeTraceparent } from "../../telemetry/tracing.js";
 import type { Route } from "../router.js";
 import { parseBatch, parseEvent } from "../validate-events.js";
 
@@ -41,8 +40,7 @@ interface Prepared {
   item: EnqueueItem;
 }
 
-function prepare(envelope: EventEnvelope, index: number, shards: number): Prepared {
-  const traceparent = activeTraceparent();
+function prepare(envelope: EventEnvelope, index: number, shards: number, traceparent: string | undefined): Prepared {
   if (traceparent !== undefined) envelope.traceparent = traceparent;
   const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload: packEnvelope(envelope) };
   if (envelope.idempotencyKey !== undefined) item.idempotencyKey = envelope.idempotencyKey;
@@ -59,7 +57,7 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
    * Writes one shard's share of a batch in send order, chunk after chunk. Once an outcome's event fails,
    * its later events are not sent (rejected: never sent); other outcomes carry on.
    */
-  async function writeShard(shard: number, items: Prepared[], results: EnqueueResult[]): Promise<void> {
+  async function writeShard(shard: number, items: Prepared[], results: EnqueueResult[], traceparent: string | undefined): Promise<void> {
     const failedOutcomes = new Set<string>();
     let at = 0;
     while (at < items.length) {
@@ -75,7 +73,7 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
         bytes += next.item.payload.length;
       }
       if (chunk.length === 0) continue;
-      const outcomes = await enqueuer.submit(shard, chunk.map((p) => p.item));
+      const outcomes = await enqueuer.submit(shard, chunk.map((p) => p.item), traceparent);
       chunk.forEach((prepared, i) => {
         const result = outcomes[i]!;
         results[prepared.index] = result;
@@ -90,8 +88,8 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
       path: "/v1/events",
       maxBodyBytes: MAX_EVENT_BODY_BYTES,
       async handler(req) {
-        const { shard, item } = prepare(parseEvent(req.body, req), 0, shards);
-        const [result] = await enqueuer.submit(shard, [item]);
+        const { shard, item } = prepare(parseEvent(req.body, req), 0, shards, req.traceparent);
+        const [result] = await enqueuer.submit(shard, [item], req.traceparent);
         count(result!);
         switch (result) {
           case "appended":
@@ -110,13 +108,13 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
         const events = parseBatch(req.body, req);
         const byShard = new Map<number, Prepared[]>();
         for (let index = 0; index < events.length; index++) {
-          const prepared = prepare(events[index]!, index, shards);
+          const prepared = prepare(events[index]!, index, shards, req.traceparent);
           const list = byShard.get(prepared.shard);
           if (list) list.push(prepared);
           else byShard.set(prepared.shard, [prepared]);
         }
         const results: EnqueueResult[] = new Array<EnqueueResult>(events.length);
-        await Promise.all([...byShard].map(([shard, items]) => writeShard(shard, items, results)));
+        await Promise.all([...byShard].map(([shard, items]) => writeShard(shard, items, results, req.traceparent)));
 
         const failed: BatchAccepted["failed"] = [];
         const duplicates: number[] = [];
