@@ -23,8 +23,8 @@ describe.each([1, 0])("master failover under load, VERDICT_REPLICA_ACKS=%i (clus
     expect((await t.request("PUT", "/v1/tasks/fo", { name: "fo", condition: "never" })).status).toBe(201);
   }, 60_000);
   afterAll(async () => {
-    await t.stop();
-    await redis.stop();
+    await t?.stop();
+    await redis?.stop();
   }, 60_000);
 
   async function send(key: string, value: number): Promise<number | undefined> {

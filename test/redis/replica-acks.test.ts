@@ -22,9 +22,9 @@ describe.each(["standalone", "cluster"] as const)("replica acknowledgements (%s)
     expect((await t.request("POST", "/v1/outcomes", { key: "o", task_key: "acked" })).status).toBe(201);
   }, 60_000);
   afterAll(async () => {
-    for (const port of redis.replicas()) redis.resume(port);
-    await t.stop();
-    await redis.stop();
+    for (const port of redis?.replicas() ?? []) redis.resume(port);
+    await t?.stop();
+    await redis?.stop();
   });
 
   const stream = (): string => t.app.keys.stream(shardOf(t.accountId, "o", t.options.shards));

@@ -48,12 +48,25 @@ export async function startReplicatedRedis(kind: "standalone" | "cluster"): Prom
     const args = ["--port", String(port), "--bind", HOST, "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction", "--dbfilename", `${port}.rdb`, ...extra];
     servers.set(port, spawn("redis-server", args, { stdio: "ignore" }));
   };
+  const clusterArgs = (port: number, busPort: number): string[] => ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-port", String(busPort), "--cluster-node-timeout", "1000"];
+  // A port that was free when asked for can be taken before redis-server binds it (other suites start
+  // servers and connections in parallel), and a server that cannot bind exits: start it again elsewhere.
+  const startAnywhere = async (): Promise<number> => {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      start(port, kind === "cluster" ? clusterArgs(port, await freePort()) : []);
+      const server = servers.get(port)!;
+      const exited = (): boolean => server.exitCode !== null || server.signalCode !== null;
+      await until(() => exited() || cli(port, "PING").trim() === "PONG", `redis on ${port}`);
+      if (!exited()) return port;
+      servers.delete(port);
+      argsOf.delete(port);
+      if (attempt === 5) throw new Error(`redis-server could not start on a free port ${attempt} times`);
+    }
+  };
   const ports: number[] = [];
   const count = kind === "standalone" ? 2 : 6;
-  for (let i = 0; i < count; i++) ports.push(await freePort());
-  const clusterArgs = (port: number): string[] => ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-port", String(port + 100), "--cluster-node-timeout", "1000"];
-  for (const port of ports) start(port, kind === "cluster" ? clusterArgs(port) : []);
-  for (const port of ports) await until(() => cli(port, "PING").trim() === "PONG", `redis on ${port}`);
+  for (let i = 0; i < count; i++) ports.push(await startAnywhere());
 
   let replicasOf: (key: string) => number[];
   let masterOf: (key: string) => number;
