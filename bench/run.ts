@@ -6,7 +6,7 @@
 // of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
 //
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
-// BENCH_ONLY (comma-separated: ingest,serve,tracing,e2e,visible,storm,bullmq,memory,takeover,client) runs some scenarios only
+// BENCH_ONLY (comma-separated: ingest,serve,tracing,replicas,e2e,visible,storm,bullmq,memory,takeover,client) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went). BENCH_VISIBLE_RATE runs row 4 at
@@ -60,7 +60,7 @@ import {
 import type { ProbeResult } from "./probe.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "serve", "tracing", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "client"] as const;
+const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "client"] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -187,6 +187,8 @@ interface Results {
   batch: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
   /** Row 1b: single-event ingest with tracing on at 1% sampling and with tracing off, interleaved. */
   tracing?: { on: LoadResult; off: LoadResult; exportsReceived: number };
+  /** Row 1c: single and batch ingest on a Redis with one replica, VERDICT_REPLICA_ACKS=1 vs 0, interleaved. */
+  replicaAcks?: { single: { one: LoadResult; zero: LoadResult }; batch: { one: LoadResult; zero: LoadResult } };
   /** Rows 1a-3a: the default `serve` (role all: the supervisor and its children) beside the bare server. */
   serve?: {
     plan: string;
@@ -370,6 +372,41 @@ async function tracingCost(dir: string): Promise<void> {
     await redis.stop();
     sink.close();
     results.tracing = { off: medianRound(offRounds!), on: medianRound(onRounds!), exportsReceived };
+  });
+}
+
+/**
+ * Row 1c: what waiting for a replica costs. A redis-server with one replica (another redis-server, linked
+ * with REPLICAOF); two ingress processes on it, one with VERDICT_REPLICA_ACKS=1 (every enqueue call WAITs
+ * for the replica before answering), one with 0; single events, then batches, in interleaved rounds.
+ */
+async function replicaAcksCost(dir: string): Promise<void> {
+  await phase(`replica acks: single and batch ingest with VERDICT_REPLICA_ACKS=1 and 0 on a Redis with one replica, ${ROUNDS} interleaved rounds`, async () => {
+    const master = await startRedis(dir);
+    const replica = await startRedis(dir);
+    await replica.admin.replicaof("127.0.0.1", String(master.port));
+    await waitUntil(async () => ((await master.admin.info("replication")).includes("connected_slaves:1") ? 1 : 0), 1, 30_000, 50);
+    const { token } = await createAccount(master);
+    const zero = await spawnVerdict("ingress", verdictEnv(master, dir));
+    const one = await spawnVerdict("ingress", verdictEnv(master, dir, { VERDICT_REPLICA_ACKS: "1" }));
+    const servers = [
+      { name: "zero", port: zero.port },
+      { name: "one", port: one.port },
+    ] as const;
+    const timed = { token, expectStatus: 202, seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
+    const [zeroSingle, oneSingle] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
+      load(dir, { port, path: "/v1/events", bodies: singleBodies(), connections: SINGLE_CONNECTIONS, ...timed }),
+    );
+    const [zeroBatch, oneBatch] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
+      load(dir, { port, path: "/v1/events/batch", bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectBody: '"failed":[]', ...timed }),
+    );
+    await Promise.all([zero, one].map((p) => stopChild(p.child, "SIGTERM")));
+    await replica.stop();
+    await master.stop();
+    results.replicaAcks = {
+      single: { zero: medianRound(zeroSingle!), one: medianRound(oneSingle!) },
+      batch: { zero: medianRound(zeroBatch!), one: medianRound(oneBatch!) },
+    };
   });
 }
 
@@ -706,6 +743,18 @@ function table(): string {
     "cost < 5% (issue 19)",
     met(tracingRatio === undefined ? undefined : tracingRatio > 0.95),
   ]);
+  const acks = results.replicaAcks;
+  const acksCell = (pair: { one: LoadResult; zero: LoadResult }, perRequest: number): string =>
+    `acks 1: ${ingestCell(pair.one, perRequest)}; acks 0: ${ingestCell(pair.zero, perRequest)}; 1 / 0 ${(rate(pair.one) / rate(pair.zero)).toFixed(2)}x`;
+  rows.push([
+    `1c. Ingest as 1 and 2 (ingress role) on a Redis with one replica, VERDICT_REPLICA_ACKS=1 vs 0`,
+    acks ? `single: ${acksCell(acks.single, 1)}. Batch: ${acksCell(acks.batch, BATCH)}` : "not run",
+    "n/a",
+    "n/a",
+    acks ? `single ${(rate(acks.single.one) / rate(acks.single.zero)).toFixed(2)}x, batch ${(rate(acks.batch.one) / rate(acks.batch.zero)).toFixed(2)}x` : "n/a",
+    "reported (issue 18)",
+    "n/a",
+  ]);
   const serve = results.serve;
   const vsBare = (pair: { serve: LoadResult; bare: LoadResult }): number => rate(pair.serve) / rate(pair.bare);
   rows.push([
@@ -836,6 +885,7 @@ async function main(): Promise<void> {
     if (ONLY.has("ingest")) await ingest(dir);
     if (ONLY.has("serve")) await defaultServe(dir);
     if (ONLY.has("tracing")) await tracingCost(dir);
+    if (ONLY.has("replicas")) await replicaAcksCost(dir);
     if (ONLY.has("e2e") || ONLY.has("visible") || ONLY.has("storm")) await verdictWithOneWorker(dir);
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);
@@ -877,6 +927,9 @@ How each row is measured:
    load shows as CPU steal, reported above) from landing on one server only.
 2. As 1 with ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections; bare: JSON.parse and one pipelined XADD per event;
    BullMQ: one \`addBulk\` per batch. Latencies are per batch request.
+1c. A redis-server with one replica (a second redis-server after \`REPLICAOF\`); two ingress processes on it,
+   one with \`VERDICT_REPLICA_ACKS=1\` (each group-committed enqueue call then \`WAIT\`s for the replica before
+   answering), one with 0; single events as in 1, then batches as in 2, each in ${ROUNDS} interleaved rounds.
 1a-3a. What \`npm start\` runs: \`serve\` with role all and default settings (a supervisor forking ingress and
    worker children by core count), with its own redis-server, measured against the bare server in ${ROUNDS}
    interleaved rounds as in 1 and 2. Its workers consume what it accepts during its rounds; after each of
