@@ -1,0 +1,271 @@
+// Soak: steady mixed load for many minutes while worker processes are killed (SIGKILL) and replaced, to see
+// what grows and to prove nothing is lost. Not part of CI: `npm run soak -- --minutes 30`.
+//
+// Load: every 100 ms a batch carries the next event of every outcome in flight: new outcomes start, and
+// each outcome gets `step`, `step`, `step`, `done`, one per tick, in order. Half are Variant A (opened from a
+// task first), half Variant B (created by their first event, billed on confirmation). Both conditions are
+// `COUNT(step)>=3 AND done`: an outcome missing an event never confirms, so "no outcome still OPEN at the
+// end" is the loss check; then every confirmed outcome is listed (pages of 1,000) and must show exactly 3
+// steps and 1 done: the duplication check. Failed batch items are resent with the same idempotency keys
+// before the outcome moves on, as a client of the spec would.
+//
+// Every minute it prints each process's RSS and heap, Redis used_memory, the shard streams' total length,
+// the p99 of 202-to-visible (probes: one event, then GET until it shows), and the outcomes settled. It
+// fails if an outcome stays OPEN, a dead letter appears, or a process's memory grows without bound (the
+// last third of the run's samples above 1.5x, plus 64 MiB, the first third's highest).
+//
+// Flags: --minutes N (default 30); --rate OUTCOMES_PER_SECOND (default 250, i.e. 1,000 events/s in batches of
+// 100: half of what this load generator, an ingress and two workers sustain together on a 2-core machine
+// while another run shares it; without the archive each settled outcome keeps about 5 KB in Redis, so 30
+// minutes at 250/s need about 2 GiB of it); --kill-every SECONDS (default 120; the oldest worker is killed
+// and replaced, in the background while the load goes on).
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Accounts } from "../src/accounts/accounts.js";
+import { Keys } from "../src/redis/keys.js";
+import { DEFAULT_OPTIONS } from "../src/config/options.js";
+import { api, apiOk, killAll, metric, now, rssOf, runMain, sleep, spawnVerdict, startRedis, stopChild, type VerdictEnv, type VerdictProcess } from "./harness.js";
+
+const { values: flags } = parseArgs({
+  options: { minutes: { type: "string", default: "30" }, rate: { type: "string", default: "250" }, "kill-every": { type: "string", default: "120" } },
+});
+const MINUTES = Number(flags.minutes);
+const OUTCOMES_PER_SECOND = Number(flags.rate);
+const KILL_EVERY_MS = Number(flags["kill-every"]) * 1000;
+const TICK_MS = 100;
+const STAGES = ["step", "step", "step", "done"] as const;
+const KEY_PREFIX = "soak:";
+const TOKEN_SECRET = randomBytes(32).toString("base64url");
+const PROBES = 8;
+
+interface InFlight {
+  key: string;
+  variant: "A" | "B";
+  stage: number;
+}
+
+interface Sample {
+  minute: number;
+  memory: Record<string, { rss: number; heap: number }>;
+  redisBytes: number;
+  streamEntries: number;
+  visibleP50Ms: number | undefined;
+  visibleP99Ms: number | undefined;
+  settled: number;
+}
+
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+function quantile(values: number[], q: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "verdict-soak-"));
+  const redis = await startRedis(dir);
+  const keys = new Keys(KEY_PREFIX);
+  const { token } = await new Accounts(redis.admin, keys, TOKEN_SECRET).create("soak");
+  const env: VerdictEnv = { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "data") };
+  const ingress = await spawnVerdict("ingress", env);
+  const workers: VerdictProcess[] = [await spawnVerdict("worker", env), await spawnVerdict("worker", env)];
+  const port = ingress.port;
+  const condition = "COUNT(step)>=3 AND done";
+  await apiOk(port, token, "PUT", "/v1/tasks/soak", { name: "soak", condition });
+  await apiOk(port, token, "PUT", "/v1/tasks/probe", { name: "probe", condition: "never" });
+  await apiOk(port, token, "PUT", "/v1/agents/closer", { name: "closer", condition });
+  await apiOk(port, token, "PUT", "/v1/rate-cards/card", { currency: "USD", entries: [{ agent_key: "closer", unit_amount: 100 }] });
+  await apiOk(port, token, "PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
+  console.log(`soak: ${MINUTES} min, ${OUTCOMES_PER_SECOND} outcomes/s (${OUTCOMES_PER_SECOND * STAGES.length} events/s), a worker killed every ${KILL_EVERY_MS / 1000} s`);
+
+  const started = now();
+  const endsAt = started + MINUTES * 60_000;
+  let serial = 0;
+  let settled = 0;
+  let kills = 0;
+  let resent = 0;
+  let inFlight: InFlight[] = [];
+
+  /** One tick: open this tick's Variant A outcomes (unless the load is ending), then one batch with the next event of every outcome. */
+  async function tick(startNew = true): Promise<void> {
+    const fresh: InFlight[] = [];
+    for (let i = 0; startNew && i < (OUTCOMES_PER_SECOND * TICK_MS) / 1000; i++) {
+      const variant = serial % 2 === 0 ? "A" : "B";
+      fresh.push({ key: `soak-${serial++}`, variant, stage: 0 });
+    }
+    await Promise.all(
+      fresh
+        .filter((o) => o.variant === "A")
+        .map(async (o) => {
+          const since = now();
+          for (;;) {
+            const reply = await api(port, token, "POST", "/v1/outcomes", { key: o.key, task_key: "soak" }).catch(() => undefined);
+            if (reply?.status === 201 || reply?.status === 409) return;
+            if (now() - since > 60_000) throw new Error(`opening ${o.key}: ${reply?.status} ${JSON.stringify(reply?.body)}`);
+            await sleep(50);
+          }
+        }),
+    );
+    inFlight.push(...fresh);
+    const event = (o: InFlight): Record<string, unknown> => {
+      const action = STAGES[o.stage]!;
+      const idempotency = `${o.key}/${o.stage}`;
+      return o.variant === "A" ? { outcome_key: o.key, action, idempotency_key: idempotency } : { key: o.key, customer_key: "acme", action, idempotency_key: idempotency };
+    };
+    let pending = inFlight;
+    const since = now();
+    while (pending.length > 0) {
+      const reply = await api(port, token, "POST", "/v1/events/batch", { events: pending.map(event) }).catch(() => undefined);
+      if (now() - since > 60_000) throw new Error(`a batch not accepted for 60 s: ${reply?.status} ${JSON.stringify(reply?.body).slice(0, 300)}`);
+      if (reply?.status !== 202) {
+        await sleep(100);
+        continue;
+      }
+      const failed = new Set((reply.body as { failed: { index: number }[] }).failed.map((f) => f.index));
+      if (failed.size > 0) resent += failed.size;
+      pending = pending.filter((_, i) => failed.has(i));
+      if (pending.length > 0) await sleep(100);
+    }
+    for (const o of inFlight) o.stage++;
+    settled += inFlight.filter((o) => o.stage === STAGES.length).length;
+    inFlight = inFlight.filter((o) => o.stage < STAGES.length);
+  }
+
+  const latencies: number[] = [];
+  async function probe(i: number, n: number): Promise<void> {
+    const key = `probe-${i}`;
+    if (n === 0) await apiOk(port, token, "POST", "/v1/outcomes", { key, task_key: "probe" });
+    const sent = await api(port, token, "POST", "/v1/events", { outcome_key: key, action: "probe", idempotency_key: `${key}/${n}` });
+    if (sent.status !== 202) return;
+    const at = now();
+    while (now() - at < 60_000) {
+      const outcome = (await apiOk(port, token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> };
+      if ((outcome.observations.probe?.count ?? 0) > n) {
+        latencies.push(now() - at);
+        return;
+      }
+      await sleep(5);
+    }
+  }
+
+  const samples: Sample[] = [];
+  async function sample(minute: number): Promise<void> {
+    const memory: Sample["memory"] = {};
+    const processes: [string, VerdictProcess][] = [["ingress", ingress], ...workers.map((w, i): [string, VerdictProcess] => [`worker${i + 1}`, w])];
+    for (const [name, p] of processes) {
+      memory[name] = { rss: rssOf(p.child.pid!), heap: await metric(p.metricsPort, "verdict_nodejs_heap_size_used_bytes") };
+    }
+    const info = await redis.admin.info("memory");
+    const redisBytes = Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
+    let streamEntries = 0;
+    for (let shard = 0; shard < DEFAULT_OPTIONS.shards; shard++) streamEntries += await redis.admin.xlen(keys.stream(shard));
+    const minuteLatencies = latencies.splice(0);
+    const s: Sample = { minute, memory, redisBytes, streamEntries, visibleP50Ms: quantile(minuteLatencies, 0.5), visibleP99Ms: quantile(minuteLatencies, 0.99), settled };
+    samples.push(s);
+    const mem = Object.entries(memory)
+      .map(([name, m]) => `${name} rss ${mib(m.rss)} heap ${mib(m.heap)}`)
+      .join(", ");
+    console.log(
+      `min ${minute}: ${mem}; redis ${mib(redisBytes)}; stream entries ${streamEntries}; 202-to-visible p50 ${s.visibleP50Ms?.toFixed(0) ?? "n/a"} ms, p99 ${s.visibleP99Ms?.toFixed(0) ?? "n/a"} ms; settled ${settled}; kills ${kills} (replacement ready in ${readyMs.slice(-3).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(", ") || "n/a"}); items resent ${resent}`,
+    );
+  }
+
+  let nextKill = started + KILL_EVERY_MS;
+  let replacing: Promise<void> | undefined;
+  /** From spawning a replacement worker to its /readyz answering 200. */
+  const readyMs: number[] = [];
+  let nextSample = started + 60_000;
+  let probeRound = 0;
+  let nextProbe = started;
+  while (now() < endsAt) {
+    const tickStarted = now();
+    await tick();
+    if (now() >= nextProbe) {
+      const n = probeRound++;
+      void Promise.all(Array.from({ length: PROBES }, (_, i) => probe(i, n))).catch((error: unknown) => console.error("probe:", error));
+      nextProbe += 1000;
+    }
+    if (now() >= nextSample) {
+      await sample(Math.round((now() - started) / 60_000));
+      nextSample += 60_000;
+    }
+    if (now() >= nextKill && !replacing) {
+      // In the background: the load goes on while a worker dies and its replacement starts.
+      replacing = (async () => {
+        const victim = workers.shift()!;
+        await stopChild(victim.child, "SIGKILL");
+        kills++;
+        const spawnedAt = now();
+        workers.push(await spawnVerdict("worker", env));
+        readyMs.push(now() - spawnedAt);
+      })().finally(() => (replacing = undefined));
+      nextKill += KILL_EVERY_MS;
+    }
+    await sleep(Math.max(0, TICK_MS - (now() - tickStarted)));
+  }
+  await replacing;
+  // Finish the outcomes in flight, then let the workers drain.
+  console.log(`load ended after ${((now() - started) / 60_000).toFixed(1)} min; finishing ${inFlight.length} outcomes in flight and draining`);
+  while (inFlight.length > 0) await tick(false);
+  const drainStarted = now();
+  let open = 1;
+  while (now() - drainStarted < 120_000) {
+    const page = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&task_key=soak&limit=1")) as { outcomes: unknown[] };
+    const openB = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&agent_key=closer&limit=1")) as { outcomes: unknown[] };
+    open = page.outcomes.length + openB.outcomes.length;
+    if (open === 0) break;
+    await sleep(500);
+  }
+  const letters = (await apiOk(port, token, "GET", "/v1/dlq?limit=10")) as { dead_letters: unknown[] };
+  // Every settled outcome applied each of its events exactly once.
+  let confirmed = 0;
+  let miscounted: string | undefined;
+  for (const filter of ["task_key=soak", "agent_key=closer"]) {
+    let cursor: string | null = null;
+    do {
+      const page = (await apiOk(port, token, "GET", `/v1/outcomes?status=CONFIRMED&${filter}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)) as {
+        outcomes: { key: string; observations: Record<string, { count: number }> }[];
+        next_cursor: string | null;
+      };
+      for (const o of page.outcomes) {
+        confirmed++;
+        if (o.observations.step?.count !== 3 || o.observations.done?.count !== 1) miscounted ??= `${o.key}: ${JSON.stringify(o.observations)}`;
+      }
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+  }
+  await sample(Math.round((now() - started) / 60_000));
+
+  const failures: string[] = [];
+  if (open > 0) failures.push("outcomes still OPEN 2 minutes after the last event: an event was lost");
+  if (confirmed !== settled) failures.push(`${confirmed} outcomes CONFIRMED, ${settled} sent to completion`);
+  if (miscounted) failures.push(`an outcome applied an event twice: ${miscounted}`);
+  if (letters.dead_letters.length > 0) failures.push(`${letters.dead_letters.length}+ dead letters: ${JSON.stringify(letters.dead_letters[0])}`);
+  // Growth: only processes sampled throughout (the ingress; workers are replaced, so compare by slot).
+  const third = Math.max(1, Math.floor(samples.length / 3));
+  for (const name of Object.keys(samples[0]?.memory ?? {})) {
+    for (const field of ["rss", "heap"] as const) {
+      const early = Math.max(...samples.slice(0, third).map((s) => s.memory[name]?.[field] ?? 0));
+      const late = Math.max(...samples.slice(-third).map((s) => s.memory[name]?.[field] ?? 0));
+      if (late > early * 1.5 + 64 * 2 ** 20) failures.push(`${name} ${field} grew from ${mib(early)} to ${mib(late)}`);
+    }
+  }
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  if (first && last && last.settled > first.settled) {
+    console.log(`redis grew ${mib(last.redisBytes - first.redisBytes)} over ${last.settled - first.settled} settled outcomes: ${((last.redisBytes - first.redisBytes) / (last.settled - first.settled)).toFixed(0)} bytes each (settled outcomes stay in Redis unless archived)`);
+  }
+  console.log(`soak ${failures.length === 0 ? "passed" : "FAILED"}: ${settled} outcomes settled (${settled * STAGES.length} events), ${kills} worker kills, ${resent} batch items resent`);
+  for (const failure of failures) console.log(`- ${failure}`);
+  await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
+  await redis.stop();
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+  if (failures.length > 0) process.exitCode = 1;
+}
+
+runMain(main);
