@@ -15,10 +15,10 @@
 // last third of the run's samples above 1.5x, plus 64 MiB, the first third's highest).
 //
 // Flags: --minutes N (default 30); --rate OUTCOMES_PER_SECOND (default 250, i.e. 1,000 events/s in batches of
-// 100: half of what this load generator, an ingress and two workers sustain together on a 2-core machine
-// while another run shares it; without the archive each settled outcome keeps about 5 KB in Redis, so 30
-// minutes at 250/s need about 2 GiB of it); --kill-every SECONDS (default 120; the oldest worker is killed
-// and replaced, in the background while the load goes on).
+// 100, well under what one ingress and two workers commit here (rows 3 and 4 of `npm run bench`): what bounds
+// the rate is Redis memory, since without the archive each settled outcome keeps about 5 KB there, so 30
+// minutes at 250/s need about 2 GiB); --kill-every SECONDS (default 120; the oldest worker is killed and
+// replaced, in the background while the load goes on).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
