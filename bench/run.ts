@@ -16,7 +16,7 @@
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -100,6 +100,7 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? join(tmpdir(), "verdict-ben
 const profileArgs = (role: string): string[] => (PROFILE.has(role) ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${role}-${Date.now()}.cpuprofile`] : []);
 
 const RESULTS_FILE = fileURLToPath(new URL("../../bench/RESULTS.md", import.meta.url));
+const SOAK_HEADING = "## Soak run";
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -900,9 +901,16 @@ async function main(): Promise<void> {
   console.log(`\n${text}\n`);
   console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s; CPU steal ${(stealSeconds() - stealAtStart).toFixed(1)} s`);
   if (ONLY.size === ALL.length && VISIBLE_RATE === undefined && SERVE_CPUS === undefined) {
-    writeFileSync(RESULTS_FILE, resultsMarkdown(text, total));
+    writeFileSync(RESULTS_FILE, resultsMarkdown(text, total) + soakRecord());
     console.log(`written to bench/RESULTS.md`);
   }
+}
+
+/** The soak run recorded at the end of RESULTS.md (by hand, from `npm run soak`'s output): kept on a rewrite. */
+function soakRecord(): string {
+  const previous = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, "utf8") : "";
+  const at = previous.indexOf(`\n${SOAK_HEADING}`);
+  return at === -1 ? "" : previous.slice(at);
 }
 
 function resultsMarkdown(text: string, total: number): string {
