@@ -176,6 +176,9 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       });
       await worker.start();
       stoppers.push(() => worker.stop());
+      if (options.archiveUrl === undefined && options.redis.kind !== "embedded") {
+        logger.warn("VERDICT_ARCHIVE_URL is not set: charges live only in Redis (docs/archive.md)");
+      }
       if (options.archiveUrl !== undefined) {
         const sql = openArchive(options.archiveUrl);
         stoppers.push(() => sql.end({ timeout: 5 }));
