@@ -2,6 +2,8 @@
 import type { Registry } from "prom-client";
 import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
+import { migrate, openArchive } from "./archive/archive-db.js";
+import { ChargeArchiver } from "./archive/charge-archiver.js";
 import { resourceRoutes } from "./api/routes/index.js";
 import { guardedByLiveness } from "./api/unavailable.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
@@ -174,6 +176,19 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       });
       await worker.start();
       stoppers.push(() => worker.stop());
+      if (options.archiveUrl === undefined && options.redis.kind !== "embedded") {
+        logger.warn("VERDICT_ARCHIVE_URL is not set: charges live only in Redis (docs/archive.md)");
+      }
+      if (options.archiveUrl !== undefined) {
+        const sql = openArchive(options.archiveUrl);
+        stoppers.push(() => sql.end({ timeout: 5 }));
+        const applied = await migrate(sql);
+        if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
+        const archiver = new ChargeArchiver({ redis, keys, sql, shards: () => worker.ownedShards, logger, registry: metrics.registry });
+        archiver.start();
+        // Stopped before the worker (stoppers run last first): its last pass still has the worker's shards.
+        stoppers.push(() => archiver.stop());
+      }
       const monitor = new SettlementMonitor(worker);
       monitor.start();
       stoppers.push(() => monitor.stop());

@@ -11,7 +11,7 @@ import { packDeadLetter } from "../outcomes/dead-letter.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
-import type { ChargeRecord } from "../outcomes/charge.js";
+import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import { replicated } from "../redis/replica-acks.js";
 import type { Scripts } from "../redis/scripts.js";
@@ -55,6 +55,8 @@ export interface ShardActorDeps {
   /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
   replicaAcks: number;
   replicaAckTimeoutMs: number;
+  /** Queue each charge for the PostgreSQL archive too (an archive is configured). */
+  archiveCharges: boolean;
   logger: Logger;
   metrics: ActorMetrics;
   /** The business clock: time points are processed up to it. */
@@ -395,6 +397,11 @@ export class ShardActor {
 
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
     commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), Buffer.from(JSON.stringify(charge)));
+    // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect.
+    if (this.deps.archiveCharges) {
+      const queued: QueuedCharge = { account_id: record.accountId, charge };
+      commit.append(this.deps.keys.chargesToArchive(this.deps.shard), Buffer.from(JSON.stringify(queued)));
+    }
     this.deps.metrics.charges.inc();
   }
 

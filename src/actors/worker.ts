@@ -26,6 +26,8 @@ export interface WorkerOptions {
   readBatchSize: number;
   maxProcessingAttempts: number;
   scoreRefreshMs: number;
+  /** Queue charges for the PostgreSQL archive (an archive URL is configured). @default undefined */
+  archiveUrl?: string | undefined;
 }
 
 export interface WorkerDeps {
@@ -158,6 +160,7 @@ export class Worker {
       maxProcessingAttempts: options.maxProcessingAttempts,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
+      archiveCharges: options.archiveUrl !== undefined,
       logger,
       metrics: this.metrics,
       clock: this.deps.clock ?? Date.now,

@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { summary: string; load: Command }> = {
   token: { summary: "token show|rotate ACCOUNT_ID: print or replace an account's token", load: () => import("./token.js") },
   user: { summary: "user add ACCOUNT_ID EMAIL: a dashboard user (password on stdin)", load: () => import("./user.js") },
   condition: { summary: "check and try success conditions offline", load: () => import("./condition.js") },
+  migrate: { summary: "apply the archive's PostgreSQL migrations (VERDICT_ARCHIVE_URL)", load: () => import("./migrate.js") },
 };
 
 function usage(): string {

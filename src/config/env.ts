@@ -82,6 +82,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     workerProcesses: optionalInt(env, "VERDICT_WORKER_PROCESSES"),
     dashboardSignup: (env.VERDICT_DASHBOARD_SIGNUP || DEFAULT_OPTIONS.dashboardSignup) as VerdictOptions["dashboardSignup"],
     publicUrl: env.VERDICT_PUBLIC_URL || undefined,
+    archiveUrl: env.VERDICT_ARCHIVE_URL || undefined,
     ...overrides,
   });
 }

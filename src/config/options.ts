@@ -76,6 +76,11 @@ export interface VerdictOptions {
    * only from this origin and marks its cookie Secure when it is https. Unset: the request's own Host.
    */
   publicUrl: string | undefined;
+  /**
+   * PostgreSQL URL of the archive (postgres://user:password@host:5432/db): the system of record that charges
+   * are copied to within a second of their creation (docs/archive.md). Unset: charges live only in Redis.
+   */
+  archiveUrl: string | undefined;
 }
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
@@ -100,6 +105,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   workerProcesses: undefined,
   dashboardSignup: "open",
   publicUrl: undefined,
+  archiveUrl: undefined,
 });
 
 export class ConfigError extends Error {
@@ -134,6 +140,9 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
     problems.push("a cluster needs at least one node");
   }
   if (options.dashboardSignup !== "open" && options.dashboardSignup !== "closed") problems.push("dashboardSignup must be open or closed");
+  if (options.archiveUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.archiveUrl)) {
+    problems.push("archiveUrl must be a postgres:// or postgresql:// URL");
+  }
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
   }

@@ -15,6 +15,12 @@ export interface ChargeRecord {
   confirmed_at: string;
 }
 
+/** One entry of a shard's archive queue (keys.chargesToArchive): a charge and its account, as JSON. */
+export interface QueuedCharge {
+  account_id: string;
+  charge: ChargeRecord;
+}
+
 export function emptyTally(): AttributionTally {
   return { count: 0, first: 0, last: 0, min: 0, max: 0, sum: 0 };
 }

@@ -71,6 +71,14 @@ export class Keys {
     return `${this.shardTag(shard)}:charges:${accountId}`;
   }
 
+  /**
+   * Charges of the shard waiting to be copied to the PostgreSQL archive (a stream of `QueuedCharge` JSON),
+   * appended by the commit that makes each charge; only written while an archive is configured.
+   */
+  chargesToArchive(shard: number): string {
+    return `${this.shardTag(shard)}:charges-to-archive`;
+  }
+
   /** Billable events applied per customer of the account on this shard (hash customer -> count). */
   usage(shard: number, accountId: string): string {
     return `${this.shardTag(shard)}:usage:${accountId}`;

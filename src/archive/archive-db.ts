@@ -1,0 +1,36 @@
+// The archive's PostgreSQL: one connection pool per process and the schema's versioned migrations, applied
+// in order under an advisory lock so that processes starting together apply each one once.
+import { readdirSync, readFileSync } from "node:fs";
+import postgres from "postgres";
+
+export type ArchiveSql = postgres.Sql;
+
+const MIGRATIONS = new URL("./migrations/", import.meta.url);
+/** Any constant shared by every Verdict process: the advisory lock that serialises migrations. */
+const MIGRATION_LOCK = 0x5645524449435421n;
+
+export function openArchive(url: string): ArchiveSql {
+  // Notices (e.g. "relation already exists, skipping") are expected and not worth a log line each.
+  return postgres(url, { max: 4, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 });
+}
+
+/** Applies the migrations not yet applied; returns the versions it applied. */
+export async function migrate(sql: ArchiveSql): Promise<string[]> {
+  const files = readdirSync(MIGRATIONS)
+    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
+    .sort();
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
+    const done = new Set((await tx<{ version: string }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
+    const applied: string[] = [];
+    for (const file of files) {
+      const version = file.slice(0, -".sql".length);
+      if (done.has(version)) continue;
+      await tx.unsafe(readFileSync(new URL(file, MIGRATIONS), "utf8"));
+      await tx`INSERT INTO schema_migrations (version) VALUES (${version})`;
+      applied.push(version);
+    }
+    return applied;
+  });
+}
