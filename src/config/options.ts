@@ -76,7 +76,20 @@ export interface VerdictOptions {
    * only from this origin and marks its cookie Secure when it is https. Unset: the request's own Host.
    */
   publicUrl: string | undefined;
+  /**
+   * Delays between a webhook message's failed attempts and the next (ms, with jitter); a message failing
+   * one attempt more than there are delays is `failed`. @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+   */
+  webhookRetryScheduleMs: readonly number[];
+  /**
+   * Allow webhook URLs whose host resolves to a loopback, private, link-local or multicast address (tests,
+   * a private network). @default false
+   */
+  webhookAllowPrivateUrls: boolean;
 }
+
+/** Standard Webhooks' customary retry schedule. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
   role: "all",
@@ -100,6 +113,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   workerProcesses: undefined,
   dashboardSignup: "open",
   publicUrl: undefined,
+  webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+  webhookAllowPrivateUrls: false,
 });
 
 export class ConfigError extends Error {
@@ -136,6 +151,9 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (options.dashboardSignup !== "open" && options.dashboardSignup !== "closed") problems.push("dashboardSignup must be open or closed");
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
+  }
+  if (options.webhookRetryScheduleMs.length > 50 || options.webhookRetryScheduleMs.some((ms) => !Number.isInteger(ms) || ms < 0 || ms > 7 * 24 * 3600 * 1000)) {
+    problems.push("webhookRetryScheduleMs must be at most 50 delays, each from 0 to 7 days");
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;
