@@ -211,6 +211,21 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     expect(receiver.on("/gone")).toHaveLength(1);
   });
 
+  it("honours Retry-After on 429", async () => {
+    const hook = await endpoint("/busy", { event_types: ["outcome.confirmed"] });
+    let calls = 0;
+    const previous = receiver.respond;
+    receiver.respond = (request) => (request.path === "/busy" && ++calls === 1 ? { status: 429, headers: { "retry-after": "2" } } : previous(request));
+    const key = await outcome("done");
+    await send(key, "done");
+    const [message] = await settled(hook.id, 1);
+    const [first, second] = await attempts(hook.id, message!.id);
+    expect(first!.status_code).toBe(429);
+    expect(second!.status_code).toBe(200);
+    // The schedule says 150 ms; the receiver asked for 2 s, and the next attempt waited at least that.
+    expect(Date.parse(second!.timestamp) - Date.parse(first!.timestamp)).toBeGreaterThanOrEqual(1900);
+  });
+
   it("delivers everything once a receiver that was down comes back", async () => {
     const later = new Receiver();
     await later.start();
