@@ -44,6 +44,8 @@ const OUTBOX_PAGE = 100;
 /** Messages of one endpoint's queue (on one shard) looked at per round, and delivered at once at most. */
 const QUEUE_WINDOW = 200;
 const CONCURRENCY_PER_ENDPOINT = 8;
+/** Rounds one runner makes before it yields to the next tick (which starts a fresh one if work remains). */
+const MAX_ROUNDS_PER_RUN = 50;
 
 /** The delay before the attempt after `tries` failed ones, with ±10% jitter; undefined when none is left. */
 export function retryDelayMs(schedule: readonly number[], tries: number, random: () => number = Math.random): number | undefined {
@@ -171,14 +173,22 @@ export class WebhookDispatcher {
    * attempted (several outcomes at once); later messages about an outcome wait for the earlier one.
    */
   private async runEndpoint(shard: number, accountId: string, endpointId: string): Promise<void> {
+    // Round after round while there is work due, so a backlog drains without waiting for ticks.
+    for (let round = 0; round < MAX_ROUNDS_PER_RUN && !this.stopped && this.deps.owns(shard); round++) {
+      if ((await this.round(shard, accountId, endpointId)) === 0) return;
+    }
+  }
+
+  /** One round; returns how many attempts it made. */
+  private async round(shard: number, accountId: string, endpointId: string): Promise<number> {
     const endpoint = await this.endpoints.get(accountId, endpointId);
     if (!endpoint) {
       await this.messages.dropQueue(shard, accountId, endpointId);
-      return;
+      return 0;
     }
-    if (!endpoint.enabled) return;
+    if (!endpoint.enabled) return 0;
     const ids = await this.messages.queueHead(shard, accountId, endpointId, QUEUE_WINDOW);
-    const stored = await this.messages.messages(shard, accountId, endpointId, ids);
+    const stored = await this.messages.states(shard, accountId, endpointId, ids);
     const now = Date.now();
     const seen = new Set<string>();
     const due: StoredMessage[] = [];
@@ -192,19 +202,27 @@ export class WebhookDispatcher {
       seen.add(message.order);
       if (message.status === "pending" && message.nextAt <= now) due.push(message);
     }
+    // Bodies only for what goes out now: most of a long queue is waiting for a retry.
+    const bodies = await this.messages.bodies(shard, accountId, endpointId, due.map((message) => message.id));
+    due.forEach((message, i) => (message.body = bodies[i] ?? ""));
+    let delivered = false;
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < due.length && !this.stopped && this.deps.owns(shard)) {
         const message = due[next++]!;
-        const disabled = await this.attempt(shard, accountId, endpoint, message);
-        if (disabled) return;
+        const result = await this.attempt(shard, accountId, endpoint, message);
+        if (result === "delivered") delivered = true;
+        if (result === "disabled") return;
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY_PER_ENDPOINT, due.length) }, worker));
+    // An endpoint that took a message is not failing everything (once per round, not per message).
+    if (delivered) await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
+    return next;
   }
 
-  /** Delivers once and records it; true when the endpoint got disabled. */
-  private async attempt(shard: number, accountId: string, endpoint: WebhookEndpointRecord, message: StoredMessage): Promise<boolean> {
+  /** Delivers once and records it. */
+  private async attempt(shard: number, accountId: string, endpoint: WebhookEndpointRecord, message: StoredMessage): Promise<"delivered" | "failed" | "disabled"> {
     const { metrics, retryScheduleMs } = this.deps;
     const started = Date.now();
     const timestamp = Math.floor(started / 1000);
@@ -234,7 +252,6 @@ export class WebhookDispatcher {
     let disabled = false;
     if (ok) {
       metrics.deliveries.inc({ result: "success" });
-      await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
     } else {
       const tries = message.tries + 1;
       let delay = retryDelayMs(retryScheduleMs, tries);
@@ -259,7 +276,7 @@ export class WebhookDispatcher {
       status,
       nextAt,
     );
-    return disabled;
+    return ok ? "delivered" : disabled ? "disabled" : "failed";
   }
 
   /** Notes a failure; true when the endpoint has failed every attempt for FAILING_ENDPOINT_DISABLE_MS. */

@@ -1,7 +1,7 @@
 // One delivery attempt: a POST to the checked address (never a fresh DNS answer), no redirects followed,
 // a hard timeout, and only the first KiB of the answer kept.
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import type { CheckedTarget } from "./address-guard.js";
 
@@ -18,6 +18,15 @@ export interface AttemptResult {
 
 const RESPONSE_KEEP_BYTES = 1024;
 
+/**
+ * Connections are kept alive and reused per host and port: a new TCP (and TLS) handshake per message would
+ * cost more than the message. A reused connection goes to the address checked when it was opened.
+ */
+const AGENTS = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 }),
+};
+
 export function parseRetryAfter(value: string | undefined, now: number): number | null {
   if (value === undefined || value.trim() === "") return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
@@ -32,7 +41,8 @@ export function postWebhook(target: CheckedTarget, headers: Record<string, strin
     if ((options as { all?: boolean }).all) (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   };
-  const request = target.url.protocol === "https:" ? httpsRequest : httpRequest;
+  const secure = target.url.protocol === "https:";
+  const request = secure ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: Omit<AttemptResult, "durationMs">): void => {
@@ -45,7 +55,7 @@ export function postWebhook(target: CheckedTarget, headers: Record<string, strin
       method: "POST",
       lookup: pinned,
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-      agent: false,
+      agent: secure ? AGENTS.https : AGENTS.http,
     });
     const timer = setTimeout(() => {
       finish({ status: null, error: `timed out after ${timeoutMs} ms`, response: "", retryAfterSeconds: null });

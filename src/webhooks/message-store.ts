@@ -87,6 +87,8 @@ export function messageView(message: StoredMessage): MessageView {
   };
 }
 
+const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;
+
 type MessageScript = "fanout" | "record-attempt" | "resend";
 
 export interface FanOut {
@@ -151,6 +153,31 @@ export class WebhookMessageStore {
   async dropQueue(shard: number, accountId: string, endpointId: string): Promise<void> {
     await this.client.del(this.keys.webhookQueue(shard, accountId, endpointId));
     await this.client.srem(this.keys.webhookActive(shard), activeMember(accountId, endpointId));
+  }
+
+  /** The messages' state without their bodies (what a queue scan needs); body is "". */
+  async states(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.webhookMessage(shard, accountId, endpointId, id), ...STATE_FIELDS);
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, values]) => {
+      if (error) return undefined;
+      const hash: Record<string, string> = {};
+      (values as (string | null)[]).forEach((value, i) => {
+        if (value !== null) hash[STATE_FIELDS[i]!] = value;
+      });
+      return parseMessage(hash);
+    });
+  }
+
+  /** The bodies of messages, by id ("" for one gone meanwhile). */
+  async bodies(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hget(this.keys.webhookMessage(shard, accountId, endpointId, id), "body");
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, body]) => (error || typeof body !== "string" ? "" : body));
   }
 
   async messages(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
