@@ -171,6 +171,25 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     expect(verify(hook.secret!, receiver.on("/dead")[0]!)).toMatchObject({ type: "dead_letter.created" });
   });
 
+  it("notifies a Variant B charge with the charge as GET /v1/charges lists it, before its verdict", async () => {
+    const hook = await endpoint("/billing", { event_types: ["charge.created", "outcome.confirmed"] });
+    const agent = unique("agent");
+    const card = unique("card");
+    const customer = unique("cust");
+    expect((await t.request("PUT", `/v1/agents/${agent}`, { name: "Support agent", goal: "Resolve", condition: "done" })).status).toBe(201);
+    expect((await t.request("PUT", `/v1/rate-cards/${card}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: 1234 }] })).status).toBe(201);
+    expect((await t.request("PUT", `/v1/customers/${customer}`, { name: "Acme", rate_card_key: card })).status).toBe(201);
+    const key = unique("job");
+    expect((await t.request("POST", "/v1/events", { key, customer_key: customer, agent_key: agent, action: "done" })).status).toBe(202);
+    await settled(hook.id, 2);
+    const got = receiver.on("/billing").map((request) => verify(hook.secret!, request) as Message["payload"]);
+    // One outcome's messages go out in commit order: the charge is appended before the verdict's snapshot.
+    expect(got.map((payload) => payload.type)).toEqual(["charge.created", "outcome.confirmed"]);
+    const charges = (await t.request("GET", `/v1/charges?customer_key=${customer}`)).body as { charges: unknown[] };
+    expect(got[0]!.data).toEqual(charges.charges[0]);
+    expect(got[0]!.data).toMatchObject({ outcome_key: key, amount: 1234, currency: "EUR" });
+  });
+
   it("retries a 500 with the same webhook-id, lists every attempt, and resends on request", async () => {
     const hook = await endpoint("/flaky", { event_types: ["outcome.confirmed"] });
     let calls = 0;
