@@ -14,7 +14,7 @@ import { checkTarget } from "./address-guard.js";
 import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
 import { parseActiveMember, WebhookMessageStore, type MessageStatus, type StoredMessage } from "./message-store.js";
-import { renderNotification } from "./payload.js";
+import { renderNotification, type RenderedMessage } from "./payload.js";
 import { signatureHeader } from "./signing.js";
 import { WEBHOOK_USER_AGENT } from "./user-agent.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
@@ -139,8 +139,15 @@ export class WebhookDispatcher {
           await client.xdel(keys.webhookOutbox(shard), entryId);
           continue;
         }
-        const notification = unpackNotification(bytes);
-        const message = renderNotification(notification, shard, field("p")?.toString() ?? "");
+        let message: RenderedMessage;
+        try {
+          message = renderNotification(unpackNotification(bytes), shard, field("p")?.toString() ?? "");
+        } catch (error) {
+          // Not what a commit writes (something else wrote the stream): it must not block the outbox.
+          this.deps.logger.error({ err: error, shard, entry: entryId }, "webhook outbox entry is unreadable; deleted");
+          await client.xdel(keys.webhookOutbox(shard), entryId);
+          continue;
+        }
         let endpoints = endpointsOf.get(message.accountId);
         if (!endpoints) {
           endpoints = this.endpoints.all(message.accountId);
