@@ -9,7 +9,8 @@ const houseZones = [
   { target: "./src/condition", from: "./src", except: ["./condition"], message: "the condition language is pure: it imports nothing outside src/condition" },
   { target: "./src/scores", from: "./src", except: ["./scores"], message: "the score models are pure: they import nothing outside src/scores" },
   { target: "./src/ingress", from: ["./src/actors", "./src/outcomes", "./src/stores", "./src/api"], message: "the ingress only validates and enqueues: no actors, outcomes, stores or api" },
-  { target: "./src/actors", from: ["./src/ingress", "./src/api", "./src/stores"], message: "actors consume the streams: no ingress, api or read stores" },
+  { target: "./src/actors", from: ["./src/ingress", "./src/api", "./src/stores", "./src/webhooks"], message: "actors consume the streams: no ingress, api, read stores or webhook dispatch (they only write the outbox)" },
+  { target: "./src/webhooks", from: ["./src/actors", "./src/ingress", "./src/dashboard"], message: "webhook dispatch reads the outbox and records: never the actors, ingress or dashboard" },
   { target: "./src/dashboard", from: ["./src/actors"], message: "the dashboard reads through the api, stores and records: never the actors" },
   { target: "./src/outcomes", from: ["./src/stores", "./src/redis", "./src/actors", "./src/api", "./src/ingress"], message: "the outcome domain is pure: no Redis, stores or callers" },
 ];

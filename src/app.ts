@@ -26,6 +26,8 @@ import { claimShardCount } from "./streams/shard-count-guard.js";
 import { failingChecks, startHealthServer, type ReadinessCheck } from "./telemetry/health-server.js";
 import { createLogger, type Logger } from "./telemetry/logger.js";
 import { childrenByLabel, createMetrics, type Metrics } from "./telemetry/metrics.js";
+import { WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { createWebhookMetrics } from "./webhooks/webhook-metrics.js";
 
 /** What extra parts (routes, the worker) get from the running app. */
 export interface AppContext {
@@ -130,7 +132,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }), liveness);
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls }), liveness);
       const routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
@@ -189,6 +191,20 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         // Stopped before the worker (stoppers run last first): its last pass still has the worker's shards.
         stoppers.push(() => archiver.stop());
       }
+      // The shard owner dispatches the shard's webhooks: stopped before the worker gives its shards up.
+      const dispatcher = new WebhookDispatcher({
+        client: redis,
+        keys,
+        shards: options.shards,
+        records,
+        owns: (shard) => worker.owns(shard),
+        retryScheduleMs: options.webhookRetryScheduleMs,
+        allowPrivateUrls: options.webhookAllowPrivateUrls,
+        logger,
+        metrics: createWebhookMetrics(metrics.registry),
+      });
+      dispatcher.start();
+      stoppers.push(() => dispatcher.stop());
       const monitor = new SettlementMonitor(worker);
       monitor.start();
       stoppers.push(() => monitor.stop());

@@ -76,6 +76,15 @@ export class BatchCommit {
   }
 
   /**
+   * Writes a webhook notification to the shard's outbox in this commit, so a verdict, dead letter or charge
+   * and its notification exist together or not at all. The entry also records the stream id of the last
+   * `append` before it (the dead letter or charge it notifies of).
+   */
+  outbox(key: string, bytes: Buffer): void {
+    this.ops.push(["outbox", this.key(key), this.blob(bytes)]);
+  }
+
+  /**
    * Lets the idempotency hash of an outcome that does not exist expire after `ms`, unless the outcome's
    * snapshot exists when the commit runs: it may have been opened since the batch found it missing.
    */

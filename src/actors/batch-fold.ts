@@ -48,6 +48,8 @@ export interface ChangedOutcome {
   dueBefore?: number | null;
   /** Its scores as committed before the batch (the score indexes hold them); undefined when created. */
   scoresBefore?: Scores;
+  /** Whether it was OPEN before the batch (a created outcome was): a verdict now is the batch's. */
+  openBefore: boolean;
 }
 
 export type FoldResult =
@@ -107,7 +109,7 @@ export async function foldBatch({ entries, records, creator, attempts, writes, s
         }
         // The outcome's first change in this batch records its due time as committed (the index holds
         // it), taken before the event moves it; a created outcome has none yet.
-        const change = changed.get(ref) ?? (created ? { record, created } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores) });
+        const change = changed.get(ref) ?? (created ? { record, created, openBefore: true } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores), openBefore: record.status === "OPEN" });
         const wasOpen = record.status === "OPEN";
         const effect = applyEventToOutcome(record, event, entry.id);
         // Scored before it trains; a rejected event neither scores nor trains.

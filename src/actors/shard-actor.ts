@@ -8,6 +8,7 @@ import { dueAtOf } from "../outcomes/due-time.js";
 import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { scoresOf } from "../scores/score-state.js";
 import { packDeadLetter } from "../outcomes/dead-letter.js";
+import { packNotification } from "../outcomes/notification.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
@@ -371,7 +372,9 @@ export class ShardActor {
       },
       billable: (event, customerKey) => commit.count(keys.usage(shard, event.accountId), customerKey, 1),
       deadLetter: (letter) => {
-        commit.append(keys.deadLetters(shard, letter.event.accountId), packDeadLetter(letter));
+        const bytes = packDeadLetter(letter);
+        commit.append(keys.deadLetters(shard, letter.event.accountId), bytes);
+        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }));
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
       },
       orphan: (event) => commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
@@ -396,7 +399,9 @@ export class ShardActor {
   }
 
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
-    commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), Buffer.from(JSON.stringify(charge)));
+    const bytes = Buffer.from(JSON.stringify(charge));
+    commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), bytes);
+    commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), packNotification({ kind: "charge", accountId: record.accountId, bytes }));
     // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect.
     if (this.deps.archiveCharges) {
       const queued: QueuedCharge = { account_id: record.accountId, charge };
@@ -423,14 +428,17 @@ export class ShardActor {
       const { counts, sums } = delta.pairs();
       commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
     }
-    for (const [ref, { record, created, dueBefore, scoresBefore }] of changed) {
+    for (const [ref, { record, created, dueBefore, scoresBefore, openBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
+      const snapshot = packOutcome(record);
       if (created) {
-        commit.create(key, packOutcome(record), keys.idempotency(shard, record.accountId, record.key));
+        commit.create(key, snapshot, keys.idempotency(shard, record.accountId, record.key));
         commit.index(keys.outcomeIndex(shard, record.accountId), indexMember(record.createdAt, record.key));
       } else {
-        commit.set(key, packOutcome(record));
+        commit.set(key, snapshot);
       }
+      // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
+      if (openBefore && record.status !== "OPEN") commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }));
       // Most events leave the due time where it was (no deadline, or none that moved): no index write.
       const due = dueAtOf(record);
       if (due !== dueBefore) commit.due(ref, due);
@@ -511,7 +519,7 @@ export class ShardActor {
         const passed = passTime(record, until);
         if (passed.charge) this.charge(commit, record, passed.charge);
         if (record.status !== "OPEN") scoring.verdict(record);
-        changed.set(ref, { record, created: false, dueBefore, scoresBefore });
+        changed.set(ref, { record, created: false, dueBefore, scoresBefore, openBefore: true });
       }
       this.stage(commit, changed, scoring);
       const result = await this.execute(commit);

@@ -80,6 +80,11 @@ export class Worker {
     return [...this.actors.keys()].sort((a, b) => a - b);
   }
 
+  /** Whether this worker holds the shard's lease now: the shard's webhook outbox is then its to dispatch. */
+  owns(shard: number): boolean {
+    return this.actors.has(shard);
+  }
+
   async start(): Promise<void> {
     this.models.start();
     await this.rebalance();

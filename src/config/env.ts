@@ -53,6 +53,25 @@ function tokenSecret(env: Env, redis: RedisTarget, dataDir: string): string {
   return secret;
 }
 
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A comma-separated list of durations such as `5s,5m,30m,2h` (VERDICT_WEBHOOK_RETRY_SCHEDULE), in ms. */
+export function parseRetrySchedule(text: string): number[] {
+  if (text.trim() === "") return [];
+  return text.split(",").map((part) => {
+    const match = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(part);
+    if (!match?.[1] || !match[2]) throw new ConfigError(`VERDICT_WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,5m,30m,2h (got ${JSON.stringify(text)})`);
+    return Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 1);
+  });
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw !== "true" && raw !== "false") throw new ConfigError(`${name} must be true or false (got ${JSON.stringify(raw)})`);
+  return raw === "true";
+}
+
 export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}): VerdictOptions {
   const dataDir = resolve(env.VERDICT_DATA_DIR ?? ".verdict");
   const redis = redisTarget(env, dataDir);
@@ -83,6 +102,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     dashboardSignup: (env.VERDICT_DASHBOARD_SIGNUP || DEFAULT_OPTIONS.dashboardSignup) as VerdictOptions["dashboardSignup"],
     publicUrl: env.VERDICT_PUBLIC_URL || undefined,
     archiveUrl: env.VERDICT_ARCHIVE_URL || undefined,
+    webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
+    webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
     ...overrides,
   });
 }

@@ -81,7 +81,20 @@ export interface VerdictOptions {
    * are copied to within a second of their creation (docs/archive.md). Unset: charges live only in Redis.
    */
   archiveUrl: string | undefined;
+  /**
+   * Delays between a webhook message's failed attempts and the next (ms, with jitter); a message failing
+   * one attempt more than there are delays is `failed`. @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+   */
+  webhookRetryScheduleMs: readonly number[];
+  /**
+   * Allow webhook URLs whose host resolves to a loopback, private, link-local or multicast address (tests,
+   * a private network). @default false
+   */
+  webhookAllowPrivateUrls: boolean;
 }
+
+/** Standard Webhooks' customary retry schedule. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
   role: "all",
@@ -106,6 +119,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   dashboardSignup: "open",
   publicUrl: undefined,
   archiveUrl: undefined,
+  webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+  webhookAllowPrivateUrls: false,
 });
 
 export class ConfigError extends Error {
@@ -145,6 +160,9 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   }
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
+  }
+  if (options.webhookRetryScheduleMs.length > 50 || options.webhookRetryScheduleMs.some((ms) => !Number.isInteger(ms) || ms < 0 || ms > 7 * 24 * 3600 * 1000)) {
+    problems.push("webhookRetryScheduleMs must be at most 50 delays, each from 0 to 7 days");
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;

@@ -218,7 +218,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     });
     ex.abortable = true;
 
-    const wantsBody = method === "POST" || method === "PUT";
+    const wantsBody = method === "POST" || method === "PUT" || method === "PATCH";
     if (wantsBody && contentLength !== "" && Number(contentLength) > limit) {
       // Refuse before reading a byte. uWS skips a declared body it was not asked to read, so a body of
       // modest excess costs little to skip and keeps the connection; past that, closing is cheaper.

@@ -1,7 +1,7 @@
 // The route table every HTTP feature plugs into: a method, a path pattern and a handler per row.
 import { ApiError } from "../errors/api-error.js";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** What a handler sees: the authenticated account, decoded path parameters, the parsed JSON body. */
 export interface ApiRequest {

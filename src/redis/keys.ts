@@ -105,7 +105,50 @@ export class Keys {
     return `${this.shardTag(shard)}:ingest:${accountId}:${hour}`;
   }
 
+  /**
+   * The shard's webhook outbox (a stream): one entry per verdict, dead letter or charge, written by the
+   * commit that made it; the shard owner's dispatcher fans entries out to endpoints and deletes them.
+   */
+  webhookOutbox(shard: number): string {
+    return `${this.shardTag(shard)}:wh:outbox`;
+  }
+
+  /** Sequence of the shard's webhook messages (a counter): the queue order, which is commit order. */
+  webhookSequence(shard: number): string {
+    return `${this.shardTag(shard)}:wh:seq`;
+  }
+
+  /** Endpoints with undelivered messages on this shard (a set of "<account>\n<endpoint id>"). */
+  webhookActive(shard: number): string {
+    return `${this.shardTag(shard)}:wh:active`;
+  }
+
+  /** One endpoint's undelivered messages from this shard (sorted set message id by sequence). */
+  webhookQueue(shard: number, accountId: string, endpointId: string): string {
+    return `${this.shardTag(shard)}:wh:queue:${accountId}:${endpointId}`;
+  }
+
+  /** One endpoint's messages from this shard, for listing (sorted set message id by creation time). */
+  webhookMessages(shard: number, accountId: string, endpointId: string): string {
+    return `${this.shardTag(shard)}:wh:msgs:${accountId}:${endpointId}`;
+  }
+
+  /** One message to one endpoint (a hash: body, status, attempts, next attempt time); expires. */
+  webhookMessage(shard: number, accountId: string, endpointId: string, messageId: string): string {
+    return `${this.shardTag(shard)}:wh:msg:${accountId}:${endpointId}:${messageId}`;
+  }
+
+  /** The delivery attempts of one message to one endpoint (a list of JSON attempts); expires with it. */
+  webhookAttempts(shard: number, accountId: string, endpointId: string, messageId: string): string {
+    return `${this.shardTag(shard)}:wh:att:${accountId}:${endpointId}:${messageId}`;
+  }
+
   // ---- per account ----
+
+  /** Since when each of the account's webhook endpoints has failed every attempt (hash endpoint -> ms). */
+  webhookFailingSince(accountId: string): string {
+    return `${this.accountTag(accountId)}:wh:failing`;
+  }
 
   account(accountId: string): string {
     return `${this.accountTag(accountId)}:account`;

@@ -45,7 +45,8 @@ export function submittedEvent(record: DeadLetterRecord): SubmittedEvent {
   return submitted;
 }
 
-function present({ shard, entryId, record }: Located): DeadLetterView {
+/** A dead letter as `GET /v1/dlq` lists it (webhooks send the same). */
+export function presentDeadLetter({ shard, entryId, record }: Located): DeadLetterView {
   return {
     id: formatPosition({ shard, entryId }),
     code: record.code,
@@ -76,7 +77,7 @@ export class DeadLetterStore {
     if (cursor !== null && !after) return undefined;
     const page = await filteredPage(this.client, this.shards, (shard) => this.keys.deadLetters(shard, accountId), after, limit, (entry) => {
       const record = unpackDeadLetter(entry.payload);
-      return code !== undefined && record.code !== code ? undefined : present({ shard: entry.shard, entryId: entry.entryId, record });
+      return code !== undefined && record.code !== code ? undefined : presentDeadLetter({ shard: entry.shard, entryId: entry.entryId, record });
     }, {}, code === undefined ? limit + 1 : Math.max(limit + 1, FILTERED_PAGE));
     return { items: page.items, nextCursor: page.next ? encodeCursor(formatPosition(page.next)) : null };
   }

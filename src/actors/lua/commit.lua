@@ -19,6 +19,8 @@
           {"unindex", k, m}        ZREM KEYS[k] m                      (score indexes)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
+          {"outbox", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
+                                   (webhook outbox: the notification names the entry that caused it)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
@@ -43,6 +45,7 @@ for i, op in ipairs(ops) do
   end
 end
 
+local appended = ''
 for _, op in ipairs(ops) do
   local kind = op[1]
   if kind == 'set' or kind == 'create' then
@@ -63,7 +66,9 @@ for _, op in ipairs(ops) do
       redis.call('ZADD', KEYS[3], op[3], op[2])
     end
   elseif kind == 'append' then
-    redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
+    appended = redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
+  elseif kind == 'outbox' then
+    redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
   elseif kind == 'expire-orphan' then
     if redis.call('EXISTS', KEYS[op[3]]) == 0 then
       redis.call('PEXPIRE', KEYS[op[2]], op[4])

@@ -16,6 +16,7 @@ import { configurationRoutes } from "./configuration.js";
 import { deadLetterRoutes, type ReplayEnqueue } from "./dead-letters.js";
 import { outcomeRoutes } from "./outcomes.js";
 import { taskRoutes } from "./tasks.js";
+import { webhookRoutes } from "./webhooks.js";
 
 export interface ResourceRouteDeps {
   redis: RedisClient;
@@ -23,9 +24,11 @@ export interface ResourceRouteDeps {
   shards: number;
   enqueuer: ShardEnqueuer;
   clock: () => number;
+  /** Webhook URLs may resolve to private addresses (VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS). */
+  webhookAllowPrivateUrls: boolean;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys);
   const outcomes = new OutcomeStore(redis, keys, shards);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
@@ -43,5 +46,6 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock }: Resourc
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards)),
+    ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, clock }),
   ];
 }

@@ -1,0 +1,296 @@
+// The webhook dispatcher of a worker process: for every shard this worker owns (holds the lease of), it
+// fans the shard's outbox out to endpoints and delivers the shard's queued messages. A shard's owner is
+// the only dispatcher of its shard, so work is shared as shards are, and a worker killed with -9 leaves
+// its outbox and queues to the next owner (at-least-once: a message whose attempt was under way may go
+// out again with the same webhook-id). Each endpoint of each shard is delivered by its own runner: a slow
+// or dead receiver holds up only its own messages, and never a shard actor (which only wrote the outbox).
+import type { Logger } from "../telemetry/logger.js";
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { unpackNotification } from "../outcomes/notification.js";
+import type { RecordStore } from "../records/record-store.js";
+import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
+import { checkTarget } from "./address-guard.js";
+import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
+import { postWebhook, type AttemptResult } from "./http-delivery.js";
+import { parseActiveMember, WebhookMessageStore, type MessageStatus, type StoredMessage } from "./message-store.js";
+import { renderNotification, type RenderedMessage } from "./payload.js";
+import { signatureHeader } from "./signing.js";
+import { WEBHOOK_USER_AGENT } from "./user-agent.js";
+import type { WebhookMetrics } from "./webhook-metrics.js";
+
+export interface DispatcherDeps {
+  client: RedisClient;
+  keys: Keys;
+  shards: number;
+  records: RecordStore;
+  /** Whether this process holds the shard's lease now. */
+  owns(shard: number): boolean;
+  retryScheduleMs: readonly number[];
+  allowPrivateUrls: boolean;
+  logger: Logger;
+  metrics: WebhookMetrics;
+  /** How often owned shards are looked at. @default 100 */
+  pollMs?: number;
+}
+
+/** A receiver gets this long to answer (Standard Webhooks' customary 15 s). */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+/** An endpoint failing every attempt for this long is disabled. */
+export const FAILING_ENDPOINT_DISABLE_MS = 5 * 24 * 3600 * 1000;
+/** A Retry-After is honoured up to this long. */
+const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+const OUTBOX_PAGE = 100;
+/** Messages of one endpoint's queue (on one shard) looked at per round, and delivered at once at most. */
+const QUEUE_WINDOW = 200;
+const CONCURRENCY_PER_ENDPOINT = 8;
+/** Rounds one runner makes before it yields to the next tick (which starts a fresh one if work remains). */
+const MAX_ROUNDS_PER_RUN = 50;
+
+/** The delay before the attempt after `tries` failed ones, with ±10% jitter; undefined when none is left. */
+export function retryDelayMs(schedule: readonly number[], tries: number, random: () => number = Math.random): number | undefined {
+  const base = schedule[tries - 1];
+  if (base === undefined) return undefined;
+  return Math.round(base * (0.9 + 0.2 * random()));
+}
+
+export class WebhookDispatcher {
+  private readonly messages: WebhookMessageStore;
+  private readonly endpoints: WebhookEndpointStore;
+  private readonly fanningOut = new Set<number>();
+  private readonly scanning = new Set<number>();
+  /** Runners by "<shard>\n<account>\n<endpoint>". */
+  private readonly runners = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private gaugeTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.messages = new WebhookMessageStore(deps.client, deps.keys, deps.shards);
+    this.endpoints = new WebhookEndpointStore(deps.records);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), this.deps.pollMs ?? 100);
+    this.gaugeTimer = setInterval(() => void this.measureBacklog(), 5000);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    clearInterval(this.gaugeTimer);
+    await Promise.allSettled([...this.runners.values()]);
+  }
+
+  private tick(): void {
+    for (let shard = 0; shard < this.deps.shards; shard++) {
+      if (this.stopped || !this.deps.owns(shard)) continue;
+      if (!this.fanningOut.has(shard)) {
+        this.fanningOut.add(shard);
+        this.fanOut(shard)
+          .catch((error: unknown) => this.deps.logger.warn({ err: error, shard }, "webhook fan-out failed; retrying"))
+          .finally(() => this.fanningOut.delete(shard));
+      }
+      if (!this.scanning.has(shard)) {
+        this.scanning.add(shard);
+        this.startRunners(shard)
+          .catch((error: unknown) => this.deps.logger.warn({ err: error, shard }, "webhook queue scan failed; retrying"))
+          .finally(() => this.scanning.delete(shard));
+      }
+    }
+  }
+
+  private async measureBacklog(): Promise<void> {
+    const { client, keys, shards, metrics } = this.deps;
+    try {
+      let outbox = 0;
+      let pending = 0;
+      for (let shard = 0; shard < shards; shard++) {
+        if (!this.deps.owns(shard)) continue;
+        outbox += await client.xlen(keys.webhookOutbox(shard));
+        for (const member of await this.messages.active(shard)) {
+          const { accountId, endpointId } = parseActiveMember(member);
+          pending += await client.zcard(keys.webhookQueue(shard, accountId, endpointId));
+        }
+      }
+      metrics.outboxBacklog.set(outbox);
+      metrics.pendingMessages.set(pending);
+    } catch (error) {
+      this.deps.logger.debug({ err: error }, "webhook backlog not measured");
+    }
+  }
+
+  /** Turns the shard's outbox entries into messages, oldest first, until it is empty. */
+  private async fanOut(shard: number): Promise<void> {
+    const { client, keys } = this.deps;
+    for (;;) {
+      if (this.stopped || !this.deps.owns(shard)) return;
+      const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [Buffer, Buffer[]][];
+      if (entries.length === 0) return;
+      const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
+      for (const [rawId, fields] of entries) {
+        const entryId = rawId.toString();
+        const field = (name: string): Buffer | undefined => {
+          for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === name) return fields[i + 1];
+          return undefined;
+        };
+        const bytes = field("d");
+        if (!bytes) {
+          await client.xdel(keys.webhookOutbox(shard), entryId);
+          continue;
+        }
+        let message: RenderedMessage;
+        try {
+          message = renderNotification(unpackNotification(bytes), shard, field("p")?.toString() ?? "");
+        } catch (error) {
+          // Not what a commit writes (something else wrote the stream): it must not block the outbox.
+          this.deps.logger.error({ err: error, shard, entry: entryId }, "webhook outbox entry is unreadable; deleted");
+          await client.xdel(keys.webhookOutbox(shard), entryId);
+          continue;
+        }
+        let endpoints = endpointsOf.get(message.accountId);
+        if (!endpoints) {
+          endpoints = this.endpoints.all(message.accountId);
+          endpointsOf.set(message.accountId, endpoints);
+        }
+        const targets = (await endpoints).filter((endpoint) => wantsEvent(endpoint, message.type));
+        await this.messages.fanOut(
+          { shard, outboxEntryId: entryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) },
+          Date.now(),
+        );
+      }
+      if (entries.length < OUTBOX_PAGE) return;
+    }
+  }
+
+  private async startRunners(shard: number): Promise<void> {
+    for (const member of await this.messages.active(shard)) {
+      const id = `${shard}\n${member}`;
+      if (this.runners.has(id)) continue;
+      const { accountId, endpointId } = parseActiveMember(member);
+      const runner = this.runEndpoint(shard, accountId, endpointId)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, shard, endpoint: endpointId }, "webhook delivery round failed"))
+        .finally(() => this.runners.delete(id));
+      this.runners.set(id, runner);
+    }
+  }
+
+  /**
+   * One round of an endpoint's queue on a shard: the first pending message of each outcome, when due, is
+   * attempted (several outcomes at once); later messages about an outcome wait for the earlier one.
+   */
+  private async runEndpoint(shard: number, accountId: string, endpointId: string): Promise<void> {
+    // Round after round while there is work due, so a backlog drains without waiting for ticks.
+    for (let round = 0; round < MAX_ROUNDS_PER_RUN && !this.stopped && this.deps.owns(shard); round++) {
+      if ((await this.round(shard, accountId, endpointId)) === 0) return;
+    }
+  }
+
+  /** One round; returns how many attempts it made. */
+  private async round(shard: number, accountId: string, endpointId: string): Promise<number> {
+    const endpoint = await this.endpoints.get(accountId, endpointId);
+    if (!endpoint) {
+      await this.messages.dropQueue(shard, accountId, endpointId);
+      return 0;
+    }
+    if (!endpoint.enabled) return 0;
+    const ids = await this.messages.queueHead(shard, accountId, endpointId, QUEUE_WINDOW);
+    const stored = await this.messages.states(shard, accountId, endpointId, ids);
+    const now = Date.now();
+    const seen = new Set<string>();
+    const due: StoredMessage[] = [];
+    for (const [i, message] of stored.entries()) {
+      if (!message) {
+        // Expired while queued (retention): nothing left to send; the script takes it out of the queue.
+        await this.messages.recordAttempt(shard, accountId, endpointId, ids[i]!, { timestamp: new Date(now).toISOString(), status_code: null, error: "expired", duration_ms: 0, response: "" }, "failed", 0);
+        continue;
+      }
+      if (seen.has(message.order)) continue;
+      seen.add(message.order);
+      if (message.status === "pending" && message.nextAt <= now) due.push(message);
+    }
+    // Bodies only for what goes out now: most of a long queue is waiting for a retry.
+    const bodies = await this.messages.bodies(shard, accountId, endpointId, due.map((message) => message.id));
+    due.forEach((message, i) => (message.body = bodies[i] ?? ""));
+    let delivered = false;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < due.length && !this.stopped && this.deps.owns(shard)) {
+        const message = due[next++]!;
+        const result = await this.attempt(shard, accountId, endpoint, message);
+        if (result === "delivered") delivered = true;
+        if (result === "disabled") return;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY_PER_ENDPOINT, due.length) }, worker));
+    // An endpoint that took a message is not failing everything (once per round, not per message).
+    if (delivered) await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
+    return next;
+  }
+
+  /** Delivers once and records it. */
+  private async attempt(shard: number, accountId: string, endpoint: WebhookEndpointRecord, message: StoredMessage): Promise<"delivered" | "failed" | "disabled"> {
+    const { metrics, retryScheduleMs } = this.deps;
+    const started = Date.now();
+    const timestamp = Math.floor(started / 1000);
+    let result: AttemptResult;
+    try {
+      const target = await checkTarget(endpoint.url, this.deps.allowPrivateUrls);
+      result = await postWebhook(
+        target,
+        {
+          "content-type": "application/json",
+          "user-agent": WEBHOOK_USER_AGENT,
+          "webhook-id": message.id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signatureHeader(liveSecrets(endpoint, started), message.id, timestamp, message.body),
+        },
+        message.body,
+        DELIVERY_TIMEOUT_MS,
+      );
+    } catch (error) {
+      // Refused by the address guard or DNS: a failed attempt like any network error.
+      result = { status: null, error: error instanceof Error ? error.message : String(error), response: "", durationMs: Date.now() - started, retryAfterSeconds: null };
+    }
+    metrics.deliverySeconds.observe(result.durationMs / 1000);
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    let status: MessageStatus = "delivered";
+    let nextAt = 0;
+    let disabled = false;
+    if (ok) {
+      metrics.deliveries.inc({ result: "success" });
+    } else {
+      const tries = message.tries + 1;
+      let delay = retryDelayMs(retryScheduleMs, tries);
+      if (delay !== undefined && (result.status === 429 || result.status === 503) && result.retryAfterSeconds !== null) {
+        delay = Math.min(MAX_RETRY_AFTER_MS, result.retryAfterSeconds * 1000);
+      }
+      status = delay === undefined ? "failed" : "pending";
+      nextAt = delay === undefined ? 0 : Date.now() + delay;
+      metrics.deliveries.inc({ result: delay === undefined ? "failure" : "retry" });
+      disabled = result.status === 410 || (await this.failingTooLong(accountId, endpoint.id, started));
+      if (disabled) {
+        await this.endpoints.patch(accountId, endpoint.id, { enabled: false });
+        this.deps.logger.warn({ endpoint: endpoint.id, status: result.status }, "webhook endpoint disabled");
+      }
+    }
+    await this.messages.recordAttempt(
+      shard,
+      accountId,
+      endpoint.id,
+      message.id,
+      { timestamp: new Date(started).toISOString(), status_code: result.status, error: result.error, duration_ms: Math.round(result.durationMs), response: result.response },
+      status,
+      nextAt,
+    );
+    return ok ? "delivered" : disabled ? "disabled" : "failed";
+  }
+
+  /** Notes a failure; true when the endpoint has failed every attempt for FAILING_ENDPOINT_DISABLE_MS. */
+  private async failingTooLong(accountId: string, endpointId: string, now: number): Promise<boolean> {
+    const key = this.deps.keys.webhookFailingSince(accountId);
+    await this.deps.client.hsetnx(key, endpointId, String(now));
+    const since = Number(await this.deps.client.hget(key, endpointId));
+    return Number.isFinite(since) && now - since >= FAILING_ENDPOINT_DISABLE_MS;
+  }
+}

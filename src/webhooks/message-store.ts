@@ -1,0 +1,255 @@
+// Webhook messages in Redis, per shard (the shard of the outcome that caused them, so the shard's owner
+// delivers them and their keys share the outbox's slot): fan-out, attempts, resend, and the listings the
+// API merges over the shards. Every message and attempt list expires RETENTION_MS after its last change.
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { Scripts } from "../redis/scripts.js";
+
+/** How long messages and their attempts are kept after their last change (listing included). */
+export const WEBHOOK_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+export type MessageStatus = "pending" | "delivered" | "failed";
+
+/** A message as stored. */
+export interface StoredMessage {
+  id: string;
+  type: string;
+  /** Messages with the same order key (one outcome) go out in commit order. */
+  order: string;
+  body: string;
+  status: MessageStatus;
+  attempts: number;
+  /** Attempts since it was created or last resent: where it is in the retry schedule. */
+  tries: number;
+  nextAt: number;
+  createdAt: number;
+}
+
+/** One attempt, as `GET .../attempts` lists it. */
+export interface AttemptView {
+  timestamp: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response: string;
+}
+
+/** A message, as `GET .../messages` lists it. */
+export interface MessageView {
+  id: string;
+  event_type: string;
+  status: MessageStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  payload: unknown;
+}
+
+export function activeMember(accountId: string, endpointId: string): string {
+  return `${accountId}\n${endpointId}`;
+}
+
+export function parseActiveMember(member: string): { accountId: string; endpointId: string } {
+  const split = member.indexOf("\n");
+  return { accountId: member.slice(0, split), endpointId: member.slice(split + 1) };
+}
+
+function parseMessage(hash: Record<string, string>): StoredMessage | undefined {
+  if (hash.id === undefined) return undefined;
+  return {
+    id: hash.id,
+    type: hash.type ?? "",
+    order: hash.order ?? "",
+    body: hash.body ?? "",
+    status: (hash.status ?? "pending") as MessageStatus,
+    attempts: Number(hash.attempts ?? 0),
+    tries: Number(hash.tries ?? 0),
+    nextAt: Number(hash.next_at ?? 0),
+    createdAt: Number(hash.created_at ?? 0),
+  };
+}
+
+export function messageView(message: StoredMessage): MessageView {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(message.body);
+  } catch {
+    payload = message.body;
+  }
+  return {
+    id: message.id,
+    event_type: message.type,
+    status: message.status,
+    attempts: message.attempts,
+    next_attempt_at: message.status === "pending" ? new Date(message.nextAt).toISOString() : null,
+    created_at: new Date(message.createdAt).toISOString(),
+    payload,
+  };
+}
+
+const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;
+
+type MessageScript = "fanout" | "record-attempt" | "resend";
+
+export interface FanOut {
+  shard: number;
+  outboxEntryId: string;
+  messageId: string;
+  type: string;
+  order: string;
+  body: string;
+  accountId: string;
+  endpointIds: readonly string[];
+}
+
+export class WebhookMessageStore {
+  private readonly scripts: Scripts<MessageScript>;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+    private readonly shards: number,
+  ) {
+    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempt", "resend"]);
+  }
+
+  /** Creates the entry's messages (one per endpoint) and deletes the outbox entry, atomically. */
+  async fanOut(entry: FanOut, now: number): Promise<number> {
+    const { keys } = this;
+    const { shard, accountId } = entry;
+    const endpointKeys = entry.endpointIds.flatMap((endpointId) => [
+      keys.webhookQueue(shard, accountId, endpointId),
+      keys.webhookMessage(shard, accountId, endpointId, entry.messageId),
+      keys.webhookMessages(shard, accountId, endpointId),
+    ]);
+    const created = await this.scripts.run(
+      "fanout",
+      [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard), ...endpointKeys],
+      [entry.outboxEntryId, now, WEBHOOK_RETENTION_MS, entry.messageId, entry.type, entry.order, entry.body, ...entry.endpointIds.map((id) => activeMember(accountId, id))],
+    );
+    return Number(created);
+  }
+
+  async recordAttempt(shard: number, accountId: string, endpointId: string, messageId: string, attempt: AttemptView, status: MessageStatus, nextAt: number): Promise<void> {
+    const { keys } = this;
+    await this.scripts.run(
+      "record-attempt",
+      [keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId), keys.webhookQueue(shard, accountId, endpointId), keys.webhookActive(shard)],
+      [messageId, JSON.stringify(attempt), status, nextAt, WEBHOOK_RETENTION_MS, activeMember(accountId, endpointId)],
+    );
+  }
+
+  /** The first `limit` message ids of an endpoint's queue on a shard, in commit order. */
+  queueHead(shard: number, accountId: string, endpointId: string, limit: number): Promise<string[]> {
+    return this.client.zrange(this.keys.webhookQueue(shard, accountId, endpointId), "0", String(limit - 1));
+  }
+
+  /** Endpoints with undelivered messages on the shard. */
+  active(shard: number): Promise<string[]> {
+    return this.client.smembers(this.keys.webhookActive(shard));
+  }
+
+  /** Forgets the queue of an endpoint that no longer exists. */
+  async dropQueue(shard: number, accountId: string, endpointId: string): Promise<void> {
+    await this.client.del(this.keys.webhookQueue(shard, accountId, endpointId));
+    await this.client.srem(this.keys.webhookActive(shard), activeMember(accountId, endpointId));
+  }
+
+  /** The messages' state without their bodies (what a queue scan needs); body is "". */
+  async states(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.webhookMessage(shard, accountId, endpointId, id), ...STATE_FIELDS);
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, values]) => {
+      if (error) return undefined;
+      const hash: Record<string, string> = {};
+      (values as (string | null)[]).forEach((value, i) => {
+        if (value !== null) hash[STATE_FIELDS[i]!] = value;
+      });
+      return parseMessage(hash);
+    });
+  }
+
+  /** The bodies of messages, by id ("" for one gone meanwhile). */
+  async bodies(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hget(this.keys.webhookMessage(shard, accountId, endpointId, id), "body");
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, body]) => (error || typeof body !== "string" ? "" : body));
+  }
+
+  async messages(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.webhookMessage(shard, accountId, endpointId, id));
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, hash]) => (error ? undefined : parseMessage(hash as Record<string, string>)));
+  }
+
+  /** The shard holding the message, or undefined when no shard does. */
+  async locate(accountId: string, endpointId: string, messageId: string): Promise<number | undefined> {
+    const found = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.exists(this.keys.webhookMessage(shard, accountId, endpointId, messageId))));
+    const shard = found.findIndex((n) => n === 1);
+    return shard < 0 ? undefined : shard;
+  }
+
+  async get(accountId: string, endpointId: string, messageId: string): Promise<{ shard: number; message: StoredMessage } | undefined> {
+    const shard = await this.locate(accountId, endpointId, messageId);
+    if (shard === undefined) return undefined;
+    const [message] = await this.messages(shard, accountId, endpointId, [messageId]);
+    return message ? { shard, message } : undefined;
+  }
+
+  async attempts(shard: number, accountId: string, endpointId: string, messageId: string): Promise<AttemptView[]> {
+    const items = await this.client.lrange(this.keys.webhookAttempts(shard, accountId, endpointId, messageId), 0, -1);
+    return items.map((json) => JSON.parse(json) as AttemptView);
+  }
+
+  /** False when the message does not exist. */
+  async resend(shard: number, accountId: string, endpointId: string, messageId: string, now: number): Promise<boolean> {
+    const { keys } = this;
+    const done = await this.scripts.run(
+      "resend",
+      [keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookQueue(shard, accountId, endpointId), keys.webhookSequence(shard), keys.webhookActive(shard)],
+      [messageId, now, WEBHOOK_RETENTION_MS, activeMember(accountId, endpointId)],
+    );
+    return Number(done) === 1;
+  }
+
+  /**
+   * A page of an endpoint's messages, oldest first, merged over the shards. The cursor is the last
+   * message's "<created ms>:<id>"; undefined answers an invalid cursor.
+   */
+  async list(accountId: string, endpointId: string, limit: number, cursor: string | null): Promise<{ items: MessageView[]; nextCursor: string | null } | undefined> {
+    let after: { at: number; id: string } | undefined;
+    if (cursor !== null) {
+      const match = /^(\d{1,15}):(msg_[0-9a-f]{32})$/.exec(cursor);
+      if (!match?.[1] || !match[2]) return undefined;
+      after = { at: Number(match[1]), id: match[2] };
+    }
+    const from = after === undefined ? "-inf" : String(after.at);
+    const perShard = await Promise.all(
+      Array.from({ length: this.shards }, async (_, shard) => {
+        const flat = await this.client.zrangebyscore(this.keys.webhookMessages(shard, accountId, endpointId), from, "+inf", "WITHSCORES", "LIMIT", 0, limit + 100);
+        const rows: { shard: number; id: string; at: number }[] = [];
+        for (let i = 0; i < flat.length; i += 2) rows.push({ shard, id: flat[i]!, at: Number(flat[i + 1]) });
+        return rows;
+      }),
+    );
+    const rows = perShard
+      .flat()
+      .filter((row) => !after || row.at > after.at || (row.at === after.at && row.id > after.id))
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit + 1);
+    const page = rows.slice(0, limit);
+    const items: MessageView[] = [];
+    for (const row of page) {
+      const [message] = await this.messages(row.shard, accountId, endpointId, [row.id]);
+      if (message) items.push(messageView(message));
+    }
+    const last = page[page.length - 1];
+    return { items, nextCursor: rows.length > limit && last ? `${last.at}:${last.id}` : null };
+  }
+}
