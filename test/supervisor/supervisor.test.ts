@@ -76,7 +76,14 @@ describe("verdict serve with role all (standalone)", () => {
   }
 
   async function loggedValues(key: string): Promise<number[]> {
-    const reply = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000`);
+    // A 503 (Redis slow to answer its liveness PING on a loaded machine) is a transient answer: retried,
+    // as a client would.
+    const reply = await eventually(async () => {
+      const answer = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000`);
+      if (answer.status === 503) return undefined;
+      expect(answer.status).toBe(200);
+      return answer;
+    }, 20_000, `${key}'s event log`);
     return (reply.body as { events: { properties?: { value?: number } }[] }).events.map((e) => e.properties?.value ?? -1);
   }
 
