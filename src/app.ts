@@ -17,6 +17,8 @@ import { BatchRecordReader } from "./records/batch-record-reader.js";
 import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
 import { RedisLiveness } from "./redis/liveness.js";
+import { RedisMemorySampler } from "./redis/memory-sampler.js";
+import { observeScriptCalls, type ScriptCallObserver } from "./redis/scripts.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./redis/keys.js";
@@ -73,6 +75,22 @@ export interface VerdictApp {
 
 type Stopper = () => unknown;
 
+/** How often each process samples its Redis masters' memory: a few times per Prometheus scrape interval at most. */
+const REDIS_MEMORY_SAMPLE_MS = 10_000;
+
+/** Counts script calls by name; each name's child is resolved once (labels() hashes on every call). */
+function scriptCallCounter(metrics: Metrics): ScriptCallObserver {
+  const children = new Map<string, { inc(): void }>();
+  return (script) => {
+    let child = children.get(script);
+    if (child === undefined) {
+      child = metrics.redisScriptCalls.labels(script);
+      children.set(script, child);
+    }
+    child.inc();
+  };
+}
+
 export async function startVerdict(options: VerdictOptions, extras: VerdictExtras = {}): Promise<VerdictApp> {
   const logger = extras.logger ?? createLogger(options.logLevel, { role: options.role });
   const clock = extras.clock ?? Date.now;
@@ -97,6 +115,20 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     const keys = new Keys(options.keyPrefix);
     await claimShardCount(redis, keys, options.shards);
     const metrics = createMetrics();
+    const countScriptCall = scriptCallCounter(metrics);
+    observeScriptCalls(redis, countScriptCall);
+    const memorySampler = new RedisMemorySampler(
+      redis,
+      (samples) => {
+        for (const { node, usedBytes, maxBytes } of samples) {
+          metrics.redisUsedMemory.set({ node }, usedBytes);
+          metrics.redisMaxMemory.set({ node }, maxBytes);
+        }
+      },
+      REDIS_MEMORY_SAMPLE_MS,
+    );
+    memorySampler.start();
+    stoppers.push(() => memorySampler.stop());
     const readiness: ReadinessCheck[] = [
       { name: "redis reachable", check: async () => (await redis.ping()) === "PONG" },
     ];
@@ -112,6 +144,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         logger,
       );
       stoppers.push(() => enqueueRedis.disconnect());
+      observeScriptCalls(enqueueRedis, countScriptCall);
       const subscriber = openShardSubscriber(resolved.endpoint, "verdict-token-rotations", logger);
       stoppers.push(() => subscriber.disconnect());
       const verifier = await TokenVerifier.start({ redis, subscriber, keys, secret: options.tokenSecret, logger });

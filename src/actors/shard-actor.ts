@@ -370,6 +370,7 @@ export class ShardActor {
       billable: (event, customerKey) => commit.count(keys.usage(shard, event.accountId), customerKey, 1),
       deadLetter: (letter) => {
         commit.append(keys.deadLetters(shard, letter.event.accountId), packDeadLetter(letter));
+        commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
       },
       orphan: (event) => commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
@@ -418,11 +419,13 @@ export class ShardActor {
     }
     for (const [ref, { record, created, dueBefore, scoresBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
+      const snapshot = packOutcome(record);
+      this.deps.metrics.snapshotBytes.observe(snapshot.length);
       if (created) {
-        commit.create(key, packOutcome(record), keys.idempotency(shard, record.accountId, record.key));
+        commit.create(key, snapshot, keys.idempotency(shard, record.accountId, record.key));
         commit.index(keys.outcomeIndex(shard, record.accountId), indexMember(record.createdAt, record.key));
       } else {
-        commit.set(key, packOutcome(record));
+        commit.set(key, snapshot);
       }
       // Most events leave the due time where it was (no deadline, or none that moved): no index write.
       const due = dueAtOf(record);

@@ -16,6 +16,7 @@ import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
 import { ShardActor, type ActorScript } from "./shard-actor.js";
+import { readShardLag } from "./shard-lag.js";
 
 export interface WorkerOptions {
   shards: number;
@@ -47,6 +48,9 @@ export function replicaAckTimeoutMs(leaseTtlMs: number): number {
   return Math.max(50, Math.floor(leaseTtlMs / 4));
 }
 
+/** How often a worker measures its shards' lag and dead letters: cheap reads, a few per scrape interval. */
+export const SHARD_LAG_SAMPLE_MS = 5000;
+
 const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release"];
 
 export class Worker {
@@ -59,6 +63,8 @@ export class Worker {
   private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
   private timer: NodeJS.Timeout | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private lagSampling: Promise<void> = Promise.resolve();
   private rebalancing: Promise<void> = Promise.resolve();
   private stopped = false;
   /** True once this worker has joined the membership: what /readyz reports for a worker. */
@@ -89,6 +95,39 @@ export class Worker {
         this.deps.logger.warn({ err: error }, "rebalance failed; retrying on the next beat");
       });
     }, interval);
+    this.sampleLag();
+    this.lagTimer = setInterval(() => this.sampleLag(), SHARD_LAG_SAMPLE_MS);
+    this.lagTimer.unref();
+  }
+
+  /** Sets the lag and dead-letter gauges of every owned shard; a sample still running is not doubled. */
+  private sampleLag(): void {
+    this.lagSampling = this.lagSampling.then(async () => {
+      const { client, keys, logger } = this.deps;
+      await Promise.all(
+        this.ownedShards.map(async (shard) => {
+          try {
+            const lag = await readShardLag(client, keys, shard, Date.now());
+            // The shard may have moved while Redis answered: its new owner reports it now.
+            if (!this.actors.has(shard)) return;
+            const labels = { shard: String(shard) };
+            this.metrics.shardLagEntries.set(labels, lag.entries);
+            this.metrics.shardLagSeconds.set(labels, lag.oldestSeconds);
+            this.metrics.deadLetterQueueSize.set(labels, lag.deadLetters);
+          } catch (error) {
+            logger.debug({ err: error, shard }, "shard lag sample failed");
+          }
+        }),
+      );
+    });
+  }
+
+  /** A shard this worker no longer owns stops reporting here (its series would otherwise freeze). */
+  private forgetShardGauges(shard: number): void {
+    const labels = { shard: String(shard) };
+    this.metrics.shardLagEntries.remove(labels);
+    this.metrics.shardLagSeconds.remove(labels);
+    this.metrics.deadLetterQueueSize.remove(labels);
   }
 
   requestTick(): void {
@@ -98,7 +137,9 @@ export class Worker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.lagTimer);
     await this.rebalancing;
+    await this.lagSampling;
     await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
     await this.membership.leave();
     this.models.stop();
@@ -164,6 +205,7 @@ export class Worker {
       onLeaseLost: (lostShard) => this.lost(lostShard),
     });
     this.actors.set(shard, { actor, leaseValue });
+    this.metrics.leaseMoves.inc({ change: "acquired" });
     actor.start();
     logger.debug({ shard, lease: leaseValue }, "took shard");
   }
@@ -173,6 +215,8 @@ export class Worker {
     const owned = this.actors.get(shard);
     if (!owned) return;
     this.actors.delete(shard);
+    this.metrics.leaseMoves.inc({ change: "lost" });
+    this.forgetShardGauges(shard);
     this.deps.logger.warn({ shard }, "lost shard lease");
     void owned.actor.stop();
   }
@@ -181,6 +225,8 @@ export class Worker {
     const owned = this.actors.get(shard);
     if (!owned) return;
     this.actors.delete(shard);
+    this.metrics.leaseMoves.inc({ change: "released" });
+    this.forgetShardGauges(shard);
     await owned.actor.stop();
     await this.scripts.run("lease-release", [this.deps.keys.lease(shard), this.deps.keys.fence(shard)], [owned.leaseValue]);
     this.deps.logger.debug({ shard }, "released shard");

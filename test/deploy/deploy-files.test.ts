@@ -24,6 +24,7 @@ interface Panel {
 interface Dashboard {
   uid: string;
   panels: Panel[];
+  templating: { list: { type: string; name: string; query?: string }[] };
 }
 
 /** Every metric name the running service exposes, with its type, built the way src/app.ts builds it. */
@@ -123,16 +124,22 @@ describe("Grafana dashboard", () => {
     }
   });
 
-  it("uses the provisioned Prometheus data source, and Grafana loads it from where compose mounts it", () => {
-    const datasources = read("deploy/grafana/provisioning/datasources/prometheus.yml");
-    const uid = /^\s+uid:\s*(\S+)\s*$/m.exec(datasources)?.[1];
-    expect(uid).toBeDefined();
-    expect(datasources).toMatch(/^\s+url:\s*http:\/\/prometheus:9090\s*$/m);
+  it("imports anywhere: every query uses the dashboard's data-source variable, never a fixed uid", () => {
+    const variables = dashboard.templating.list;
+    const datasource = variables.find((v) => v.type === "datasource");
+    expect(datasource).toMatchObject({ name: "datasource", query: "prometheus" });
+    const reference = `\${${datasource!.name}}`;
     for (const panel of queryPanels) {
-      expect(panel.datasource?.uid, panel.title).toBe(uid);
-      for (const target of panel.targets ?? []) expect(target.datasource?.uid, panel.title).toBe(uid);
+      expect(panel.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
+      for (const target of panel.targets ?? []) expect(target.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
     }
-
+    // Any other uid in the file would be a data source that exists only on one Grafana.
+    const uids = [...JSON.stringify(dashboard.panels).matchAll(/"uid":"([^"]*)"/g)].map(([, uid]) => uid);
+    expect(new Set(uids)).toEqual(new Set([reference]));
+    // Grafana of docker-compose provisions a Prometheus data source for the variable to pick.
+    const datasources = read("deploy/grafana/provisioning/datasources/prometheus.yml");
+    expect(datasources).toMatch(/^\s+type:\s*prometheus\s*$/m);
+    expect(datasources).toMatch(/^\s+url:\s*http:\/\/prometheus:9090\s*$/m);
   });
 });
 
