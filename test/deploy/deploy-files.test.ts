@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createActorMetrics } from "../../src/actors/actor-metrics.js";
 import { DEFAULT_OPTIONS } from "../../src/config/options.js";
 import { createMetrics } from "../../src/telemetry/metrics.js";
+import { metricNames } from "../support/promql.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, ROOT), "utf8");
@@ -52,25 +53,6 @@ function defaultMetricNames(): Set<string> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "verdict_" });
   return new Set(registry.getMetricsAsArray().map((m) => m.name));
-}
-
-const PROMQL_KEYWORDS = new Set(["and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset", "inf", "nan", "atan2"]);
-
-/** The metric names a PromQL expression selects (function and aggregation names, labels and literals dropped). */
-function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/\$\{?\w+\}?/g, " ") // Grafana variables
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, " ") // string literals
-    .replace(/\{[^}]*\}/g, " ") // label matchers
-    .replace(/\[[^\]]*\]/g, " ") // ranges and subqueries
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ") // label lists
-    .replace(/\boffset\s+\S+/g, " ")
-    .replace(/(?<![\w:.])\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi, " "); // numbers
-  const names: string[] = [];
-  for (const [, name, call] of bare.matchAll(/([A-Za-z_:][\w:]*)(\s*\()?/g)) {
-    if (call === undefined && !PROMQL_KEYWORDS.has(name!.toLowerCase())) names.push(name!);
-  }
-  return names;
 }
 
 /** A series name the registry produces: a counter or gauge itself, or a histogram's _bucket/_sum/_count. */
