@@ -2,6 +2,7 @@
 import type { Registry } from "prom-client";
 import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
+import { openApiRoute } from "./api/openapi.js";
 import { resourceRoutes } from "./api/routes/index.js";
 import { guardedByLiveness } from "./api/unavailable.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
@@ -69,6 +70,8 @@ export interface VerdictApp {
   /** Names of the readiness checks that fail now; empty when ready. */
   failingChecks(): Promise<string[]>;
   keys: Keys;
+  /** The HTTP routes this app serves (empty for a worker). */
+  routes: readonly Pick<Route, "method" | "path">[];
   /** Stops everything this app started, newest first. */
   stop(): Promise<void>;
 }
@@ -135,6 +138,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     const context: AppContext = { options, redis, keys, logger, metrics, accounts: new Accounts(redis, keys, options.tokenSecret, options.replicaAcks), readiness };
 
     let port = 0;
+    let routes: Route[] = [];
     if (options.role === "all" || options.role === "ingress") {
       // Own connections: enqueue fails fast when Redis is down (no offline queue) and times out at its own
       // deadline (the command timeout); pub/sub needs its own.
@@ -162,7 +166,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
       const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock }), liveness);
-      const routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, ...(extras.extraRoutes?.(context) ?? [])];
+      routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
         accounts: context.accounts,
@@ -230,6 +234,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       registry: metrics.registry,
       failingChecks: failing,
       keys,
+      routes: routes.map(({ method, path }) => ({ method, path })),
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {
