@@ -1,10 +1,12 @@
 // The operational metrics of issue 19 on a live app: per-shard lag and dead-letter queue size (sampled by
 // each shard's owner), lease moves, snapshot sizes, script calls by name and each Redis master's memory;
 // and readShardLag itself against streams in known states.
+import { AggregatorRegistry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readShardLag } from "../../src/actors/shard-lag.js";
 import { CONSUMER_GROUP } from "../../src/actors/consumer-group.js";
 import { Keys } from "../../src/redis/keys.js";
+import { createMetrics } from "../../src/telemetry/metrics.js";
 import type { RedisClient } from "../../src/redis/client.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
@@ -136,5 +138,18 @@ describe.each(DEPLOYMENTS)("readShardLag (%s)", (deployment) => {
       await client.zadd(keys.deadLetterAccounts(2), "NX", 0, account);
     }
     expect((await readShardLag(client, keys, 2, Date.now())).deadLetters).toBe(5);
+  });
+});
+
+describe("Redis memory gauges under the supervisor", () => {
+  it("keep one value per node when children's metrics are aggregated, not their sum", async () => {
+    // Two children sampled the same node a moment apart (src/supervisor/supervisor.ts aggregates this way).
+    const children = [createMetrics(), createMetrics()];
+    children[0]!.redisUsedMemory.set({ node: "n:1" }, 1000);
+    children[1]!.redisUsedMemory.set({ node: "n:1" }, 1200);
+    for (const child of children) child.redisMaxMemory.set({ node: "n:1" }, 4000);
+    const text = await AggregatorRegistry.aggregate(await Promise.all(children.map((c) => c.registry.getMetricsAsJSON()))).metrics();
+    expect(text).toContain('verdict_redis_used_memory_bytes{node="n:1"} 1200');
+    expect(text).toContain('verdict_redis_maxmemory_bytes{node="n:1"} 4000');
   });
 });
