@@ -65,6 +65,7 @@ export class Worker {
   private timer: NodeJS.Timeout | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private lagSampling: Promise<void> = Promise.resolve();
+  private lagSampleRunning = false;
   private rebalancing: Promise<void> = Promise.resolve();
   private stopped = false;
   /** True once this worker has joined the membership: what /readyz reports for a worker. */
@@ -100,25 +101,30 @@ export class Worker {
     this.lagTimer.unref();
   }
 
-  /** Sets the lag and dead-letter gauges of every owned shard; a sample still running is not doubled. */
+  /**
+   * Sets the lag and dead-letter gauges of every owned shard. A tick that finds the last sample still
+   * running is skipped, so a slow Redis never builds a queue of samples.
+   */
   private sampleLag(): void {
-    this.lagSampling = this.lagSampling.then(async () => {
-      const { client, keys, logger } = this.deps;
-      await Promise.all(
-        this.ownedShards.map(async (shard) => {
-          try {
-            const lag = await readShardLag(client, keys, shard, Date.now());
-            // The shard may have moved while Redis answered: its new owner reports it now.
-            if (!this.actors.has(shard)) return;
-            const labels = { shard: String(shard) };
-            this.metrics.shardLagEntries.set(labels, lag.entries);
-            this.metrics.shardLagSeconds.set(labels, lag.oldestSeconds);
-            this.metrics.deadLetterQueueSize.set(labels, lag.deadLetters);
-          } catch (error) {
-            logger.debug({ err: error, shard }, "shard lag sample failed");
-          }
-        }),
-      );
+    if (this.lagSampleRunning) return;
+    this.lagSampleRunning = true;
+    const { client, keys, logger } = this.deps;
+    this.lagSampling = Promise.all(
+      this.ownedShards.map(async (shard) => {
+        try {
+          const lag = await readShardLag(client, keys, shard, Date.now());
+          // The shard may have moved while Redis answered: its new owner reports it now.
+          if (!this.actors.has(shard)) return;
+          const labels = { shard: String(shard) };
+          this.metrics.shardLagEntries.set(labels, lag.entries);
+          this.metrics.shardLagSeconds.set(labels, lag.oldestSeconds);
+          this.metrics.deadLetterQueueSize.set(labels, lag.deadLetters);
+        } catch (error) {
+          logger.debug({ err: error, shard }, "shard lag sample failed");
+        }
+      }),
+    ).then(() => {
+      this.lagSampleRunning = false;
     });
   }
 

@@ -52,8 +52,16 @@ export class RedisMemorySampler {
   ) {}
 
   start(): void {
+    let running = false;
+    // A tick that finds the last sample still running is skipped: a slow Redis never queues samples.
     const tick = (): void => {
-      this.sampling = sampleRedisMemory(this.client).then(this.record, () => undefined);
+      if (running) return;
+      running = true;
+      this.sampling = sampleRedisMemory(this.client)
+        .then(this.record, () => undefined)
+        .finally(() => {
+          running = false;
+        });
     };
     tick();
     this.timer = setInterval(tick, this.intervalMs);
