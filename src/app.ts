@@ -4,6 +4,7 @@ import { Accounts } from "./accounts/accounts.js";
 import { Worker } from "./actors/worker.js";
 import { migrate, openArchive } from "./archive/archive-db.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
+import { openApiRoute } from "./api/openapi.js";
 import { resourceRoutes } from "./api/routes/index.js";
 import { guardedByLiveness } from "./api/unavailable.js";
 import { TokenVerifier } from "./auth/token-verifier.js";
@@ -19,6 +20,8 @@ import { BatchRecordReader } from "./records/batch-record-reader.js";
 import { RecordStore } from "./records/record-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
 import { RedisLiveness } from "./redis/liveness.js";
+import { RedisMemorySampler } from "./redis/memory-sampler.js";
+import { observeScriptCalls, type ScriptCallObserver } from "./redis/scripts.js";
 import { openClient, openShardSubscriber, resolveRedis } from "./redis/connect.js";
 import { ShardEnqueuer } from "./streams/enqueue.js";
 import { Keys } from "./redis/keys.js";
@@ -71,11 +74,29 @@ export interface VerdictApp {
   /** Names of the readiness checks that fail now; empty when ready. */
   failingChecks(): Promise<string[]>;
   keys: Keys;
+  /** The HTTP routes this app serves (empty for a worker). */
+  routes: readonly Pick<Route, "method" | "path">[];
   /** Stops everything this app started, newest first. */
   stop(): Promise<void>;
 }
 
 type Stopper = () => unknown;
+
+/** How often each process samples its Redis masters' memory: a few times per Prometheus scrape interval at most. */
+const REDIS_MEMORY_SAMPLE_MS = 10_000;
+
+/** Counts script calls by name; each name's child is resolved once (labels() hashes on every call). */
+function scriptCallCounter(metrics: Metrics): ScriptCallObserver {
+  const children = new Map<string, { inc(): void }>();
+  return (script) => {
+    let child = children.get(script);
+    if (child === undefined) {
+      child = metrics.redisScriptCalls.labels(script);
+      children.set(script, child);
+    }
+    child.inc();
+  };
+}
 
 export async function startVerdict(options: VerdictOptions, extras: VerdictExtras = {}): Promise<VerdictApp> {
   const logger = extras.logger ?? createLogger(options.logLevel, { role: options.role });
@@ -101,12 +122,27 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     const keys = new Keys(options.keyPrefix);
     await claimShardCount(redis, keys, options.shards);
     const metrics = createMetrics();
+    const countScriptCall = scriptCallCounter(metrics);
+    observeScriptCalls(redis, countScriptCall);
+    const memorySampler = new RedisMemorySampler(
+      redis,
+      (samples) => {
+        for (const { node, usedBytes, maxBytes } of samples) {
+          metrics.redisUsedMemory.set({ node }, usedBytes);
+          metrics.redisMaxMemory.set({ node }, maxBytes);
+        }
+      },
+      REDIS_MEMORY_SAMPLE_MS,
+    );
+    memorySampler.start();
+    stoppers.push(() => memorySampler.stop());
     const readiness: ReadinessCheck[] = [
       { name: "redis reachable", check: async () => (await redis.ping()) === "PONG" },
     ];
     const context: AppContext = { options, redis, keys, logger, metrics, accounts: new Accounts(redis, keys, options.tokenSecret, options.replicaAcks), readiness };
 
     let port = 0;
+    let routes: Route[] = [];
     if (options.role === "all" || options.role === "ingress") {
       // Own connections: enqueue fails fast when Redis is down (no offline queue) and times out at its own
       // deadline (the command timeout); pub/sub needs its own.
@@ -116,6 +152,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         logger,
       );
       stoppers.push(() => enqueueRedis.disconnect());
+      observeScriptCalls(enqueueRedis, countScriptCall);
       const subscriber = openShardSubscriber(resolved.endpoint, "verdict-token-rotations", logger);
       stoppers.push(() => subscriber.disconnect());
       const verifier = await TokenVerifier.start({ redis, subscriber, keys, secret: options.tokenSecret, logger });
@@ -133,7 +170,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
       const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls }), liveness);
-      const routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, ...(extras.extraRoutes?.(context) ?? [])];
+      routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
         accounts: context.accounts,
@@ -228,6 +265,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       registry: metrics.registry,
       failingChecks: failing,
       keys,
+      routes: routes.map(({ method, path }) => ({ method, path })),
       stop: () => (stopping ??= stopAll()),
     };
   } catch (error) {

@@ -13,6 +13,16 @@ export interface ActorMetrics {
   eventLagSeconds: Histogram;
   ownedShards: Gauge;
   hotOutcomes: Gauge;
+  /** Shard leases this worker took (`acquired`), gave back (`released`) or found taken or expired (`lost`). */
+  leaseMoves: Counter<"change">;
+  /** Size of each outcome snapshot a commit writes (msgpack bytes). */
+  snapshotBytes: Histogram;
+  /** Per owned shard, sampled on a timer: stream entries not yet committed (undelivered plus pending). */
+  shardLagEntries: Gauge<"shard">;
+  /** Per owned shard, sampled on a timer: age of the oldest entry not yet committed (0 when none). */
+  shardLagSeconds: Gauge<"shard">;
+  /** Per owned shard, sampled on a timer: dead letters waiting in the shard, over every account. */
+  deadLetterQueueSize: Gauge<"shard">;
   /** Records a score each time a commit changes it (to a number: nulls, before a cohort's warm-up, are not observed). */
   observeScore(name: keyof Scores, value: number): void;
 }
@@ -51,6 +61,36 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
     }),
     ownedShards: new Gauge({ name: "verdict_owned_shards", help: "Shards whose lease this worker holds", registers }),
     hotOutcomes: new Gauge({ name: "verdict_hot_outcomes", help: "Outcomes held in memory by this worker", registers }),
+    leaseMoves: new Counter({
+      name: "verdict_lease_moves_total",
+      help: "Shard leases this worker acquired, released, or lost (taken or expired), by change",
+      labelNames: ["change"],
+      registers,
+    }),
+    snapshotBytes: new Histogram({
+      name: "verdict_snapshot_bytes",
+      help: "Size of each outcome snapshot written by a commit (msgpack bytes)",
+      buckets: [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144],
+      registers,
+    }),
+    shardLagEntries: new Gauge({
+      name: "verdict_shard_lag_entries",
+      help: "Stream entries of an owned shard not yet committed (undelivered plus pending), sampled on a timer",
+      labelNames: ["shard"],
+      registers,
+    }),
+    shardLagSeconds: new Gauge({
+      name: "verdict_shard_lag_seconds",
+      help: "Age of the oldest stream entry of an owned shard not yet committed (0 when none), sampled on a timer",
+      labelNames: ["shard"],
+      registers,
+    }),
+    deadLetterQueueSize: new Gauge({
+      name: "verdict_dead_letter_queue_size",
+      help: "Dead letters waiting in an owned shard, over every account, sampled on a timer",
+      labelNames: ["shard"],
+      registers,
+    }),
     observeScore(name, value) {
       byScore[name].observe(value);
     },

@@ -374,6 +374,7 @@ export class ShardActor {
       deadLetter: (letter) => {
         const bytes = packDeadLetter(letter);
         commit.append(keys.deadLetters(shard, letter.event.accountId), bytes);
+        commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
         commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }));
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
       },
@@ -431,6 +432,7 @@ export class ShardActor {
     for (const [ref, { record, created, dueBefore, scoresBefore, openBefore }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       const snapshot = packOutcome(record);
+      this.deps.metrics.snapshotBytes.observe(snapshot.length);
       if (created) {
         commit.create(key, snapshot, keys.idempotency(shard, record.accountId, record.key));
         commit.index(keys.outcomeIndex(shard, record.accountId), indexMember(record.createdAt, record.key));

@@ -16,6 +16,7 @@ import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
 import { ShardActor, type ActorScript } from "./shard-actor.js";
+import { readShardLag } from "./shard-lag.js";
 
 export interface WorkerOptions {
   shards: number;
@@ -49,6 +50,9 @@ export function replicaAckTimeoutMs(leaseTtlMs: number): number {
   return Math.max(50, Math.floor(leaseTtlMs / 4));
 }
 
+/** How often a worker measures its shards' lag and dead letters: cheap reads, a few per scrape interval. */
+export const SHARD_LAG_SAMPLE_MS = 5000;
+
 const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release"];
 
 export class Worker {
@@ -61,6 +65,9 @@ export class Worker {
   private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
   private timer: NodeJS.Timeout | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
+  private lagSampling: Promise<void> = Promise.resolve();
+  private lagSampleRunning = false;
   private rebalancing: Promise<void> = Promise.resolve();
   private stopped = false;
   /** True once this worker has joined the membership: what /readyz reports for a worker. */
@@ -96,6 +103,44 @@ export class Worker {
         this.deps.logger.warn({ err: error }, "rebalance failed; retrying on the next beat");
       });
     }, interval);
+    this.sampleLag();
+    this.lagTimer = setInterval(() => this.sampleLag(), SHARD_LAG_SAMPLE_MS);
+    this.lagTimer.unref();
+  }
+
+  /**
+   * Sets the lag and dead-letter gauges of every owned shard. A tick that finds the last sample still
+   * running is skipped, so a slow Redis never builds a queue of samples.
+   */
+  private sampleLag(): void {
+    if (this.lagSampleRunning) return;
+    this.lagSampleRunning = true;
+    const { client, keys, logger } = this.deps;
+    this.lagSampling = Promise.all(
+      this.ownedShards.map(async (shard) => {
+        try {
+          const lag = await readShardLag(client, keys, shard, Date.now());
+          // The shard may have moved while Redis answered: its new owner reports it now.
+          if (!this.actors.has(shard)) return;
+          const labels = { shard: String(shard) };
+          this.metrics.shardLagEntries.set(labels, lag.entries);
+          this.metrics.shardLagSeconds.set(labels, lag.oldestSeconds);
+          this.metrics.deadLetterQueueSize.set(labels, lag.deadLetters);
+        } catch (error) {
+          logger.debug({ err: error, shard }, "shard lag sample failed");
+        }
+      }),
+    ).then(() => {
+      this.lagSampleRunning = false;
+    });
+  }
+
+  /** A shard this worker no longer owns stops reporting here (its series would otherwise freeze). */
+  private forgetShardGauges(shard: number): void {
+    const labels = { shard: String(shard) };
+    this.metrics.shardLagEntries.remove(labels);
+    this.metrics.shardLagSeconds.remove(labels);
+    this.metrics.deadLetterQueueSize.remove(labels);
   }
 
   requestTick(): void {
@@ -105,7 +150,9 @@ export class Worker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.lagTimer);
     await this.rebalancing;
+    await this.lagSampling;
     await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
     await this.membership.leave();
     this.models.stop();
@@ -172,6 +219,7 @@ export class Worker {
       onLeaseLost: (lostShard) => this.lost(lostShard),
     });
     this.actors.set(shard, { actor, leaseValue });
+    this.metrics.leaseMoves.inc({ change: "acquired" });
     actor.start();
     logger.debug({ shard, lease: leaseValue }, "took shard");
   }
@@ -181,6 +229,8 @@ export class Worker {
     const owned = this.actors.get(shard);
     if (!owned) return;
     this.actors.delete(shard);
+    this.metrics.leaseMoves.inc({ change: "lost" });
+    this.forgetShardGauges(shard);
     this.deps.logger.warn({ shard }, "lost shard lease");
     void owned.actor.stop();
   }
@@ -189,6 +239,8 @@ export class Worker {
     const owned = this.actors.get(shard);
     if (!owned) return;
     this.actors.delete(shard);
+    this.metrics.leaseMoves.inc({ change: "released" });
+    this.forgetShardGauges(shard);
     await owned.actor.stop();
     await this.scripts.run("lease-release", [this.deps.keys.lease(shard), this.deps.keys.fence(shard)], [owned.leaseValue]);
     this.deps.logger.debug({ shard }, "released shard");

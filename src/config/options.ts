@@ -31,7 +31,7 @@ export interface VerdictOptions {
    * Number of shards; fixed for the life of a deployment. It caps the worker processes that share the work
    * (one owner per shard) and sets how far the ingress's group commit reaches: the requests of one
    * event-loop turn share a script call only when they land on the same shard, so fewer shards means fewer
-   * calls per request (README, Performance: 16 shards gave 17% more single-event requests/s than 64).
+   * calls per request (docs/performance.md: 16 shards gave 17% more single-event requests/s than 64).
    * @default 16
    */
   shards: number;
@@ -54,7 +54,7 @@ export interface VerdictOptions {
   /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
   maxProcessingAttempts: number;
   /**
-   * How often a worker re-reads the merged model of each cohort it scores (README, Scores): the lag before
+   * How often a worker re-reads the merged model of each cohort it scores (docs/api.md, Scores): the lag before
    * what one shard learns reaches the scores of the others. @default 2000
    */
   scoreRefreshMs: number;

@@ -1,6 +1,6 @@
 // Whether a token secret looks like generated key material: long enough, and not a short pattern repeated.
 // A secret cannot be proven random; this refuses the obvious (`aaaaaaaaaaaaaaaa`, `abcd` repeated, a
-// word), and the README says how to generate one that passes with a wide margin.
+// word), and docs/configuration.md says how to generate one that passes with a wide margin.
 
 export const MIN_SECRET_BYTES = 32;
 /** Estimated bits a secret must exceed: 32 random bytes as hex or base64 estimate at 190 or more. */

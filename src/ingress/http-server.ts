@@ -198,7 +198,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     ex.route = route.path;
 
     let account: string | Promise<string> = "";
-    if (path.startsWith("/v1/")) {
+    if (path.startsWith("/v1/") && route.anonymous !== true) {
       try {
         account = deps.authenticate(req.getHeader("authorization"));
       } catch (error) {

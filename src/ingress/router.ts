@@ -32,6 +32,8 @@ export interface Route {
   path: string;
   /** Largest accepted body in bytes (413 past it). @default DEFAULT_MAX_BODY_BYTES */
   maxBodyBytes?: number;
+  /** Served without a token even under /v1 (the API's own description). @default false */
+  anonymous?: boolean;
   /** Throws ApiError for answers in the spec's error shape. */
   handler(req: ApiRequest): Promise<ApiResponse>;
 }

@@ -66,6 +66,14 @@ export class Keys {
     return `${this.shardTag(shard)}:dlq:${accountId}`;
   }
 
+  /**
+   * Accounts that have had dead letters on this shard (sorted set, all score 0), written by the commit that
+   * dead-letters: how a worker finds the shard's dead-letter streams to measure the queue without a scan.
+   */
+  deadLetterAccounts(shard: number): string {
+    return `${this.shardTag(shard)}:dlq-accounts`;
+  }
+
   /** The account's charges on this shard (a stream, one entry per confirmed Variant B outcome). */
   charges(shard: number, accountId: string): string {
     return `${this.shardTag(shard)}:charges:${accountId}`;

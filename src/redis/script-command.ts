@@ -1,7 +1,7 @@
 // One EVALSHA as an ioredis Command that encodes itself in one pass. ioredis's own script path (defineCommand)
 // spreads the arguments three times, wraps the promise twice and encodes a call with a Buffer argument
 // through a list of pieces it measures twice. Script calls are the ingress's main cost per single-event
-// request (a group-commit call carried 2.2 requests on average at 16 shards, README: Performance) and carry
+// request (a group-commit call carried 2.2 requests on average at 16 shards, docs/performance.md) and carry
 // every worker commit; measured with 16 corked calls per turn, a call costs 5.8 µs of CPU this way against
 // 7.3 µs through defineCommand.
 import { Command } from "ioredis";

@@ -15,6 +15,17 @@ export function readLua(folder: URL, name: string): string {
   return source.replace(INCLUDE, (_line, include: string) => readLua(new URL("includes/", folder), include));
 }
 
+/** Told of each script call made on a client, by script name (the app counts them as Redis round trips). */
+export type ScriptCallObserver = (script: string) => void;
+
+// Per client, not per process: tests run several apps in one process, each with its own clients and metrics.
+const observers = new WeakMap<RedisClient, ScriptCallObserver>();
+
+/** Reports every script call made through `Scripts` on `client` (any set, created before or after). */
+export function observeScriptCalls(client: RedisClient, observer: ScriptCallObserver): void {
+  observers.set(client, observer);
+}
+
 /** A set of scripts of one client; keys always passed explicitly, never built in Lua. */
 export class Scripts<Name extends string> {
   private readonly scripts = new Map<Name, LoadedScript>();
@@ -32,11 +43,13 @@ export class Scripts<Name extends string> {
 
   /** Runs a script; replies come back as strings. */
   run(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    observers.get(this.client)?.(name);
     return runScript(this.client, this.script(name), keys, args, "utf8");
   }
 
   /** Runs a script; bulk replies come back as Buffers (for msgpack payloads). */
   runBuffer(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    observers.get(this.client)?.(name);
     return runScript(this.client, this.script(name), keys, args, null);
   }
 

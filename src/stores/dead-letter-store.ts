@@ -101,5 +101,7 @@ export class DeadLetterStore {
   /** Puts back a letter whose replay could not be enqueued (under a new id: it was set aside again). */
   async restore(accountId: string, letter: Located): Promise<void> {
     await this.client.xadd(this.keys.deadLetters(letter.shard, accountId), "*", "d", packDeadLetter(letter.record));
+    // Listed already when the letter was first set aside (before any upgrade that added the list: now).
+    await this.client.zadd(this.keys.deadLetterAccounts(letter.shard), "NX", 0, accountId);
   }
 }

@@ -1,5 +1,5 @@
 // Prometheus metrics of one running app: its own registry, so several apps in one process (tests) stay apart.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 export interface Metrics {
   registry: Registry;
@@ -11,6 +11,12 @@ export interface Metrics {
   enqueueSeconds: Histogram<"outcome">;
   /** Events carried per enqueue script call (how well group commit coalesces). */
   enqueueCallEvents: Histogram;
+  /** Lua script calls sent to Redis, by script name: the round trips that carry Verdict's writes. */
+  redisScriptCalls: Counter<"script">;
+  /** Redis's used_memory, per master node (sampled with INFO memory on a timer). */
+  redisUsedMemory: Gauge<"node">;
+  /** Redis's maxmemory (0: no limit), per master node. */
+  redisMaxMemory: Gauge<"node">;
 }
 
 export function createMetrics(): Metrics {
@@ -41,6 +47,28 @@ export function createMetrics(): Metrics {
       name: "verdict_enqueue_call_events",
       help: "Events carried by one enqueue script call",
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+      registers: [registry],
+    }),
+    redisScriptCalls: new Counter({
+      name: "verdict_redis_script_calls_total",
+      help: "Lua script calls sent to Redis (one round trip each), by script name",
+      labelNames: ["script"],
+      registers: [registry],
+    }),
+    redisUsedMemory: new Gauge({
+      name: "verdict_redis_used_memory_bytes",
+      help: "Memory used by a Redis master (INFO memory used_memory), by node",
+      labelNames: ["node"],
+      // Every process samples the same nodes: the supervisor keeps one value per node, not their sum.
+      aggregator: "max",
+      registers: [registry],
+    }),
+    redisMaxMemory: new Gauge({
+      name: "verdict_redis_maxmemory_bytes",
+      help: "A Redis master's maxmemory (INFO memory maxmemory; 0 means no limit), by node",
+      labelNames: ["node"],
+      // Every process samples the same nodes: the supervisor keeps one value per node, not their sum.
+      aggregator: "max",
       registers: [registry],
     }),
   };

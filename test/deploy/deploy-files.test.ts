@@ -1,11 +1,12 @@
-// Keeps deploy/ and docker-compose.yml honest without Docker: the dashboard queries only metrics the
-// service registers, the image runs the package's `bin`, and the ports agree with the defaults in code.
+// Keeps deploy/ honest without Docker: the dashboard queries only metrics the service registers, the image
+// runs the package's `bin`, and the ports agree with the defaults in code (compose files: compose.test.ts).
 import { readFileSync } from "node:fs";
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createActorMetrics } from "../../src/actors/actor-metrics.js";
 import { DEFAULT_OPTIONS } from "../../src/config/options.js";
 import { createMetrics } from "../../src/telemetry/metrics.js";
+import { metricNames } from "../support/promql.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, ROOT), "utf8");
@@ -24,6 +25,7 @@ interface Panel {
 interface Dashboard {
   uid: string;
   panels: Panel[];
+  templating: { list: { type: string; name: string; query?: string }[] };
 }
 
 /** Every metric name the running service exposes, with its type, built the way src/app.ts builds it. */
@@ -53,25 +55,6 @@ function defaultMetricNames(): Set<string> {
   return new Set(registry.getMetricsAsArray().map((m) => m.name));
 }
 
-const PROMQL_KEYWORDS = new Set(["and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset", "inf", "nan", "atan2"]);
-
-/** The metric names a PromQL expression selects (function and aggregation names, labels and literals dropped). */
-function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/\$\{?\w+\}?/g, " ") // Grafana variables
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, " ") // string literals
-    .replace(/\{[^}]*\}/g, " ") // label matchers
-    .replace(/\[[^\]]*\]/g, " ") // ranges and subqueries
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ") // label lists
-    .replace(/\boffset\s+\S+/g, " ")
-    .replace(/(?<![\w:.])\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi, " "); // numbers
-  const names: string[] = [];
-  for (const [, name, call] of bare.matchAll(/([A-Za-z_:][\w:]*)(\s*\()?/g)) {
-    if (call === undefined && !PROMQL_KEYWORDS.has(name!.toLowerCase())) names.push(name!);
-  }
-  return names;
-}
-
 /** A series name the registry produces: a counter or gauge itself, or a histogram's _bucket/_sum/_count. */
 function isRegisteredSeries(name: string, types: Map<string, string>): boolean {
   const type = types.get(name);
@@ -84,15 +67,6 @@ function isRegisteredSeries(name: string, types: Map<string, string>): boolean {
 
 function allPanels(panels: readonly Panel[]): Panel[] {
   return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
-}
-
-/** The lines of one top-level service of docker-compose.yml (two-space indented keys under `services:`). */
-function composeService(compose: string, name: string): string {
-  const lines = compose.split("\n");
-  const start = lines.indexOf(`  ${name}:`);
-  if (start < 0) throw new Error(`docker-compose.yml has no service ${name}`);
-  const end = lines.findIndex((line, i) => i > start && /^ {0,2}\S/.test(line));
-  return lines.slice(start + 1, end < 0 ? undefined : end).join("\n");
 }
 
 const dashboard = JSON.parse(read("deploy/grafana/dashboards/verdict.json")) as Dashboard;
@@ -132,21 +106,22 @@ describe("Grafana dashboard", () => {
     }
   });
 
-  it("uses the provisioned Prometheus data source, and Grafana loads it from where compose mounts it", () => {
-    const datasources = read("deploy/grafana/provisioning/datasources/prometheus.yml");
-    const uid = /^\s+uid:\s*(\S+)\s*$/m.exec(datasources)?.[1];
-    expect(uid).toBeDefined();
-    expect(datasources).toMatch(/^\s+url:\s*http:\/\/prometheus:9090\s*$/m);
+  it("imports anywhere: every query uses the dashboard's data-source variable, never a fixed uid", () => {
+    const variables = dashboard.templating.list;
+    const datasource = variables.find((v) => v.type === "datasource");
+    expect(datasource).toMatchObject({ name: "datasource", query: "prometheus" });
+    const reference = `\${${datasource!.name}}`;
     for (const panel of queryPanels) {
-      expect(panel.datasource?.uid, panel.title).toBe(uid);
-      for (const target of panel.targets ?? []) expect(target.datasource?.uid, panel.title).toBe(uid);
+      expect(panel.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
+      for (const target of panel.targets ?? []) expect(target.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
     }
-
-    const provider = read("deploy/grafana/provisioning/dashboards/verdict.yml");
-    const dashboardsPath = /^\s+path:\s*(\S+)\s*$/m.exec(provider)?.[1];
-    const grafana = composeService(read("docker-compose.yml"), "grafana");
-    expect(grafana).toContain(`./deploy/grafana/dashboards:${dashboardsPath}:ro`);
-    expect(grafana).toContain("./deploy/grafana/provisioning:/etc/grafana/provisioning:ro");
+    // Any other uid in the file would be a data source that exists only on one Grafana.
+    const uids = [...JSON.stringify(dashboard.panels).matchAll(/"uid":"([^"]*)"/g)].map(([, uid]) => uid);
+    expect(new Set(uids)).toEqual(new Set([reference]));
+    // Grafana of docker-compose provisions a Prometheus data source for the variable to pick.
+    const datasources = read("deploy/grafana/provisioning/datasources/prometheus.yml");
+    expect(datasources).toMatch(/^\s+type:\s*prometheus\s*$/m);
+    expect(datasources).toMatch(/^\s+url:\s*http:\/\/prometheus:9090\s*$/m);
   });
 });
 
@@ -184,41 +159,5 @@ describe("deploy/Dockerfile", () => {
     const healthcheck = dockerfile.slice(dockerfile.indexOf("HEALTHCHECK"));
     expect(healthcheck).toContain(`process.env.VERDICT_METRICS_PORT || ${DEFAULT_OPTIONS.metricsPort}`);
     expect(healthcheck).toContain("/healthz");
-  });
-});
-
-describe("docker-compose.yml", () => {
-  const compose = read("docker-compose.yml");
-  const prometheus = read("deploy/prometheus/prometheus.yml");
-
-  it("publishes the ingress on the default API port and leaves both ports at their defaults", () => {
-    const ingress = composeService(compose, "ingress");
-    expect(ingress).toContain('command: ["serve", "--role", "ingress"]');
-    const ports = [...ingress.matchAll(/^\s+- "(?:[\d.]+:)?(\d+):(\d+)"$/gm)].map(([, host, container]) => [Number(host), Number(container)]);
-    expect(ports).toEqual([[DEFAULT_OPTIONS.port, DEFAULT_OPTIONS.port]]);
-    expect(compose).not.toMatch(/VERDICT_(METRICS_)?PORT/);
-  });
-
-  it("runs workers that can be scaled (no fixed host port or container name)", () => {
-    const worker = composeService(compose, "worker");
-    expect(worker).toContain('command: ["serve", "--role", "worker"]');
-    expect(worker).not.toMatch(/^\s+(ports|container_name):/m);
-  });
-
-  it("has Prometheus find every ingress and worker on the default metrics port", () => {
-    for (const service of ["ingress", "worker"]) {
-      const job = new RegExp(`- names: \\[${service}\\]\\n\\s+type: A\\n\\s+port: (\\d+)`).exec(prometheus);
-      expect(job?.[1], service).toBe(String(DEFAULT_OPTIONS.metricsPort));
-    }
-  });
-
-  it("takes the token secret from the environment and runs Redis the way Verdict requires", () => {
-    expect(compose).toMatch(/^\s+VERDICT_TOKEN_SECRET: \$\{VERDICT_TOKEN_SECRET:\?[^}]+\}$/m);
-    expect(compose.match(/^\s+VERDICT_TOKEN_SECRET:/gm)).toHaveLength(1);
-    const redis = composeService(compose, "redis");
-    // src/redis/eviction-guard.ts refuses any other policy.
-    expect(redis).toMatch(/- --maxmemory-policy\n\s+- noeviction\n/);
-    expect(redis).toMatch(/- --appendonly\n\s+- "yes"\n/);
-    expect(compose).toContain("REDIS_URL: redis://redis:6379");
   });
 });
