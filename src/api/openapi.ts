@@ -20,6 +20,9 @@ import type { UsageView } from "./routes/charges.js";
 import type { PutAgentBody, PutCustomerBody, PutRateCardBody } from "./routes/configuration.js";
 import type { ReplayAccepted } from "./routes/dead-letters.js";
 import type { OpenOutcomeBody } from "./routes/outcomes.js";
+import type { CreateWebhookEndpointBody, PatchWebhookEndpointBody } from "./routes/webhooks.js";
+import type { WebhookEndpointView } from "../webhooks/endpoint-store.js";
+import type { AttemptView, MessageView } from "../webhooks/message-store.js";
 
 // The list bodies, named so the document names them.
 interface TaskList {
@@ -52,6 +55,33 @@ interface DeadLetterList {
 interface ChargeList {
   charges: ChargeRecord[];
   next_cursor: string | null;
+}
+interface WebhookEndpointCreated extends WebhookEndpointView {
+  /** `whsec_` + base64 of 32 random bytes: shown on creation and at `/secret` only. */
+  secret: string;
+}
+interface WebhookEndpointList {
+  webhook_endpoints: WebhookEndpointView[];
+  next_cursor: string | null;
+}
+interface WebhookSecret {
+  secret: string;
+}
+interface WebhookSecretRotated {
+  secret: string;
+  /** Until then the previous secret signs alongside the new one. */
+  previous_secret_expires_at: string;
+}
+interface WebhookMessageList {
+  messages: MessageView[];
+  next_cursor: string | null;
+}
+interface WebhookAttemptList {
+  attempts: AttemptView[];
+}
+interface WebhookResent {
+  resent: true;
+  id: string;
 }
 /** A Variant A event (names an opened outcome) or a Variant B one (an unseen key creates the outcome). */
 type Event = TaskEventInput | AgentEventInput;
@@ -86,11 +116,21 @@ const collection = typia.json.schemas<
     ReplayAccepted,
     ChargeList,
     UsageView,
+    CreateWebhookEndpointBody,
+    PatchWebhookEndpointBody,
+    WebhookEndpointView,
+    WebhookEndpointCreated,
+    WebhookEndpointList,
+    WebhookSecret,
+    WebhookSecretRotated,
+    WebhookMessageList,
+    WebhookAttemptList,
+    WebhookResent,
   ],
   "3.1"
 >();
 
-type Method = "get" | "put" | "post" | "delete";
+type Method = "get" | "put" | "post" | "patch" | "delete";
 
 interface Operation {
   summary: string;
@@ -160,6 +200,20 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
     },
   },
   "/v1/usage": { get: { summary: "Billable events per customer", responses: { 200: "UsageView" }, query: { customer_key: "One customer only." } } },
+  "/v1/webhook-endpoints": {
+    post: { summary: "Create a webhook endpoint (Standard Webhooks); its signing secret is in the answer", body: "CreateWebhookEndpointBody", responses: { 201: "WebhookEndpointCreated" } },
+    get: { summary: "List webhook endpoints", responses: { 200: "WebhookEndpointList" }, query: PAGING },
+  },
+  "/v1/webhook-endpoints/{id}": {
+    get: { summary: "One webhook endpoint", responses: { 200: "WebhookEndpointView" } },
+    patch: { summary: "Change an endpoint's url, event types, description or enabled flag", body: "PatchWebhookEndpointBody", responses: { 200: "WebhookEndpointView" } },
+    delete: { summary: "Delete a webhook endpoint", responses: { 204: null } },
+  },
+  "/v1/webhook-endpoints/{id}/secret": { get: { summary: "The endpoint's signing secret", responses: { 200: "WebhookSecret" } } },
+  "/v1/webhook-endpoints/{id}/rotate-secret": { post: { summary: "A new signing secret; the previous one keeps signing for 24 h", responses: { 200: "WebhookSecretRotated" } } },
+  "/v1/webhook-endpoints/{id}/messages": { get: { summary: "The endpoint's messages, each with its status (pending, delivered, failed)", responses: { 200: "WebhookMessageList" }, query: PAGING } },
+  "/v1/webhook-endpoints/{id}/messages/{message_id}/attempts": { get: { summary: "Delivery attempts of one message", responses: { 200: "WebhookAttemptList" } } },
+  "/v1/webhook-endpoints/{id}/messages/{message_id}/resend": { post: { summary: "Deliver a message again", responses: { 202: "WebhookResent" } } },
 };
 
 /** "/v1/outcomes/:key" -> "/v1/outcomes/{key}". */

@@ -45,7 +45,7 @@ describe("OpenAPI document", () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp("standalone", { shards: 2 });
+    t = await startTestApp("standalone", { shards: 2, webhookAllowPrivateUrls: true });
     const answer = await call("GET", "/v1/openapi.json", {}, undefined, "", null);
     expect(answer.status).toBe(200);
     document = answer.body as Document;
@@ -71,6 +71,16 @@ describe("OpenAPI document", () => {
   });
 
   it("describes the real answers of every route, successes and errors", async () => {
+    // A webhook endpoint that nothing listens at: its messages stay pending, with failed attempts.
+    const created = await call("POST", "/v1/webhook-endpoints", {}, { url: "http://127.0.0.1:9/hook", description: "nobody listens" });
+    expect(created.status).toBe(201);
+    const endpoint = { id: (created.body as { id: string }).id };
+    expect((await call("GET", "/v1/webhook-endpoints")).status).toBe(200);
+    expect((await call("GET", "/v1/webhook-endpoints/:id", endpoint)).status).toBe(200);
+    expect((await call("PATCH", "/v1/webhook-endpoints/:id", endpoint, { event_types: ["outcome.confirmed", "outcome.failed"] })).status).toBe(200);
+    expect((await call("GET", "/v1/webhook-endpoints/:id/secret", endpoint)).status).toBe(200);
+    expect((await call("POST", "/v1/webhook-endpoints/:id/rotate-secret", endpoint)).status).toBe(200);
+
     // Variant A: a task, an outcome, events, a verdict.
     expect((await call("PUT", "/v1/tasks/:key", { key: "t" }, { name: "Task", condition: "COUNT(work)>=1 AND done", settlement_period: null })).status).toBe(201);
     expect((await call("PUT", "/v1/tasks/:key", { key: "t" }, { name: "Task", goal: "a goal", condition: "COUNT(work)>=1 AND done" })).status).toBe(200);
@@ -87,6 +97,15 @@ describe("OpenAPI document", () => {
     expect((await call("GET", "/v1/outcomes", {}, undefined, "?status=CONFIRMED&limit=1")).status).toBe(200);
     expect((await call("GET", "/v1/outcomes", {}, undefined, "?sort=anomaly&order=asc")).status).toBe(200);
     expect((await call("GET", "/v1/outcomes/:key/events", { key: "o:1" })).status).toBe(200);
+    const message = await eventually(
+      async () => ((await t.request("GET", `/v1/webhook-endpoints/${endpoint.id}/messages`)).body as { messages: { id: string }[] }).messages[0],
+      15_000,
+      "the verdict's webhook message",
+    );
+    expect((await call("GET", "/v1/webhook-endpoints/:id/messages", endpoint)).status).toBe(200);
+    expect((await call("GET", "/v1/webhook-endpoints/:id/messages/:message_id/attempts", { ...endpoint, message_id: message.id })).status).toBe(200);
+    expect((await call("POST", "/v1/webhook-endpoints/:id/messages/:message_id/resend", { ...endpoint, message_id: message.id })).status).toBe(202);
+    expect((await call("DELETE", "/v1/webhook-endpoints/:id", endpoint)).status).toBe(204);
 
     // Variant B: an agent, a rate card, a customer; the first event creates the outcome; a charge.
     expect((await call("PUT", "/v1/agents/:key", { key: "a" }, { name: "Agent", condition: "done", attribution_method: "last" })).status).toBe(201);
