@@ -51,6 +51,12 @@ export function connectRedis(endpoint: RedisEndpoint, options: ConnectOptions = 
         // (group commit, one script call per shard), so each call goes straight to its node.
         enableAutoPipelining: false,
         slotsRefreshTimeout: 2000,
+        // Never re-send a command that was in flight on a node's connection when it closed: the cluster
+        // client rejects those with "Connection is closed" and, with a failover delay, sends them again to
+        // the slot's new master. A commit that had already run (and replicated) on the old master then ran
+        // twice: an event logged twice in test/redis/failover.test.ts. Rejected instead, the call is of
+        // unknown fate like any other: the enqueue answers unconfirmed, the actor reloads and redoes.
+        retryDelayOnFailover: 0,
       } satisfies ClusterOptions;
       return new Cluster([...endpoint.nodes], clusterOptions);
     }
