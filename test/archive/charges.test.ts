@@ -3,6 +3,7 @@
 // twice is stored once, and the rows stay when every Redis key of the deployment is gone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../../src/archive/archive-db.js";
+import type { ChargeRecord } from "../../src/outcomes/charge.js";
 import { masters } from "../../src/redis/client.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
@@ -10,18 +11,7 @@ import { DEPLOYMENTS } from "../support/redis.js";
 
 const OUTCOMES = 40;
 
-interface ListedCharge {
-  id: string;
-  outcome_key: string;
-  customer_key: string;
-  agent_key: string;
-  rate_card_key: string;
-  currency: string;
-  unit_amount: number;
-  attribution: number;
-  amount: number;
-  confirmed_at: string;
-}
+type ListedCharge = ChargeRecord;
 
 describe.each(DEPLOYMENTS)("charges archived to PostgreSQL (%s)", (deployment) => {
   let db: TestDatabase;
