@@ -1,4 +1,5 @@
 // Collects the effects of one batch of a shard and writes them in one atomic Lua call (commit.lua).
+import { randomBytes } from "node:crypto";
 import { msgpack } from "../codec/msgpack.js";
 import type { ScriptArg } from "../redis/script-command.js";
 
@@ -17,9 +18,14 @@ export class BatchCommit {
   private readonly ops: Op[] = [];
   private readonly blobs: ScriptArg[] = [];
   private readonly acks: string[] = [];
+  /**
+   * Names this commit: the script records it, and a second run of the same commit (a call re-sent after
+   * its connection dropped, by any client layer) finds it recorded and changes nothing.
+   */
+  private readonly id = randomBytes(9).toString("base64url");
 
-  constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string) {
-    this.keys = [leaseKey, streamKey, dueKey, fenceKey];
+  constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string, lastCommitKey: string) {
+    this.keys = [leaseKey, streamKey, dueKey, fenceKey, lastCommitKey];
   }
 
   get empty(): boolean {
@@ -38,7 +44,7 @@ export class BatchCommit {
 
   private blob(bytes: ScriptArg): number {
     this.blobs.push(bytes);
-    return this.blobs.length + 4; // ARGV[1..4] are fixed
+    return this.blobs.length + 5; // ARGV[1..5] are fixed
   }
 
   set(key: string, bytes: Buffer): void {
@@ -115,7 +121,7 @@ export class BatchCommit {
     leaseValue: string,
     group: string,
   ): Promise<CommitResult> {
-    const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(this.ops), msgpack.pack(this.acks), ...this.blobs]));
+    const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(this.ops), msgpack.pack(this.acks), this.id, ...this.blobs]));
     if (reply === 1) return { ok: true };
     if (reply === -1) return { ok: false, reason: "lease-lost" };
     const op = this.ops[-2 - reply - 1];

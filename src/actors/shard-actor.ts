@@ -248,7 +248,7 @@ export class ShardActor {
 
   private newCommit(): BatchCommit {
     const { keys, shard } = this.deps;
-    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard));
+    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
   }
 
   /** Commits a read's entries in runs of about readBatchSize events; stops at a run that did not commit. */

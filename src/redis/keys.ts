@@ -48,6 +48,11 @@ export class Keys {
     return `${this.shardTag(shard)}:lease`;
   }
 
+  /** The id of the shard's last commit (commit.lua): a re-sent commit finds it and writes nothing twice. */
+  lastCommit(shard: number): string {
+    return `${this.shardTag(shard)}:last-commit`;
+  }
+
   /** Monotonic fencing counter of the shard. */
   fence(shard: number): string {
     return `${this.shardTag(shard)}:fence`;

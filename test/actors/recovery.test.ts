@@ -4,6 +4,7 @@
 // nothing that was acknowledged.
 import { afterAll, describe, expect, it } from "vitest";
 import { masters } from "../../src/redis/client.js";
+import type { ScriptArg } from "../../src/redis/script-command.js";
 import { msgpack } from "../../src/codec/msgpack.js";
 import { BatchCommit } from "../../src/actors/batch-commit.js";
 import { Scripts } from "../../src/redis/scripts.js";
@@ -74,9 +75,9 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
       const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "lease-renew", "commit"] as const);
       const shard = 3;
       const target = keys.outcome(shard, "acct", "o");
-      const commitKeys = [keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), target];
-      const ops = msgpack.pack([["set", 5, 5]]);
-      const commit = (lease: string, value: string) => scripts.run("commit", commitKeys, [lease, "verdict", ops, msgpack.pack([]), value]);
+      const commitKeys = [keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard), target];
+      const ops = msgpack.pack([["set", 6, 6]]);
+      const commit = (lease: string, value: string) => scripts.run("commit", commitKeys, [lease, "verdict", ops, msgpack.pack([]), `commit-${value}`, value]);
 
       expect(await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])).toBe("w1:1");
       // The lease lapses (w1 too busy to renew in time) and nobody takes the shard: w1 may go on.
@@ -99,6 +100,30 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
     }
   });
 
+  it("writes a commit sent twice (a call re-sent after its connection dropped) once", async () => {
+    const client = await connectTo(deployment);
+    try {
+      const keys = new Keys(uniquePrefix());
+      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"] as const);
+      const shard = 4;
+      const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
+      const log = keys.eventLog(shard, "acct", "o");
+      const commit = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
+      commit.log(log, Buffer.from("event"));
+      const run = (k: readonly string[], a: readonly ScriptArg[]): Promise<unknown> => scripts.run("commit", k, a);
+      expect(await commit.execute(run, lease, "verdict")).toEqual({ ok: true });
+      expect(await commit.execute(run, lease, "verdict")).toEqual({ ok: true });
+      expect(await client.xlen(log)).toBe(1);
+      // The next commit of the shard is a different one: it writes.
+      const next = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
+      next.log(log, Buffer.from("next event"));
+      expect(await next.execute(run, lease, "verdict")).toEqual({ ok: true });
+      expect(await client.xlen(log)).toBe(2);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it("lets an orphan's idempotency keys expire only while its outcome does not exist when the commit runs", async () => {
     const client = await connectTo(deployment);
     try {
@@ -107,7 +132,7 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
       const shard = 5;
       const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
       const orphanCommit = async (outcomeKey: string): Promise<number> => {
-        const commit = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard));
+        const commit = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
         commit.expireOrphan(keys.idempotency(shard, "acct", outcomeKey), keys.outcome(shard, "acct", outcomeKey), 60_000);
         const result = await commit.execute((k, a) => scripts.run("commit", k, a), lease, "verdict");
         expect(result).toEqual({ ok: true });

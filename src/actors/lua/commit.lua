@@ -7,7 +7,8 @@
   KEYS[2] shard stream key
   KEYS[3] shard due-time index (sorted set)
   KEYS[4] shard fence key (token counter)
-  KEYS[5..] keys named by the operations, by index into KEYS
+  KEYS[5] the id of the shard's last commit
+  KEYS[6..] keys named by the operations, by index into KEYS
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] consumer group
   ARGV[3] operations, msgpack array of arrays (blobs are ARGV indexes):
@@ -27,13 +28,18 @@
           {"model", k, a, ms}      ARGV[a] is msgpack {counts, sums}, each {field, n, ...}: HINCRBY KEYS[k]
                                    per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
   ARGV[4] stream entry ids to acknowledge, msgpack array
-  ARGV[5..] blobs
+  ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
+          sent twice) and returns 1 without writing anything again
+  ARGV[6..] blobs
 
   Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken.
 ]]
 -- @include "lease-held"
 if not leaseHeld(KEYS[1], KEYS[4], ARGV[1]) then
   return -1
+end
+if redis.call('GET', KEYS[5]) == ARGV[5] then
+  return 1
 end
 
 local ops = cmsgpack.unpack(ARGV[3])
@@ -113,4 +119,5 @@ if #acks > 0 then
     redis.call('XTRIM', KEYS[2], 'MINID', floor)
   end
 end
+redis.call('SET', KEYS[5], ARGV[5])
 return 1
