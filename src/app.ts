@@ -1,8 +1,10 @@
 // Wires one Verdict process: Redis, then the parts its role runs (ingress, worker), then the operations port.
 import type { Registry } from "prom-client";
 import { Accounts } from "./accounts/accounts.js";
-import { Worker } from "./actors/worker.js";
+import { Worker, type WorkerArchive } from "./actors/worker.js";
 import { migrate, openArchive } from "./archive/archive-db.js";
+import { createArchiveMetrics } from "./archive/archive-metrics.js";
+import { ArchivedOutcomes } from "./archive/archived-outcomes.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
 import { openApiRoute } from "./api/openapi.js";
 import { resourceRoutes } from "./api/routes/index.js";
@@ -98,6 +100,22 @@ function scriptCallCounter(metrics: Metrics): ScriptCallObserver {
   };
 }
 
+/**
+ * The PostgreSQL archive, migrated, when VERDICT_ARCHIVE_URL is set. Without one a production Redis keeps
+ * every outcome and charge forever: said once at start, so nobody learns it from a full Redis.
+ */
+async function openArchiveFor(options: VerdictOptions, logger: Logger, registry: Registry, stoppers: Stopper[]): Promise<WorkerArchive | undefined> {
+  if (options.archiveUrl === undefined) {
+    if (options.redis.kind !== "embedded") logger.warn("VERDICT_ARCHIVE_URL is not set: settled outcomes and charges stay in Redis forever (docs/archive.md)");
+    return undefined;
+  }
+  const sql = openArchive(options.archiveUrl);
+  stoppers.push(() => sql.end({ timeout: 5 }));
+  const applied = await migrate(sql);
+  if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
+  return { sql, retentionMs: options.hotRetentionMs, metrics: createArchiveMetrics(registry) };
+}
+
 export async function startVerdict(options: VerdictOptions, extras: VerdictExtras = {}): Promise<VerdictApp> {
   const logger = extras.logger ?? createLogger(options.logLevel, { role: options.role });
   const clock = extras.clock ?? Date.now;
@@ -139,6 +157,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
     const readiness: ReadinessCheck[] = [
       { name: "redis reachable", check: async () => (await redis.ping()) === "PONG" },
     ];
+    const archive = await openArchiveFor(options, logger, metrics.registry, stoppers);
     const context: AppContext = { options, redis, keys, logger, metrics, accounts: new Accounts(redis, keys, options.tokenSecret, options.replicaAcks), readiness };
 
     let port = 0;
@@ -169,7 +188,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls }), liveness);
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, archive: archive && new ArchivedOutcomes(archive.sql) }), liveness);
       routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
@@ -212,18 +231,12 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
           return { prefetch: (event) => prefetchAgentRecords(reader, event), create: (event) => createAgentOutcome(reader, event) };
         },
         clock,
+        archive,
       });
       await worker.start();
       stoppers.push(() => worker.stop());
-      if (options.archiveUrl === undefined && options.redis.kind !== "embedded") {
-        logger.warn("VERDICT_ARCHIVE_URL is not set: charges live only in Redis (docs/archive.md)");
-      }
-      if (options.archiveUrl !== undefined) {
-        const sql = openArchive(options.archiveUrl);
-        stoppers.push(() => sql.end({ timeout: 5 }));
-        const applied = await migrate(sql);
-        if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
-        const archiver = new ChargeArchiver({ redis, keys, sql, shards: () => worker.ownedShards, logger, registry: metrics.registry });
+      if (archive) {
+        const archiver = new ChargeArchiver({ redis, keys, sql: archive.sql, shards: () => worker.ownedShards, logger, metrics: archive.metrics });
         archiver.start();
         // Stopped before the worker (stoppers run last first): its last pass still has the worker's shards.
         stoppers.push(() => archiver.stop());

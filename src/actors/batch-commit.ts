@@ -72,6 +72,11 @@ export class BatchCommit {
     this.ops.push(["unindex", this.key(key), member]);
   }
 
+  /** Adds or moves a member of a sorted set (the settled outcomes awaiting the archive, by verdict time). */
+  zadd(key: string, score: number, member: string): void {
+    this.ops.push(["zadd", this.key(key), score, member]);
+  }
+
   /** Schedules (or with null, unschedules) the member in the shard's due-time index. */
   due(member: string, at: number | null): void {
     this.ops.push(["due", member, at ?? -1]);

@@ -2,6 +2,8 @@
 // No Redis here: the actor loads the records before and commits what the fold wrote after, so this is
 // where the exactly-once rules live (redeliveries skipped by the outcome's last applied entry id, poison
 // events set aside, terminal rejections dead-lettered) and where they are unit-tested.
+import type { ArchivedOutcome } from "../archive/archived-outcomes.js";
+import { storableText } from "../archive/storable-text.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import { dueAtOf } from "../outcomes/due-time.js";
@@ -61,6 +63,8 @@ export interface FoldInput {
   entries: readonly DecodedEntry[];
   /** The batch's outcomes as committed, by ref; outcomes the fold creates are added, and all are mutated. */
   records: Map<string, OutcomeRecord>;
+  /** Outcomes of the batch that Redis no longer holds because they moved to the archive, by ref. */
+  archived: ReadonlyMap<string, ArchivedOutcome>;
   creator: OutcomeCreator;
   attempts: DeliveryAttempts;
   writes: FoldWrites;
@@ -68,12 +72,21 @@ export interface FoldInput {
   scoring: BatchScoring;
 }
 
-export async function foldBatch({ entries, records, creator, attempts, writes, scoring }: FoldInput): Promise<FoldResult> {
+export async function foldBatch({ entries, records, archived, creator, attempts, writes, scoring }: FoldInput): Promise<FoldResult> {
   const changed = new Map<string, ChangedOutcome>();
   let events = 0;
   let oldestReceivedAt = Infinity;
   const reject = (entryId: string, index: number, event: EventEnvelope, rejection: TerminalRejection): void => {
     writes.deadLetter({ code: rejection.code, message: rejection.message, event, attempts: 1, source: deliveryOf(entryId, index) });
+  };
+
+  // An archived outcome is settled for good: an event to it is what it was before the move, a duplicate
+  // (its idempotency key names an applied event) dropped or a late event dead-lettered; never a reopening.
+  // Its idempotency hash, claimed again by the enqueue, expires like an orphan's.
+  const refuseArchived = (entryId: string, index: number, event: EventEnvelope, outcome: ArchivedOutcome): void => {
+    writes.orphan(event);
+    if (event.idempotencyKey !== undefined && outcome.idempotencyKeys.has(storableText(event.idempotencyKey))) return;
+    reject(entryId, index, event, terminalRejection("OUTCOME_NOT_OPEN", `outcome ${event.outcomeKey} is ${outcome.status}`));
   };
 
   for (const entry of entries) {
@@ -96,6 +109,10 @@ export async function foldBatch({ entries, records, creator, attempts, writes, s
         if (record && !advanced.has(ref) && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue;
         advanced.add(ref);
         let created = false;
+        if (!record && archived.has(ref)) {
+          refuseArchived(entry.id, index, event, archived.get(ref)!);
+          continue;
+        }
         if (!record) {
           const creation = event.variant === "A" ? undefined : await creator.create(event);
           if (creation === undefined || isTerminalRejection(creation)) {

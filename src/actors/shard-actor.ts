@@ -2,6 +2,7 @@
 // stream through a consumer group, folds events into hot outcomes in stream order, lets time pass when the
 // monitor ticks, and commits each batch's effect atomically with the XACK.
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { ArchivedOutcomes, ArchivedOutcome } from "../archive/archived-outcomes.js";
 import type { Logger } from "../telemetry/logger.js";
 import { linksTo, spanContextOf, tracer, tracingEnabled } from "../telemetry/tracing.js";
 import { dueAtOf } from "../outcomes/due-time.js";
@@ -32,7 +33,7 @@ import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
 import { deliveryOf, runsOf, type DecodedEntry, type EntryEvent, type StreamEntry } from "./shard-entries.js";
 
-export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release";
+export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete";
 
 export interface ShardActorDeps {
   shard: number;
@@ -56,8 +57,11 @@ export interface ShardActorDeps {
   /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
   replicaAcks: number;
   replicaAckTimeoutMs: number;
-  /** Queue each charge for the PostgreSQL archive too (an archive is configured). */
-  archiveCharges: boolean;
+  /**
+   * The PostgreSQL archive, when one is configured: charges are queued for it, verdicts enter the settled
+   * index it is moved from, and an event to an outcome missing from Redis is checked against it.
+   */
+  archive: ArchivedOutcomes | undefined;
   logger: Logger;
   metrics: ActorMetrics;
   /** The business clock: time points are processed up to it. */
@@ -246,6 +250,18 @@ export class ShardActor {
     return loaded;
   }
 
+  /**
+   * The batch's outcomes missing from Redis that the archive holds: an event to one must neither reopen
+   * nor change it. Only outcomes Redis lacks are looked up (new ones, mostly), in one query per batch;
+   * the archiver deletes from Redis only after PostgreSQL committed, so nothing falls between the two.
+   */
+  private async archivedAmong(refs: Set<string>, records: Map<string, OutcomeRecord>): Promise<Map<string, ArchivedOutcome>> {
+    const archive = this.deps.archive;
+    if (!archive) return new Map();
+    const missing = [...refs].filter((ref) => !records.has(ref));
+    return missing.length === 0 ? new Map() : archive.lookup(missing.map(parseOutcomeRef));
+  }
+
   private newCommit(): BatchCommit {
     const { keys, shard } = this.deps;
     return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
@@ -267,19 +283,20 @@ export class ShardActor {
     for (const entry of entries) for (const { ref } of entry.events) refs.add(ref);
     if (tracingEnabled()) this.linkBatchToRequests(entries);
     const records = await this.load(refs);
+    const archived = await this.archivedAmong(refs, records);
     const creator = this.deps.outcomeCreator();
-    for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref)) creator.prefetch(event);
+    for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref) && !archived.has(ref)) creator.prefetch(event);
     const cohorts: Cohort[] = distinctCohorts(records.values());
     for (const entry of entries) {
       for (const { event, ref } of entry.events) {
-        if (event.variant === "B" && event.agentKey !== undefined && !records.has(ref)) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
+        if (event.variant === "B" && event.agentKey !== undefined && !records.has(ref) && !archived.has(ref)) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
       }
     }
     await this.deps.models.ensure(cohorts);
     const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
     const commit = this.newCommit();
     const deadLettered = new Map<string, number>();
-    const fold = await foldBatch({ entries, records, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring });
+    const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring });
     if (!fold.ok) {
       // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off, and
       // redo it from the snapshots; after the last attempt the event is dead-lettered instead.
@@ -404,7 +421,7 @@ export class ShardActor {
     commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), bytes);
     commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), packNotification({ kind: "charge", accountId: record.accountId, bytes }));
     // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect.
-    if (this.deps.archiveCharges) {
+    if (this.deps.archive) {
       const queued: QueuedCharge = { account_id: record.accountId, charge };
       commit.append(this.deps.keys.chargesToArchive(this.deps.shard), Buffer.from(JSON.stringify(queued)));
     }
@@ -440,7 +457,11 @@ export class ShardActor {
         commit.set(key, snapshot);
       }
       // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
-      if (openBefore && record.status !== "OPEN") commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }));
+      if (openBefore && record.status !== "OPEN") {
+        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }));
+        // Retention runs from the commit of the verdict, in wall time (the business clock may be frozen).
+        if (this.deps.archive) commit.zadd(keys.settled(shard), Date.now(), ref);
+      }
       // Most events leave the due time where it was (no deadline, or none that moved): no index write.
       const due = dueAtOf(record);
       if (due !== dueBefore) commit.due(ref, due);

@@ -4,6 +4,10 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { duplicateClient, type RedisClient } from "../redis/client.js";
+import type { ArchiveSql } from "../archive/archive-db.js";
+import type { ArchiveMetrics } from "../archive/archive-metrics.js";
+import { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import { OutcomeArchiver } from "../archive/outcome-archiver.js";
 import { replicated } from "../redis/replica-acks.js";
 import { TurnCork } from "../redis/turn-cork.js";
 import { Scripts } from "../redis/scripts.js";
@@ -27,8 +31,14 @@ export interface WorkerOptions {
   readBatchSize: number;
   maxProcessingAttempts: number;
   scoreRefreshMs: number;
-  /** Queue charges for the PostgreSQL archive (an archive URL is configured). @default undefined */
-  archiveUrl?: string | undefined;
+}
+
+/** The PostgreSQL archive a worker moves its shards' settled outcomes to, when one is configured. */
+export interface WorkerArchive {
+  sql: ArchiveSql;
+  /** How long a settled outcome stays in Redis after its verdict. */
+  retentionMs: number;
+  metrics: ArchiveMetrics;
 }
 
 export interface WorkerDeps {
@@ -40,6 +50,8 @@ export interface WorkerDeps {
   outcomeCreator: () => OutcomeCreator;
   /** The business clock for time points (settlement, IDLE). @default Date.now */
   clock?: () => number;
+  /** @default undefined: nothing leaves Redis */
+  archive?: WorkerArchive | undefined;
 }
 
 /**
@@ -53,7 +65,7 @@ export function replicaAckTimeoutMs(leaseTtlMs: number): number {
 /** How often a worker measures its shards' lag and dead letters: cheap reads, a few per scrape interval. */
 export const SHARD_LAG_SAMPLE_MS = 5000;
 
-const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release"];
+const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release", "archive-delete"];
 
 export class Worker {
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -64,6 +76,9 @@ export class Worker {
   private readonly hot: HotOutcomes;
   private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
+  private readonly archived: ArchivedOutcomes | undefined;
+  /** Moves this worker's shards' settled outcomes to the archive; undefined without one. */
+  readonly archiver: OutcomeArchiver | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private lagSampling: Promise<void> = Promise.resolve();
@@ -80,6 +95,23 @@ export class Worker {
     this.hot = new HotOutcomes(deps.options.maxHotOutcomes);
     this.models = new CohortModels({ client: deps.client, keys: deps.keys, shards: deps.options.shards, refreshMs: deps.options.scoreRefreshMs, logger: deps.logger });
     this.metrics = createActorMetrics(deps.registry);
+    const archive = deps.archive;
+    if (archive) {
+      this.archived = new ArchivedOutcomes(archive.sql);
+      this.archiver = new OutcomeArchiver({
+        redis: deps.client,
+        keys: deps.keys,
+        sql: archive.sql,
+        retentionMs: archive.retentionMs,
+        leases: () => [...this.actors].map(([shard, { leaseValue }]) => ({ shard, leaseValue })),
+        deleteScript: (keys, args) => this.scripts.run("archive-delete", keys, args),
+        forget: (shard, refs) => {
+          for (const ref of refs) this.hot.delete(shard, ref);
+        },
+        logger: deps.logger,
+        metrics: archive.metrics,
+      });
+    }
   }
 
   /** Shards this worker currently owns, for tests and the readiness endpoint. */
@@ -106,6 +138,7 @@ export class Worker {
     this.sampleLag();
     this.lagTimer = setInterval(() => this.sampleLag(), SHARD_LAG_SAMPLE_MS);
     this.lagTimer.unref();
+    this.archiver?.start();
   }
 
   /**
@@ -151,6 +184,7 @@ export class Worker {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.lagTimer);
+    await this.archiver?.stop();
     await this.rebalancing;
     await this.lagSampling;
     await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
@@ -212,7 +246,7 @@ export class Worker {
       maxProcessingAttempts: options.maxProcessingAttempts,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
-      archiveCharges: options.archiveUrl !== undefined,
+      archive: this.archived,
       logger,
       metrics: this.metrics,
       clock: this.deps.clock ?? Date.now,

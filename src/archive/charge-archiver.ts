@@ -4,12 +4,13 @@
 // (idempotently: a charge's id is derived from its outcome), and only after PostgreSQL committed them
 // deletes those entries from the queue. A crash in between repeats an insert that changes nothing; two
 // workers briefly archiving one shard during a handover do the same.
-import { Counter, Gauge, type Registry } from "prom-client";
 import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveMetrics } from "./archive-metrics.js";
+import { MonthPartitions } from "./month-partitions.js";
 
 const PAGE = 500;
 
@@ -20,7 +21,7 @@ export interface ChargeArchiverDeps {
   /** The shards this worker owns now. */
   shards: () => readonly number[];
   logger: Logger;
-  registry: Registry;
+  metrics: ArchiveMetrics;
   /** Between passes over the owned shards' queues. @default 500 */
   intervalMs?: number;
 }
@@ -28,16 +29,10 @@ export interface ChargeArchiverDeps {
 export class ChargeArchiver {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly months = new Set<string>();
-  private readonly archived: Counter;
-  private readonly errors: Counter;
-  private readonly backlog: Gauge;
+  private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: ChargeArchiverDeps) {
-    const registers = [deps.registry];
-    this.archived = new Counter({ name: "verdict_charges_archived_total", help: "Charges copied to PostgreSQL and taken off their shard's archive queue", registers });
-    this.errors = new Counter({ name: "verdict_archive_errors_total", help: "Archive passes that failed (PostgreSQL or Redis errors); the queue keeps the charges and the next pass retries", registers });
-    this.backlog = new Gauge({ name: "verdict_charges_archive_backlog", help: "Charges waiting in the archive queues of the shards this worker owns", registers });
+    this.partitions = new MonthPartitions(deps.sql);
   }
 
   start(): void {
@@ -58,11 +53,11 @@ export class ChargeArchiver {
       try {
         waiting += await this.drain(shard);
       } catch (error) {
-        this.errors.inc();
+        this.deps.metrics.errors.inc();
         this.deps.logger.warn({ err: error, shard }, "charge archive pass failed; the queue keeps the charges");
       }
     }
-    this.backlog.set(waiting);
+    this.deps.metrics.chargesBacklog.set(waiting);
   }
 
   /** Drains one shard's queue page by page; returns what is left in it. */
@@ -73,31 +68,11 @@ export class ChargeArchiver {
       const entries = await redis.xrange(queue, "-", "+", "COUNT", PAGE);
       if (entries.length === 0) return 0;
       const rows = entries.map(([, fields]) => rowOf(JSON.parse(fields[1]!) as QueuedCharge));
-      await this.ensurePartitions(rows.map((row) => String(row.confirmed_at)));
+      await this.partitions.ensure("charges", rows.map((row) => Date.parse(String(row.confirmed_at))));
       await sql`INSERT INTO charges ${sql(rows)} ON CONFLICT DO NOTHING`;
       await redis.xdel(queue, ...entries.map(([id]) => id));
-      this.archived.inc(entries.length);
+      this.deps.metrics.chargesArchived.inc(entries.length);
       if (entries.length < PAGE) return await redis.xlen(queue);
-    }
-  }
-
-  /** Creates the month partitions these instants fall in, once per process. */
-  private async ensurePartitions(instants: readonly string[]): Promise<void> {
-    for (const instant of instants) {
-      const month = instant.slice(0, 7);
-      if (this.months.has(month)) continue;
-      if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`charge confirmed at an instant outside years 0000-9999: ${instant}`);
-      const [year, monthNumber] = month.split("-").map(Number) as [number, number];
-      const from = `${month}-01`;
-      const to = monthNumber === 12 ? `${year + 1}-01-01` : `${year}-${String(monthNumber + 1).padStart(2, "0")}-01`;
-      const table = `charges_y${year}m${String(monthNumber).padStart(2, "0")}`;
-      try {
-        await this.deps.sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table} PARTITION OF charges FOR VALUES FROM ('${from}') TO ('${to}')`);
-      } catch (error) {
-        // Another worker created it at the same moment: IF NOT EXISTS does not cover that race.
-        if ((error as { code?: string }).code !== "42P07") throw error;
-      }
-      this.months.add(month);
     }
   }
 }

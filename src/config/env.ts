@@ -55,6 +55,13 @@ function tokenSecret(env: Env, redis: RedisTarget, dataDir: string): string {
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** One duration such as `24h`, `90m` or `2s`, in ms. */
+function parseDurationSetting(name: string, text: string): number {
+  const match = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(text);
+  if (!match?.[1] || !match[2]) throw new ConfigError(`${name} must be a duration such as 24h, 90m or 2s (got ${JSON.stringify(text)})`);
+  return Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 1);
+}
+
 /** A comma-separated list of durations such as `5s,5m,30m,2h` (VERDICT_WEBHOOK_RETRY_SCHEDULE), in ms. */
 export function parseRetrySchedule(text: string): number[] {
   if (text.trim() === "") return [];
@@ -102,6 +109,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     dashboardSignup: (env.VERDICT_DASHBOARD_SIGNUP || DEFAULT_OPTIONS.dashboardSignup) as VerdictOptions["dashboardSignup"],
     publicUrl: env.VERDICT_PUBLIC_URL || undefined,
     archiveUrl: env.VERDICT_ARCHIVE_URL || undefined,
+    hotRetentionMs: env.VERDICT_HOT_RETENTION ? parseDurationSetting("VERDICT_HOT_RETENTION", env.VERDICT_HOT_RETENTION) : DEFAULT_OPTIONS.hotRetentionMs,
     webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
     ...overrides,

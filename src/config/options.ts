@@ -78,9 +78,12 @@ export interface VerdictOptions {
   publicUrl: string | undefined;
   /**
    * PostgreSQL URL of the archive (postgres://user:password@host:5432/db): the system of record that charges
-   * are copied to within a second of their creation (docs/archive.md). Unset: charges live only in Redis.
+   * are copied to within a second of their creation and settled outcomes move to after `hotRetentionMs`
+   * (docs/archive.md). Unset: everything stays in Redis.
    */
   archiveUrl: string | undefined;
+  /** How long a settled outcome stays in Redis after its verdict before it moves to the archive. @default 24 h */
+  hotRetentionMs: number;
   /**
    * Delays between a webhook message's failed attempts and the next (ms, with jitter); a message failing
    * one attempt more than there are delays is `failed`. @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
@@ -119,6 +122,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   dashboardSignup: "open",
   publicUrl: undefined,
   archiveUrl: undefined,
+  hotRetentionMs: 24 * 3_600_000,
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
 });
@@ -158,6 +162,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (options.archiveUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.archiveUrl)) {
     problems.push("archiveUrl must be a postgres:// or postgresql:// URL");
   }
+  if (!Number.isInteger(options.hotRetentionMs) || options.hotRetentionMs < 0) problems.push("hotRetentionMs must be a whole number of ms, 0 or more");
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
   }

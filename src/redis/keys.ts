@@ -43,6 +43,14 @@ export class Keys {
     return `${this.shardTag(shard)}:due`;
   }
 
+  /**
+   * Settled outcomes of the shard waiting to move to the PostgreSQL archive: a sorted set of outcome refs
+   * scored by when their verdict was committed (wall time, ms); only written while an archive is configured.
+   */
+  settled(shard: number): string {
+    return `${this.shardTag(shard)}:settled`;
+  }
+
   /** Lease of the shard: the owning worker and its fencing token. */
   lease(shard: number): string {
     return `${this.shardTag(shard)}:lease`;

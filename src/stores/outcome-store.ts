@@ -14,6 +14,7 @@ import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outc
 import { indexMember, keyOfIndexMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import type { ArchivedOutcomes, ArchiveListOrder } from "../archive/archived-outcomes.js";
 
 export interface OpenRequest {
   accountId: string;
@@ -62,10 +63,12 @@ export interface ListFilter {
 export class OutcomeStore {
   private readonly scripts: Scripts<"open-outcome">;
 
+  /** `archive`: where settled outcomes go after their hot retention; reads fall back to it. */
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
+    private readonly archive?: ArchivedOutcomes,
   ) {
     this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["open-outcome"]);
   }
@@ -74,13 +77,16 @@ export class OutcomeStore {
     return shardOf(accountId, key, this.shards);
   }
 
+  /** The outcome from Redis, or from the archive once it moved there (it is deleted from Redis only after). */
   async get(accountId: string, key: string): Promise<OutcomeRecord | undefined> {
     const bytes = await this.client.getBuffer(this.keys.outcome(this.shardOf(accountId, key), accountId, key));
-    return bytes ? unpackOutcome(bytes) : undefined;
+    if (bytes) return unpackOutcome(bytes);
+    return this.archive?.get(accountId, key);
   }
 
   async exists(accountId: string, key: string): Promise<boolean> {
-    return (await this.client.exists(this.keys.outcome(this.shardOf(accountId, key), accountId, key))) === 1;
+    if ((await this.client.exists(this.keys.outcome(this.shardOf(accountId, key), accountId, key))) === 1) return true;
+    return (await this.archive?.get(accountId, key)) !== undefined;
   }
 
   /**
@@ -100,6 +106,9 @@ export class OutcomeStore {
       settlesAt,
       at: now,
     });
+    // A key whose outcome moved to the archive is taken for good: opening it again answers the archived one.
+    const archived = await this.archive?.get(accountId, key);
+    if (archived) return { kind: sameTask(archived, request.taskKey) ? "existing" : "conflict", record: archived };
     const shard = this.shardOf(accountId, key);
     const existing = await this.scripts.runBuffer(
       "open-outcome",
@@ -108,8 +117,7 @@ export class OutcomeStore {
     );
     if (!Buffer.isBuffer(existing)) return { kind: "created", record };
     const current = unpackOutcome(existing);
-    const sameTask = current.origin.kind === "task" && current.origin.taskKey === request.taskKey;
-    return { kind: sameTask ? "existing" : "conflict", record: current };
+    return { kind: sameTask(current, request.taskKey) ? "existing" : "conflict", record: current };
   }
 
   /**
@@ -134,23 +142,42 @@ export class OutcomeStore {
     const descending = sort?.order === "desc";
     const start = after === null ? (descending ? "+" : "-") : `(${after}`;
     const indexKey = (shard: number): string => (sort ? this.keys.scoreIndex(shard, accountId, sort.score) : this.keys.outcomeIndex(shard, accountId));
+    // Archived outcomes are one more sorted source, after the shards, read with their records.
+    const archive = this.archive;
+    const archived = new Map<string, OutcomeRecord>();
+    const order: ArchiveListOrder = sort ? { by: sort.score, descending } : { by: "created" };
     const index = new ShardMerge<string>(
-      this.shards,
+      archive ? this.shards + 1 : this.shards,
       {
-        read: (shard, last, count) => {
+        read: async (shard, last, count) => {
+          if (shard === this.shards && archive) {
+            const rows = await archive.list(accountId, filter, order, last ?? after ?? undefined, count);
+            for (const { member, record } of rows) archived.set(member, record);
+            return rows.map(({ member }) => member);
+          }
           const from = last === undefined ? start : `(${last}`;
           return descending
             ? this.client.zrevrangebylex(indexKey(shard), from, "-", "LIMIT", 0, count)
             : this.client.zrangebylex(indexKey(shard), from, "+", "LIMIT", 0, count);
         },
         compare: descending ? (a, b) => compareUtf8(b, a) : compareUtf8,
+        // The archive is read after the shards in each round: an outcome deleted from Redis since its shard
+        // was read is then in the archive already (it is deleted only after its rows committed).
+        readLast: archive ? this.shards : undefined,
       },
       Math.ceil((2 * (batchSize + 1)) / this.shards),
     );
     const records: OutcomeRecord[] = [];
+    let previous: string | undefined;
     for (;;) {
-      const batch = await index.take(batchSize);
-      const snapshots = await this.loadAll(accountId, batch.map(keyOfIndexMember));
+      const taken = await index.take(batchSize);
+      // An outcome moving while the list reads both sources is listed by both: once is enough.
+      const batch = taken.filter((member) => member !== previous && ((previous = member), true));
+      const snapshots = await this.loadAll(
+        accountId,
+        batch.map(keyOfIndexMember),
+        batch.map((member) => archived.get(member)),
+      );
       for (const [i, member] of batch.entries()) {
         const record = snapshots[i];
         if (!record || !matches(record, filter)) continue;
@@ -160,7 +187,7 @@ export class OutcomeStore {
           return { records, nextCursor: more ? encodeCursor(member) : null };
         }
       }
-      if (batch.length < batchSize) return { records, nextCursor: null };
+      if (taken.length < batchSize) return { records, nextCursor: null };
     }
   }
 
@@ -188,35 +215,58 @@ export class OutcomeStore {
     return tally;
   }
 
-  /** Snapshots in the order of `outcomeKeys`, one MGET per shard (a shard's keys share a slot), not a GET each. */
-  private async loadAll(accountId: string, outcomeKeys: string[]): Promise<(OutcomeRecord | undefined)[]> {
+  /**
+   * Snapshots in the order of `outcomeKeys`, one MGET per shard (a shard's keys share a slot), not a GET
+   * each. `known` holds records already read (from the archive); a snapshot gone from Redis since its
+   * index was read has moved to the archive and is read there.
+   */
+  private async loadAll(accountId: string, outcomeKeys: string[], known: (OutcomeRecord | undefined)[] = []): Promise<(OutcomeRecord | undefined)[]> {
     const byShard = new Map<number, number[]>();
+    const records = new Array<OutcomeRecord | undefined>(outcomeKeys.length);
     outcomeKeys.forEach((key, i) => {
+      const record = known[i];
+      if (record) {
+        records[i] = record;
+        return;
+      }
       const shard = this.shardOf(accountId, key);
       const positions = byShard.get(shard);
       if (positions) positions.push(i);
       else byShard.set(shard, [i]);
     });
-    const records = new Array<OutcomeRecord | undefined>(outcomeKeys.length);
+    const gone: number[] = [];
     await Promise.all(
       [...byShard].map(async ([shard, positions]) => {
         const bytes = await this.client.mgetBuffer(...positions.map((i) => this.keys.outcome(shard, accountId, outcomeKeys[i]!)));
         positions.forEach((i, n) => {
           const snapshot = bytes[n];
-          records[i] = snapshot ? unpackOutcome(snapshot) : undefined;
+          if (snapshot) records[i] = unpackOutcome(snapshot);
+          else gone.push(i);
         });
       }),
     );
+    if (this.archive && gone.length > 0) {
+      const moved = await this.archive.getMany(accountId, gone.map((i) => outcomeKeys[i]!));
+      for (const i of gone) records[i] = moved.get(outcomeKeys[i]!);
+    }
     return records;
   }
 
-  /** The outcome's applied events, oldest first; the cursor is the last entry id returned. */
+  /**
+   * The outcome's applied events, oldest first; the cursor is the last entry id returned. The archive keeps
+   * the log's entry ids, so a cursor handed out before the outcome moved pages on after it.
+   */
   async events(accountId: string, key: string, limit: number, cursor: string | null): Promise<{ events: LoggedEvent[]; nextCursor: string | null }> {
-    const log = this.keys.eventLog(this.shardOf(accountId, key), accountId, key);
+    const shard = this.shardOf(accountId, key);
+    const log = this.keys.eventLog(shard, accountId, key);
     const from = cursor === null ? "-" : `(${cursor}`;
-    const reply = (await this.client.xrangeBuffer(log, from, "+", "COUNT", limit + 1)) as [Buffer, Buffer[]][];
+    let reply = ((await this.client.xrangeBuffer(log, from, "+", "COUNT", limit + 1)) as [Buffer, Buffer[]][]).map(([id, fields]): [string, Buffer] => [id.toString(), fields[1] ?? Buffer.alloc(0)]);
+    // An empty page may be a log that moved to the archive meanwhile (the snapshot goes with it).
+    if (reply.length === 0 && this.archive && (await this.client.exists(this.keys.outcome(shard, accountId, key))) === 0) {
+      reply = (await this.archive.events(accountId, key, cursor, limit + 1)).map(({ id, envelope }) => [id, envelope]);
+    }
     const page = reply.slice(0, limit);
-    const events = page.map(([id, fields]) => presentLogged(id.toString(), unpackEnvelope(fields[1] ?? Buffer.alloc(0))));
+    const events = page.map(([id, envelope]) => presentLogged(id, unpackEnvelope(envelope)));
     const last = events[events.length - 1];
     return { events, nextCursor: reply.length > limit && last ? last.id : null };
   }
@@ -230,6 +280,10 @@ function presentLogged(id: string, event: EventEnvelope): LoggedEvent {
     idempotency_key: event.idempotencyKey ?? null,
     received_at: new Date(event.receivedAt).toISOString(),
   };
+}
+
+function sameTask(record: OutcomeRecord, taskKey: string): boolean {
+  return record.origin.kind === "task" && record.origin.taskKey === taskKey;
 }
 
 function matches(record: OutcomeRecord, filter: ListFilter): boolean {

@@ -7,6 +7,8 @@ export interface ShardSource<T> {
   /** Up to `count` items of `shard` in order, after `after` (the last one read from it) or from its start. */
   read(shard: number, after: T | undefined, count: number): Promise<T[]>;
   compare(a: T, b: T): number;
+  /** A source read after the others whenever several are read in one round. */
+  readLast?: number | undefined;
 }
 
 interface ShardBuffer<T> {
@@ -58,7 +60,9 @@ export class ShardMerge<T> {
   private async head(): Promise<ShardBuffer<T> | undefined> {
     if (this.buffers.some((buffer) => buffer.at === buffer.items.length && !buffer.exhausted)) {
       const low = this.buffers.filter((buffer) => !buffer.exhausted && buffer.items.length - buffer.at <= buffer.chunk / 4);
-      await Promise.all(low.map((buffer) => this.refill(buffer)));
+      const last = this.source.readLast;
+      await Promise.all(low.filter((buffer) => buffer.shard !== last).map((buffer) => this.refill(buffer)));
+      await Promise.all(low.filter((buffer) => buffer.shard === last).map((buffer) => this.refill(buffer)));
     }
     let best: ShardBuffer<T> | undefined;
     for (const buffer of this.buffers) {

@@ -18,6 +18,7 @@
           {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
           {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
           {"unindex", k, m}        ZREM KEYS[k] m                      (score indexes)
+          {"zadd", k, score, m}    ZADD KEYS[k] score m                (settled outcomes awaiting the archive)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"outbox", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
@@ -65,6 +66,8 @@ for _, op in ipairs(ops) do
     redis.call('ZADD', KEYS[op[2]], 'NX', 0, op[3])
   elseif kind == 'unindex' then
     redis.call('ZREM', KEYS[op[2]], op[3])
+  elseif kind == 'zadd' then
+    redis.call('ZADD', KEYS[op[2]], op[3], op[4])
   elseif kind == 'due' then
     if op[3] < 0 then
       redis.call('ZREM', KEYS[3], op[2])

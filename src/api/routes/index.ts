@@ -1,4 +1,5 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
+import type { ArchivedOutcomes } from "../../archive/archived-outcomes.js";
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";
 import { ChargeStore } from "../../stores/charge-store.js";
@@ -26,11 +27,13 @@ export interface ResourceRouteDeps {
   clock: () => number;
   /** Webhook URLs may resolve to private addresses (VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS). */
   webhookAllowPrivateUrls: boolean;
+  /** Where settled outcomes go after their hot retention, when an archive is configured. */
+  archive: ArchivedOutcomes | undefined;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys);
-  const outcomes = new OutcomeStore(redis, keys, shards);
+  const outcomes = new OutcomeStore(redis, keys, shards, archive);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
   // its delivery: replayed again after an unconfirmed enqueue put the letter back, it is a duplicate if the
   // first replay did get in, so it applies once.

@@ -1,0 +1,250 @@
+// Moves settled outcomes from Redis to PostgreSQL once their hot retention has passed, so Redis holds the
+// open work, not the history. The commit that makes a verdict adds the outcome to its shard's settled
+// index; the shard's owner archives what came due: it reads the snapshots and event logs, commits their
+// rows to PostgreSQL, and only then deletes the outcome's keys from Redis, fenced by its lease
+// (archive-delete.lua). A crash between the two repeats an upsert that changes nothing and deletes then;
+// an outcome is never gone from both. Reads fall back to the archive (archived-outcomes.ts).
+import { createHash } from "node:crypto";
+import { scoreMember } from "../outcomes/outcome-index.js";
+import { unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { parseOutcomeRef } from "../outcomes/outcome-ref.js";
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { unpackEnvelope } from "../streams/event-envelope.js";
+import type { Logger } from "../telemetry/logger.js";
+import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveMetrics } from "./archive-metrics.js";
+import { archivable, createdMemberOf } from "./archived-outcomes.js";
+import { faultPoint } from "./fault-point.js";
+import { MonthPartitions } from "./month-partitions.js";
+import { storableJson, storableText } from "./storable-text.js";
+
+/** Outcomes per move: one MGET, one PostgreSQL transaction and one delete script call. */
+const PAGE = 500;
+/** Rows per INSERT statement, well inside PostgreSQL's 65,535 parameters (eleven per event row). */
+const EVENT_ROWS_PER_INSERT = 4000;
+
+export interface ShardLease {
+  shard: number;
+  leaseValue: string;
+}
+
+export interface OutcomeArchiverDeps {
+  redis: RedisClient;
+  keys: Keys;
+  sql: ArchiveSql;
+  /** How long a settled outcome stays in Redis after its verdict. */
+  retentionMs: number;
+  /** The shards this worker owns now, with the lease each delete is fenced by. */
+  leases: () => readonly ShardLease[];
+  /** Runs archive-delete.lua (the worker's scripts). */
+  deleteScript: (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  /** Drops archived outcomes from the worker's memory. */
+  forget: (shard: number, refs: readonly string[]) => void;
+  logger: Logger;
+  metrics: ArchiveMetrics;
+  /** Wall clock for retention. @default Date.now */
+  now?: () => number;
+  /** Between passes. @default 1000 */
+  intervalMs?: number;
+}
+
+interface Due {
+  ref: string;
+  record: OutcomeRecord;
+  snapshot: Buffer;
+  log: [string, Buffer][];
+}
+
+export class OutcomeArchiver {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly partitions: MonthPartitions;
+
+  constructor(private readonly deps: OutcomeArchiverDeps) {
+    this.partitions = new MonthPartitions(deps.sql);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.pass()
+        .then(() => undefined)
+        .finally(() => (this.running = undefined));
+    }, this.deps.intervalMs ?? 1000);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Moves every outcome due now on the owned shards (`until`: the latest verdict time that is due). */
+  async pass(until = (this.deps.now ?? Date.now)() - this.deps.retentionMs): Promise<number> {
+    let moved = 0;
+    let lagMs = 0;
+    for (const lease of this.deps.leases()) {
+      try {
+        moved += await this.drain(lease, until);
+        const oldest = await this.deps.redis.zrange(this.deps.keys.settled(lease.shard), "0", "0", "WITHSCORES");
+        if (oldest[1] !== undefined) lagMs = Math.max(lagMs, until - Number(oldest[1]));
+      } catch (error) {
+        this.deps.metrics.errors.inc();
+        this.deps.logger.warn({ err: error, shard: lease.shard }, "outcome archive pass failed; Redis keeps the outcomes until the next pass");
+      }
+    }
+    this.deps.metrics.lagSeconds.set(Math.max(0, lagMs) / 1000);
+    return moved;
+  }
+
+  /** Moves the shard's due outcomes page by page; returns how many moved. */
+  private async drain({ shard, leaseValue }: ShardLease, until: number): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const refs = await this.deps.redis.zrangebyscore(this.deps.keys.settled(shard), "-inf", until, "LIMIT", 0, PAGE);
+      if (refs.length === 0) return moved;
+      const due = await this.read(shard, refs);
+      if (due.length > 0) await this.commitRows(due);
+      faultPoint("archive-before-delete");
+      const deleted = await this.delete(shard, leaseValue, refs, due);
+      if (deleted < 0) return moved; // the shard moved to another worker: it archives from here
+      this.deps.forget(shard, refs);
+      this.deps.metrics.outcomesArchived.inc(deleted);
+      moved += deleted;
+      if (refs.length < PAGE) return moved;
+    }
+  }
+
+  /** Snapshots and event logs of the refs still in Redis; the unarchivable are counted and left out. */
+  private async read(shard: number, refs: readonly string[]): Promise<Due[]> {
+    const { redis, keys } = this.deps;
+    const outcomeKeys = refs.map((ref) => {
+      const { accountId, outcomeKey } = parseOutcomeRef(ref);
+      return keys.outcome(shard, accountId, outcomeKey);
+    });
+    const snapshots = await redis.mgetBuffer(...outcomeKeys);
+    const due: Due[] = [];
+    const logs: Promise<[Buffer, Buffer[]][]>[] = [];
+    refs.forEach((ref, i) => {
+      const snapshot = snapshots[i];
+      if (!snapshot) return;
+      const record = unpackOutcome(snapshot);
+      if (!archivable(record)) {
+        this.deps.metrics.outcomesUnarchivable.inc();
+        this.deps.logger.warn({ shard, account: record.accountId }, "settled outcome kept in Redis: its key holds a NUL character, which PostgreSQL cannot store");
+        return;
+      }
+      due.push({ ref, record, snapshot, log: [] });
+      logs.push(redis.xrangeBuffer(keys.eventLog(shard, record.accountId, record.key), "-", "+"));
+    });
+    const read = await Promise.all(logs);
+    due.forEach((outcome, i) => {
+      outcome.log = read[i]!.map(([id, fields]) => [id.toString(), fields[1] ?? Buffer.alloc(0)]);
+    });
+    return due;
+  }
+
+  /** One transaction: the outcomes (upserted: a repeat after a crash writes the same row) and their events. */
+  private async commitRows(due: readonly Due[]): Promise<void> {
+    const { sql } = this.deps;
+    await this.partitions.ensure("outcomes", due.map(({ record }) => record.createdAt));
+    await this.partitions.ensure("outcome_events", due.map(({ record }) => record.createdAt));
+    const outcomes = due.map(outcomeRow);
+    const events = due.flatMap(eventRows);
+    await sql.begin(async (tx) => {
+      await tx`
+        INSERT INTO outcomes ${sql(outcomes)}
+        ON CONFLICT (account_id, key, created_at) DO UPDATE SET
+          status = EXCLUDED.status, verdict_at = EXCLUDED.verdict_at, trajectory = EXCLUDED.trajectory,
+          anomaly = EXCLUDED.anomaly, novelty = EXCLUDED.novelty, trajectory_member = EXCLUDED.trajectory_member,
+          anomaly_member = EXCLUDED.anomaly_member, novelty_member = EXCLUDED.novelty_member,
+          snapshot = EXCLUDED.snapshot, archived_at = now()`;
+      for (let at = 0; at < events.length; at += EVENT_ROWS_PER_INSERT) {
+        await tx`INSERT INTO outcome_events ${sql(events.slice(at, at + EVENT_ROWS_PER_INSERT))} ON CONFLICT DO NOTHING`;
+      }
+    });
+  }
+
+  /** Deletes what was archived, as archived; refs no longer in Redis only leave the settled index. */
+  private async delete(shard: number, leaseValue: string, refs: readonly string[], due: readonly Due[]): Promise<number> {
+    const { keys } = this.deps;
+    const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.settled(shard), keys.due(shard)];
+    const args: (string | number)[] = [leaseValue];
+    const archived = new Map(due.map((outcome) => [outcome.ref, outcome]));
+    for (const ref of refs) {
+      const outcome = archived.get(ref);
+      const { accountId, outcomeKey } = parseOutcomeRef(ref);
+      scriptKeys.push(
+        keys.outcome(shard, accountId, outcomeKey),
+        keys.eventLog(shard, accountId, outcomeKey),
+        keys.idempotency(shard, accountId, outcomeKey),
+        keys.outcomeIndex(shard, accountId),
+        keys.scoreIndex(shard, accountId, "trajectory"),
+        keys.scoreIndex(shard, accountId, "anomaly"),
+        keys.scoreIndex(shard, accountId, "novelty"),
+      );
+      if (!outcome) {
+        // Unarchivable (kept in Redis) or already gone: a digest nothing matches leaves the keys alone.
+        args.push(ref, "-", -1, "", "", "", "");
+        continue;
+      }
+      const { record, snapshot, log } = outcome;
+      const scores = record.scores;
+      args.push(
+        ref,
+        createHash("sha1").update(snapshot).digest("hex"),
+        log.length,
+        createdMemberOf(record),
+        scores.trajectory === null ? "" : scoreMember(scores.trajectory, record.key),
+        scores.anomaly === null ? "" : scoreMember(scores.anomaly, record.key),
+        scores.novelty === null ? "" : scoreMember(scores.novelty, record.key),
+      );
+    }
+    const deleted = Number(await this.deps.deleteScript(scriptKeys, args));
+    // Unarchivable outcomes stay in Redis but leave the settled index, so they are not read again each pass.
+    const unarchivable = refs.filter((ref) => !archived.has(ref));
+    if (deleted >= 0 && unarchivable.length > 0) await this.deps.redis.zrem(keys.settled(shard), ...unarchivable);
+    return deleted;
+  }
+}
+
+function outcomeRow({ record, snapshot }: Due): Record<string, string | number | Date | Buffer | null> {
+  const origin = record.origin;
+  const scores = record.scores;
+  return {
+    account_id: record.accountId,
+    key: record.key,
+    created_at: new Date(record.createdAt),
+    status: record.status,
+    task_key: origin.kind === "task" ? storableText(origin.taskKey) : null,
+    agent_key: origin.kind === "agent" ? storableText(origin.agentKey) : null,
+    customer_key: origin.kind === "agent" ? storableText(origin.customerKey) : null,
+    verdict_at: record.verdictAt === null ? null : new Date(record.verdictAt),
+    trajectory: scores.trajectory,
+    anomaly: scores.anomaly,
+    novelty: scores.novelty,
+    created_member: createdMemberOf(record),
+    trajectory_member: scores.trajectory === null ? null : scoreMember(scores.trajectory, record.key),
+    anomaly_member: scores.anomaly === null ? null : scoreMember(scores.anomaly, record.key),
+    novelty_member: scores.novelty === null ? null : scoreMember(scores.novelty, record.key),
+    snapshot,
+  };
+}
+
+function eventRows({ record, log }: Due): Record<string, unknown>[] {
+  return log.map(([id, envelope]) => {
+    const event = unpackEnvelope(envelope);
+    const [ms, seq] = id.split("-");
+    return {
+      account_id: record.accountId,
+      outcome_key: record.key,
+      outcome_created_at: new Date(record.createdAt),
+      id_ms: ms,
+      id_seq: seq,
+      action: storableText(event.action),
+      properties: storableJson(event.properties ?? {}),
+      idempotency_key: event.idempotencyKey === undefined ? null : storableText(event.idempotencyKey),
+      received_at: new Date(event.receivedAt),
+      envelope,
+    };
+  });
+}
