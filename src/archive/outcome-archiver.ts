@@ -1,9 +1,13 @@
 // Moves settled outcomes from Redis to PostgreSQL once their hot retention has passed, so Redis holds the
 // open work, not the history. The commit that makes a verdict adds the outcome to its shard's settled
-// index; the shard's owner archives what came due: it reads the snapshots and event logs, commits their
-// rows to PostgreSQL, and only then deletes the outcome's keys from Redis, fenced by its lease
-// (archive-delete.lua). A crash between the two repeats an upsert that changes nothing and deletes then;
-// an outcome is never gone from both. Reads fall back to the archive (archived-outcomes.ts).
+// index; the shard's owner archives what came due in two steps:
+// 1. copy: it reads the snapshots and event logs, commits their rows to PostgreSQL, and records what it
+//    committed (the snapshot's digest, the log's length) in the shard's archived index;
+// 2. delete, a grace period later: it deletes the outcome's keys, fenced by its lease, only if they are
+//    still what was committed (archive-delete.lua).
+// A crash anywhere repeats an upsert that changes nothing; an outcome is never gone from both. The grace
+// period is what lets a listing read Redis and PostgreSQL at slightly different moments and still see
+// every outcome once: anything deleted from Redis was in PostgreSQL for longer than any listing takes.
 import { createHash } from "node:crypto";
 import { scoreMember } from "../outcomes/outcome-index.js";
 import { unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
@@ -21,6 +25,11 @@ import { storableJson, storableText } from "./storable-text.js";
 
 /** Outcomes per move: one MGET, one PostgreSQL transaction and one delete script call. */
 const PAGE = 500;
+/**
+ * Longest wait between an outcome's rows committing and its keys leaving Redis (shorter when the retention
+ * is): far longer than a listing takes to read its sources.
+ */
+const MAX_DELETE_GRACE_MS = 30_000;
 /** Rows per INSERT statement, well inside PostgreSQL's 65,535 parameters (eleven per event row). */
 const EVENT_ROWS_PER_INSERT = 4000;
 
@@ -78,8 +87,11 @@ export class OutcomeArchiver {
     await this.running;
   }
 
-  /** Moves every outcome due now on the owned shards (`until`: the latest verdict time that is due). */
-  async pass(until = (this.deps.now ?? Date.now)() - this.deps.retentionMs): Promise<number> {
+  /**
+   * Archives every outcome due now on the owned shards (`until`: the latest verdict time that is due) and
+   * deletes from Redis those archived a grace period ago; returns how many left Redis.
+   */
+  async pass(until = this.now() - this.deps.retentionMs): Promise<number> {
     let moved = 0;
     let lagMs = 0;
     for (const lease of this.deps.leases()) {
@@ -96,32 +108,52 @@ export class OutcomeArchiver {
     return moved;
   }
 
-  /** Moves the shard's due outcomes page by page; returns how many moved. */
-  private async drain({ shard, leaseValue }: ShardLease, until: number): Promise<number> {
-    let moved = 0;
+  /** Copies the shard's due outcomes, then deletes those copied a grace period ago; returns how many left Redis. */
+  private async drain(lease: ShardLease, until: number): Promise<number> {
+    const { redis, keys } = this.deps;
     for (;;) {
-      const refs = await this.deps.redis.zrangebyscore(this.deps.keys.settled(shard), "-inf", until, "LIMIT", 0, PAGE);
+      const refs = await redis.zrangebyscore(keys.settled(lease.shard), "-inf", until, "LIMIT", 0, PAGE);
+      if (refs.length === 0) break;
+      await this.copy(lease.shard, refs);
+      if (refs.length < PAGE) break;
+    }
+    let moved = 0;
+    const graceEnd = this.now() - Math.min(MAX_DELETE_GRACE_MS, this.deps.retentionMs);
+    for (;;) {
+      const refs = await redis.zrangebyscore(keys.archived(lease.shard), "-inf", graceEnd, "LIMIT", 0, PAGE);
       if (refs.length === 0) return moved;
-      const due = await this.read(shard, refs);
-      if (due.length > 0) await this.commitRows(due);
       faultPoint("archive-before-delete");
-      const deleted = await this.delete(shard, leaseValue, refs, due);
+      const deleted = await this.delete(lease, refs);
       if (deleted < 0) return moved; // the shard moved to another worker: it archives from here
-      this.deps.forget(shard, refs);
+      this.deps.forget(lease.shard, refs);
       this.deps.metrics.outcomesArchived.inc(deleted);
       moved += deleted;
       if (refs.length < PAGE) return moved;
     }
   }
 
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  /** Step 1: the rows committed, then what they hold recorded in the archived index, for step 2 to check. */
+  private async copy(shard: number, refs: readonly string[]): Promise<void> {
+    const { redis, keys } = this.deps;
+    const due = await this.read(shard, refs);
+    if (due.length > 0) await this.commitRows(due);
+    const archivedAt = this.now();
+    const step = redis.multi().zrem(keys.settled(shard), ...refs);
+    for (const { ref, snapshot, log } of due) {
+      step.zadd(keys.archived(shard), archivedAt, ref).hset(keys.archivedDigests(shard), ref, digestOf(snapshot, log.length));
+    }
+    // Refs without a snapshot are gone already; the unarchivable stay in Redis, out of the settled index.
+    await step.exec();
+  }
+
   /** Snapshots and event logs of the refs still in Redis; the unarchivable are counted and left out. */
   private async read(shard: number, refs: readonly string[]): Promise<Due[]> {
     const { redis, keys } = this.deps;
-    const outcomeKeys = refs.map((ref) => {
-      const { accountId, outcomeKey } = parseOutcomeRef(ref);
-      return keys.outcome(shard, accountId, outcomeKey);
-    });
-    const snapshots = await redis.mgetBuffer(...outcomeKeys);
+    const snapshots = await redis.mgetBuffer(...refs.map((ref) => keyOfRef(keys, shard, ref)));
     const due: Due[] = [];
     const logs: Promise<[Buffer, Buffer[]][]>[] = [];
     refs.forEach((ref, i) => {
@@ -164,14 +196,13 @@ export class OutcomeArchiver {
     });
   }
 
-  /** Deletes what was archived, as archived; refs no longer in Redis only leave the settled index. */
-  private async delete(shard: number, leaseValue: string, refs: readonly string[], due: readonly Due[]): Promise<number> {
-    const { keys } = this.deps;
-    const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.settled(shard), keys.due(shard)];
-    const args: (string | number)[] = [leaseValue];
-    const archived = new Map(due.map((outcome) => [outcome.ref, outcome]));
-    for (const ref of refs) {
-      const outcome = archived.get(ref);
+  /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
+  private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number> {
+    const { redis, keys } = this.deps;
+    const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard)];
+    const args: (string | number)[] = [leaseValue, this.now()];
+    const snapshots = await redis.mgetBuffer(...refs.map((ref) => keyOfRef(keys, shard, ref)));
+    refs.forEach((ref, i) => {
       const { accountId, outcomeKey } = parseOutcomeRef(ref);
       scriptKeys.push(
         keys.outcome(shard, accountId, outcomeKey),
@@ -182,29 +213,33 @@ export class OutcomeArchiver {
         keys.scoreIndex(shard, accountId, "anomaly"),
         keys.scoreIndex(shard, accountId, "novelty"),
       );
-      if (!outcome) {
-        // Unarchivable (kept in Redis) or already gone: a digest nothing matches leaves the keys alone.
-        args.push(ref, "-", -1, "", "", "", "");
-        continue;
+      const snapshot = snapshots[i];
+      if (!snapshot) {
+        args.push(ref, "", "", "", "");
+        return;
       }
-      const { record, snapshot, log } = outcome;
+      const record = unpackOutcome(snapshot);
       const scores = record.scores;
       args.push(
         ref,
-        createHash("sha1").update(snapshot).digest("hex"),
-        log.length,
         createdMemberOf(record),
         scores.trajectory === null ? "" : scoreMember(scores.trajectory, record.key),
         scores.anomaly === null ? "" : scoreMember(scores.anomaly, record.key),
         scores.novelty === null ? "" : scoreMember(scores.novelty, record.key),
       );
-    }
-    const deleted = Number(await this.deps.deleteScript(scriptKeys, args));
-    // Unarchivable outcomes stay in Redis but leave the settled index, so they are not read again each pass.
-    const unarchivable = refs.filter((ref) => !archived.has(ref));
-    if (deleted >= 0 && unarchivable.length > 0) await this.deps.redis.zrem(keys.settled(shard), ...unarchivable);
-    return deleted;
+    });
+    return Number(await this.deps.deleteScript(scriptKeys, args));
   }
+}
+
+function keyOfRef(keys: Keys, shard: number, ref: string): string {
+  const { accountId, outcomeKey } = parseOutcomeRef(ref);
+  return keys.outcome(shard, accountId, outcomeKey);
+}
+
+/** What step 2 checks an outcome's keys against: the archived snapshot's SHA-1 and the log's length. */
+function digestOf(snapshot: Buffer, logLength: number): string {
+  return `${createHash("sha1").update(snapshot).digest("hex")} ${logLength}`;
 }
 
 function outcomeRow({ record, snapshot }: Due): Record<string, string | number | Date | Buffer | null> {

@@ -51,6 +51,19 @@ export class Keys {
     return `${this.shardTag(shard)}:settled`;
   }
 
+  /**
+   * Settled outcomes whose rows are committed in the archive, waiting out a grace period before their keys
+   * are deleted: a sorted set of refs scored by the archive commit time (ms).
+   */
+  archived(shard: number): string {
+    return `${this.shardTag(shard)}:archived`;
+  }
+
+  /** What was archived of each outcome in `archived`: hash ref -> "<snapshot SHA-1> <event log length>". */
+  archivedDigests(shard: number): string {
+    return `${this.shardTag(shard)}:archived-digests`;
+  }
+
   /** Lease of the shard: the owning worker and its fencing token. */
   lease(shard: number): string {
     return `${this.shardTag(shard)}:lease`;

@@ -1,18 +1,22 @@
 --[[
-  Deletes settled outcomes that the archiver has committed to PostgreSQL: each outcome's snapshot, event
-  log and idempotency hash, its members in the account's listing indexes, and its ref in the shard's
-  settled and due-time indexes. Fenced like a commit: only the shard's owner deletes. An outcome whose
-  snapshot or log is no longer the one archived (it changed since it was read) is left for the next pass.
+  Deletes settled outcomes whose rows the archiver committed to PostgreSQL a grace period ago: each
+  outcome's snapshot, event log and idempotency hash, its members in the account's listing indexes, and its
+  ref in the shard's archived, settled and due-time indexes. Fenced like a commit: only the shard's owner
+  deletes. The archiver recorded what it committed (the snapshot's SHA-1 and the log's length); an outcome
+  that no longer matches is not deleted but put back in the settled index, to be archived again.
 
   KEYS[1] shard lease key
   KEYS[2] shard fence key
-  KEYS[3] shard settled index (sorted set of refs by verdict time)
-  KEYS[4] shard due-time index
-  KEYS[5..] seven keys per outcome: snapshot, event log, idempotency hash, creation index, trajectory,
+  KEYS[3] shard archived index (sorted set of refs by archive commit time)
+  KEYS[4] what was archived of each ref (hash ref -> "<sha1> <log length>")
+  KEYS[5] shard settled index
+  KEYS[6] shard due-time index
+  KEYS[7..] seven keys per outcome: snapshot, event log, idempotency hash, creation index, trajectory,
             anomaly and novelty indexes
   ARGV[1] expected lease value "<worker>:<token>"
-  ARGV[2..] seven values per outcome: ref, SHA-1 of the archived snapshot, number of archived log
-            entries, creation index member, trajectory, anomaly and novelty members ("" when unscored)
+  ARGV[2] now (ms): the settled score of an outcome put back
+  ARGV[3..] five values per outcome: ref, creation index member, trajectory, anomaly and novelty members
+            ("" when unscored)
 
   Returns the number of outcomes deleted, or -1 when the lease is lost.
 ]]
@@ -22,23 +26,26 @@ if not leaseHeld(KEYS[1], KEYS[2], ARGV[1]) then
 end
 
 local deleted = 0
-for i = 0, (#KEYS - 4) / 7 - 1 do
-  local k = 5 + i * 7
-  local a = 2 + i * 7
+for i = 0, (#KEYS - 6) / 7 - 1 do
+  local k = 7 + i * 7
+  local a = 3 + i * 5
+  local ref = ARGV[a]
   local snapshot = redis.call('GET', KEYS[k])
-  if not snapshot then
-    redis.call('ZREM', KEYS[3], ARGV[a])
-  elseif redis.sha1hex(snapshot) == ARGV[a + 1] and redis.call('XLEN', KEYS[k + 1]) == tonumber(ARGV[a + 2]) then
+  local archived = redis.call('HGET', KEYS[4], ref)
+  if snapshot and archived ~= redis.sha1hex(snapshot) .. ' ' .. redis.call('XLEN', KEYS[k + 1]) then
+    redis.call('ZADD', KEYS[5], ARGV[2], ref)
+  elseif snapshot then
     redis.call('DEL', KEYS[k], KEYS[k + 1], KEYS[k + 2])
-    redis.call('ZREM', KEYS[k + 3], ARGV[a + 3])
+    redis.call('ZREM', KEYS[k + 3], ARGV[a + 1])
     for s = 0, 2 do
-      if ARGV[a + 4 + s] ~= '' then
-        redis.call('ZREM', KEYS[k + 4 + s], ARGV[a + 4 + s])
+      if ARGV[a + 2 + s] ~= '' then
+        redis.call('ZREM', KEYS[k + 4 + s], ARGV[a + 2 + s])
       end
     end
-    redis.call('ZREM', KEYS[3], ARGV[a])
-    redis.call('ZREM', KEYS[4], ARGV[a])
+    redis.call('ZREM', KEYS[6], ref)
     deleted = deleted + 1
   end
+  redis.call('ZREM', KEYS[3], ref)
+  redis.call('HDEL', KEYS[4], ref)
 end
 return deleted
