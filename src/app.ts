@@ -4,6 +4,7 @@ import { Accounts } from "./accounts/accounts.js";
 import { Worker, type WorkerArchive } from "./actors/worker.js";
 import { migrate, openArchive } from "./archive/archive-db.js";
 import { createArchiveMetrics } from "./archive/archive-metrics.js";
+import { ArchivedCharges } from "./archive/archived-charges.js";
 import { ArchivedOutcomes } from "./archive/archived-outcomes.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
 import { openApiRoute } from "./api/openapi.js";
@@ -188,7 +189,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, archive: archive && new ArchivedOutcomes(archive.sql) }), liveness);
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql) } }), liveness);
       routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
@@ -236,7 +237,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       await worker.start();
       stoppers.push(() => worker.stop());
       if (archive) {
-        const archiver = new ChargeArchiver({ redis, keys, sql: archive.sql, shards: () => worker.ownedShards, logger, metrics: archive.metrics });
+        const archiver = new ChargeArchiver({ redis, keys, sql: archive.sql, shards: () => worker.ownedShards, retentionMs: archive.retentionMs, logger, metrics: archive.metrics });
         archiver.start();
         // Stopped before the worker (stoppers run last first): its last pass still has the worker's shards.
         stoppers.push(() => archiver.stop());

@@ -92,7 +92,15 @@ export class BatchCommit {
    * `append` before it (the dead letter or charge it notifies of).
    */
   outbox(key: string, bytes: Buffer): void {
-    this.ops.push(["outbox", this.key(key), this.blob(bytes)]);
+    this.ops.push(["follow", this.key(key), this.blob(bytes)]);
+  }
+
+  /**
+   * Queues a charge for the PostgreSQL archive in this commit; the entry also records the stream id of the
+   * last `append` before it (the charge's own entry, whose position the archive keeps).
+   */
+  queueForArchive(key: string, bytes: Buffer): void {
+    this.ops.push(["follow", this.key(key), this.blob(bytes)]);
   }
 
   /**

@@ -420,10 +420,11 @@ export class ShardActor {
     const bytes = Buffer.from(JSON.stringify(charge));
     commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), bytes);
     commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), packNotification({ kind: "charge", accountId: record.accountId, bytes }));
-    // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect.
+    // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect,
+    // with the position of its entry in the charge stream (the listing's order).
     if (this.deps.archive) {
       const queued: QueuedCharge = { account_id: record.accountId, charge };
-      commit.append(this.deps.keys.chargesToArchive(this.deps.shard), Buffer.from(JSON.stringify(queued)));
+      commit.queueForArchive(this.deps.keys.chargesToArchive(this.deps.shard), Buffer.from(JSON.stringify(queued)));
     }
     this.deps.metrics.charges.inc();
   }

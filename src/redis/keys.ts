@@ -113,6 +113,15 @@ export class Keys {
     return `${this.shardTag(shard)}:charges-to-archive`;
   }
 
+  /**
+   * Charges of the shard committed to the archive (a stream, one entry per charge: its account and its
+   * entry id in the account's charge stream), whose Redis entries are deleted once the entry is older than
+   * the hot retention.
+   */
+  chargesArchived(shard: number): string {
+    return `${this.shardTag(shard)}:charges-archived`;
+  }
+
   /** Billable events applied per customer of the account on this shard (hash customer -> count). */
   usage(shard: number, accountId: string): string {
     return `${this.shardTag(shard)}:usage:${accountId}`;

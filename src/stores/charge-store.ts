@@ -3,6 +3,7 @@
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
+import type { ArchivedCharges } from "../archive/archived-charges.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition } from "./merged-shard-streams.js";
 import { compareUtf8 } from "./utf8-order.js";
@@ -22,10 +23,12 @@ export interface CustomerUsage {
 }
 
 export class ChargeStore {
+  /** `archive`: charges that may have left Redis, listed in their place. */
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
+    private readonly archive?: ArchivedCharges,
   ) {}
 
   /** One page of charges in commit order, or undefined when the cursor is not one this store gave out. */
@@ -49,6 +52,7 @@ export class ChargeStore {
       // A charge is committed at or after its confirmation, so entries before `from` cannot match.
       from === undefined ? {} : { from },
       customerKey === undefined && to === undefined ? limit + 1 : Math.max(limit + 1, FILTERED_PAGE),
+      this.archive && ((position, count) => this.archive!.page(accountId, filter, position, count)),
     );
     return { items: page.items, nextCursor: page.next ? encodeCursor(formatPosition(page.next)) : null };
   }

@@ -40,9 +40,13 @@ function compare(a: StreamPosition, b: StreamPosition): number {
   return compareEntryIds(a.entryId, b.entryId) || a.shard - b.shard;
 }
 
+/** One more sorted source of entries beside the shards' streams (the archive), in the same order. */
+export type ExtraEntries = (after: StreamPosition | undefined, count: number) => Promise<ShardEntry[]>;
+
 /**
  * Collects `limit` entries that pass `keep`, walking the merged streams (shard-merge.ts); the cursor is the
- * last entry examined, so entries a filter skipped are never read again.
+ * last entry examined, so entries a filter skipped are never read again. `extra` entries (archived ones,
+ * which may still be in their stream too) merge in; an entry read from both is taken once.
  */
 export async function filteredPage<T>(
   client: RedisClient,
@@ -54,25 +58,32 @@ export async function filteredPage<T>(
   range: { from?: number; to?: number } = {},
   /** Entries decoded per step; larger when `decode` filters. */
   pageSize = limit + 1,
+  extra?: ExtraEntries,
 ): Promise<{ items: T[]; next: StreamPosition | null }> {
   const end = range.to === undefined ? "+" : String(range.to);
   // Where each shard starts: entries at the cursor's id in later shards still follow it in the merged order.
   const start = (shard: number): string =>
     after ? (shard > after.shard ? after.entryId : `(${after.entryId}`) : range.from === undefined ? "-" : String(range.from);
   const entries = new ShardMerge<ShardEntry>(
-    shards,
+    extra ? shards + 1 : shards,
     {
       read: async (shard, last, count) => {
+        if (shard === shards && extra) return extra(last ?? after, count);
         const reply = (await client.xrangeBuffer(keyOf(shard), last === undefined ? start(shard) : `(${last.entryId}`, end, "COUNT", count)) as [Buffer, Buffer[]][];
         return reply.map(([id, fields]): ShardEntry => ({ shard, entryId: id.toString(), payload: fields[1] ?? Buffer.alloc(0) }));
       },
       compare,
+      // The extra source is read after the streams in each round: see outcome-archiver.ts on why that and a
+      // grace period before deleting from Redis leave no gap.
+      readLast: extra ? shards : undefined,
     },
     Math.ceil((2 * pageSize) / shards),
   );
   const items: T[] = [];
+  let previous: ShardEntry | undefined;
   for (;;) {
-    const page = await entries.take(pageSize);
+    const taken = await entries.take(pageSize);
+    const page = taken.filter((entry) => !(previous && compare(previous, entry) === 0) && ((previous = entry), true));
     for (const [i, entry] of page.entries()) {
       const item = decode(entry);
       if (item === undefined) continue;
@@ -82,6 +93,6 @@ export async function filteredPage<T>(
         return { items, next: more ? entry : null };
       }
     }
-    if (page.length < pageSize) return { items, next: null };
+    if (taken.length < pageSize) return { items, next: null };
   }
 }

@@ -25,6 +25,7 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   const settled = [...settledA, ...settledB];
   const before = new Map<string, { outcome: unknown; events: unknown }>();
   let listedBefore: string[] = [];
+  let chargesBefore: unknown[] = [];
   let firstPage: { keys: string[]; cursor: string } | undefined;
 
   const get = async (path: string): Promise<unknown> => {
@@ -42,6 +43,24 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
       cursor = page.next_cursor;
     } while (cursor !== null);
     return keys;
+  }
+
+  /** Every charge of the account, page by page. */
+  async function allCharges(limit: number, cursor: string | null = null, query = ""): Promise<{ id: string }[]> {
+    const charges: { id: string }[] = [];
+    do {
+      const page = (await get(`/v1/charges?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`)) as { charges: { id: string }[]; next_cursor: string | null };
+      charges.push(...page.charges);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    return charges;
+  }
+
+  /** Entries left in the account's charge streams. */
+  async function chargesInRedis(): Promise<number> {
+    let total = 0;
+    for (let shard = 0; shard < t.options.shards; shard++) total += await t.app.redis.xlen(t.app.keys.charges(shard, t.accountId));
+    return total;
   }
 
   /** Redis keys of the deployment that name one of these outcomes, and index members that list them. */
@@ -101,6 +120,8 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
     expect([...listedBefore].sort()).toEqual([...settled, ...open].sort());
     const page = (await get("/v1/outcomes?limit=9")) as { outcomes: Outcome[]; next_cursor: string };
     firstPage = { keys: page.outcomes.map((o) => o.key), cursor: page.next_cursor };
+    chargesBefore = await allCharges(7);
+    expect(chargesBefore).toHaveLength(settledB.length);
   }, 60_000);
 
   it("moves them out of Redis after the retention, keeping only the open ones", async () => {
@@ -110,6 +131,15 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
     const events = await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcome_events WHERE account_id = ${t.accountId}`;
     expect(Number(events[0]!.n)).toBe(settled.length * 3);
     expect((await redisTraces(open)).length).toBeGreaterThan(0);
+    await eventually(async () => ((await chargesInRedis()) === 0 ? true : undefined), 30_000, "no charge left in the Redis charge streams");
+  }, 60_000);
+
+  it("lists the same charges from PostgreSQL, in the same order, filters and cursors included", async () => {
+    for (const limit of [1, 7, 100]) expect(await allCharges(limit)).toEqual(chargesBefore);
+    expect(await allCharges(4, null, "&customer_key=acme")).toEqual(chargesBefore);
+    expect(await allCharges(4, null, "&customer_key=nobody")).toEqual([]);
+    const first = (await get("/v1/charges?limit=3")) as { charges: unknown[]; next_cursor: string };
+    expect([...first.charges, ...(await allCharges(10, first.next_cursor))]).toEqual(chargesBefore);
   }, 60_000);
 
   it("answers the same JSON for an outcome and its events after the move", async () => {

@@ -21,8 +21,9 @@
           {"zadd", k, score, m}    ZADD KEYS[k] score m                (settled outcomes awaiting the archive)
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
-          {"outbox", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
-                                   (webhook outbox: the notification names the entry that caused it)
+          {"follow", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
+                                   (webhook outbox, charge archive queue: the entry names the one that
+                                   caused it)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
@@ -76,7 +77,7 @@ for _, op in ipairs(ops) do
     end
   elseif kind == 'append' then
     appended = redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
-  elseif kind == 'outbox' then
+  elseif kind == 'follow' then
     redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
   elseif kind == 'expire-orphan' then
     if redis.call('EXISTS', KEYS[op[3]]) == 0 then

@@ -1,4 +1,5 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
+import type { ArchivedCharges } from "../../archive/archived-charges.js";
 import type { ArchivedOutcomes } from "../../archive/archived-outcomes.js";
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";
@@ -27,13 +28,13 @@ export interface ResourceRouteDeps {
   clock: () => number;
   /** Webhook URLs may resolve to private addresses (VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS). */
   webhookAllowPrivateUrls: boolean;
-  /** Where settled outcomes go after their hot retention, when an archive is configured. */
-  archive: ArchivedOutcomes | undefined;
+  /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
+  archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges } | undefined;
 }
 
 export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys);
-  const outcomes = new OutcomeStore(redis, keys, shards, archive);
+  const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
   // its delivery: replayed again after an unconfirmed enqueue put the letter back, it is a duplicate if the
   // first replay did get in, so it applies once.
@@ -48,7 +49,7 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAl
     ...outcomeRoutes(outcomes, records, clock),
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
     ...configurationRoutes(records),
-    ...chargeRoutes(new ChargeStore(redis, keys, shards)),
+    ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
     ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, clock }),
   ];
 }
