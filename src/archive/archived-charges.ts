@@ -3,6 +3,7 @@
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { ShardEntry, StreamPosition } from "../stores/merged-shard-streams.js";
 import type { ArchiveSql } from "./archive-db.js";
+import { fromArchive } from "./archive-unavailable.js";
 
 export interface ArchivedChargeFilter {
   customerKey: string | undefined;
@@ -35,7 +36,7 @@ export class ArchivedCharges {
   async page(accountId: string, filter: ArchivedChargeFilter, after: StreamPosition | undefined, count: number): Promise<ShardEntry[]> {
     const { sql } = this;
     const [ms, seq] = after ? after.entryId.split("-") : ["-1", "0"];
-    const rows = await sql<ChargeRow[]>`
+    const rows = await fromArchive(() => sql<ChargeRow[]>`
       SELECT shard, entry_ms, entry_seq, id, outcome_key, customer_key, agent_key, rate_card_key, currency, unit_amount, attribution, amount, confirmed_at
       FROM charges
       WHERE account_id = ${accountId} AND entry_ms IS NOT NULL
@@ -43,7 +44,7 @@ export class ArchivedCharges {
         ${filter.customerKey === undefined ? sql`` : sql`AND customer_key = ${filter.customerKey}`}
         ${filter.from === undefined ? sql`` : sql`AND confirmed_at >= ${new Date(filter.from)}`}
         ${filter.to === undefined ? sql`` : sql`AND confirmed_at < ${new Date(filter.to)}`}
-      ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`;
+      ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`);
     return rows.map((row) => {
       // The fields in the order the charge stream holds them, so the JSON is the same before and after.
       const charge: ChargeRecord = {

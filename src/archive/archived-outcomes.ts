@@ -6,6 +6,7 @@ import { indexMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { unpackOutcome, type OutcomeRecord, type OutcomeStatus } from "../outcomes/outcome-record.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import type { ArchiveSql } from "./archive-db.js";
+import { fromArchive } from "./archive-unavailable.js";
 import { storableText } from "./storable-text.js";
 
 /** The page of an archived event log, as the Redis log would give it: entry ids and envelopes. */
@@ -38,7 +39,7 @@ export class ArchivedOutcomes {
   constructor(private readonly sql: ArchiveSql) {}
 
   async get(accountId: string, key: string): Promise<OutcomeRecord | undefined> {
-    const [row] = await this.sql<{ snapshot: Buffer }[]>`SELECT snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ${key} LIMIT 1`;
+    const [row] = await fromArchive(() => this.sql<{ snapshot: Buffer }[]>`SELECT snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ${key} LIMIT 1`);
     return row ? unpackOutcome(row.snapshot) : undefined;
   }
 
@@ -46,7 +47,7 @@ export class ArchivedOutcomes {
   async getMany(accountId: string, keys: readonly string[]): Promise<Map<string, OutcomeRecord>> {
     const found = new Map<string, OutcomeRecord>();
     if (keys.length === 0) return found;
-    const rows = await this.sql<{ key: string; snapshot: Buffer }[]>`SELECT key, snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ANY(${this.sql.array([...keys])})`;
+    const rows = await fromArchive(() => this.sql<{ key: string; snapshot: Buffer }[]>`SELECT key, snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ANY(${this.sql.array([...keys])})`);
     for (const row of rows) found.set(row.key, unpackOutcome(row.snapshot));
     return found;
   }
@@ -54,10 +55,10 @@ export class ArchivedOutcomes {
   /** Up to `limit` log entries after the entry id `after` (all from the start when null), oldest first. */
   async events(accountId: string, key: string, after: string | null, limit: number): Promise<ArchivedLogEntry[]> {
     const [ms, seq] = after === null ? ["-1", "0"] : after.split("-");
-    const rows = await this.sql<{ id_ms: string; id_seq: string; envelope: Buffer }[]>`
+    const rows = await fromArchive(() => this.sql<{ id_ms: string; id_seq: string; envelope: Buffer }[]>`
       SELECT id_ms, id_seq, envelope FROM outcome_events
       WHERE account_id = ${accountId} AND outcome_key = ${key} AND (id_ms, id_seq) > (${ms!}::numeric, ${seq!}::numeric)
-      ORDER BY id_ms, id_seq LIMIT ${limit}`;
+      ORDER BY id_ms, id_seq LIMIT ${limit}`);
     return rows.map((row) => ({ id: `${row.id_ms}-${row.id_seq}`, envelope: row.envelope }));
   }
 
@@ -70,14 +71,14 @@ export class ArchivedOutcomes {
     const column = sql(MEMBER_COLUMN[order.by]);
     const descending = order.by !== "created" && order.descending;
     const position = after === undefined ? sql`` : descending ? sql`AND ${column} < ${after}` : sql`AND ${column} > ${after}`;
-    const rows = await sql<{ member: string; snapshot: Buffer }[]>`
+    const rows = await fromArchive(() => sql<{ member: string; snapshot: Buffer }[]>`
       SELECT ${column} AS member, snapshot FROM outcomes
       WHERE account_id = ${accountId} AND ${column} IS NOT NULL ${position}
         ${filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`}
         ${filter.taskKey === undefined ? sql`` : sql`AND task_key = ${filter.taskKey}`}
         ${filter.agentKey === undefined ? sql`` : sql`AND agent_key = ${filter.agentKey}`}
         ${filter.customerKey === undefined ? sql`` : sql`AND customer_key = ${filter.customerKey}`}
-      ORDER BY ${column} ${descending ? sql`DESC` : sql`ASC`} LIMIT ${count}`;
+      ORDER BY ${column} ${descending ? sql`DESC` : sql`ASC`} LIMIT ${count}`);
     return rows.map((row) => ({ member: row.member, record: unpackOutcome(row.snapshot) }));
   }
 

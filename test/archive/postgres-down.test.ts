@@ -1,0 +1,75 @@
+// PostgreSQL out of reach for 30 s: events are accepted and verdicts made as before, nothing leaves Redis
+// while its rows cannot be committed, reads that need the archive answer 503, and once PostgreSQL is back
+// the archive catches up.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shardOf } from "../../src/streams/shard.js";
+import { eventually, metricValue, startTestApp, type TestApp } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+
+const OUTCOMES = 20;
+const OUTAGE_MS = 30_000;
+
+describe("PostgreSQL unreachable for 30 s", () => {
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    proxy = await startTcpProxy(Number(new URL(db.url).port || 5432));
+    const url = new URL(db.url);
+    url.port = String(proxy.port);
+    t = await startTestApp("standalone", { archiveUrl: url.toString(), hotRetentionMs: 1000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.stop();
+    await proxy?.close();
+    await db?.drop();
+  }, 60_000);
+
+  const inRedis = async (keys: readonly string[]): Promise<number> =>
+    (await Promise.all(keys.map((key) => t.app.redis.exists(t.app.keys.outcome(shardOf(t.accountId, key, t.options.shards), t.accountId, key))))).reduce((a, b) => a + b, 0);
+
+  const status = async (key: string): Promise<string> => ((await t.request("GET", `/v1/outcomes/${key}`)).body as { status: string }).status;
+
+  it("goes on ingesting and deciding, keeps everything in Redis, then catches up", async () => {
+    const put = async (path: string, body: unknown): Promise<void> => expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
+    await put("/v1/tasks/t", { name: "t", condition: "done" });
+    await put("/v1/agents/closer", { name: "closer", condition: "step AND done" });
+    await put("/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "closer", unit_amount: 100 }] });
+    await put("/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
+    const taskKeys = Array.from({ length: OUTCOMES }, (_, i) => `a-${i}`);
+    const agentKeys = Array.from({ length: OUTCOMES }, (_, i) => `b-${i}`);
+    for (const key of taskKeys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
+    const started = await t.request("POST", "/v1/events/batch", { events: agentKeys.map((key) => ({ key, customer_key: "acme", action: "step" })) });
+    expect((started.body as { failed: unknown[] }).failed).toEqual([]);
+    await eventually(async () => ((await inRedis(agentKeys)) === OUTCOMES ? true : undefined), 10_000, "the Variant B outcomes created");
+
+    proxy.cut();
+    const cutAt = Date.now();
+    const done = [...taskKeys.map((key) => ({ outcome_key: key, action: "done" })), ...agentKeys.map((key) => ({ key, customer_key: "acme", action: "done" }))];
+    const reply = await t.request("POST", "/v1/events/batch", { events: done });
+    expect(reply.status).toBe(202);
+    expect((reply.body as { failed: unknown[] }).failed).toEqual([]);
+    for (const key of [...taskKeys, ...agentKeys]) await eventually(async () => ((await status(key)) === "CONFIRMED" ? true : undefined), 10_000, `${key} confirmed while PostgreSQL is away`);
+    // A read that needs the archive says so rather than answering without it.
+    const charges = await t.request("GET", "/v1/charges");
+    expect(charges.status).toBe(503);
+    expect((charges.body as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
+
+    // Long past the retention, nothing has left Redis, and the failures are counted.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - cutAt))));
+    expect(await inRedis([...taskKeys, ...agentKeys])).toBe(2 * OUTCOMES);
+    expect(await metricValue(t.app.metricsPort, "verdict_archive_errors_total")).toBeGreaterThan(0);
+
+    proxy.restore();
+    await eventually(async () => ((await inRedis([...taskKeys, ...agentKeys])) === 0 ? true : undefined), 30_000, "the archive caught up");
+    const rows = await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes WHERE account_id = ${t.accountId} AND status = 'CONFIRMED'`;
+    expect(Number(rows[0]!.n)).toBe(2 * OUTCOMES);
+    for (const key of [...taskKeys, ...agentKeys]) expect(await status(key)).toBe("CONFIRMED");
+    const listed = (await t.request("GET", "/v1/charges?limit=100")).body as { charges: unknown[] };
+    expect(listed.charges).toHaveLength(OUTCOMES);
+  }, 120_000);
+});
