@@ -38,6 +38,8 @@ type ChargeRow = Record<keyof ChargeRecord | "account_id" | "shard" | "entry_ms"
 export class ChargeArchiver {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Set by stop: a pass in progress ends after the page in hand instead of draining a backlog. */
+  private stopping = false;
   private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: ChargeArchiverDeps) {
@@ -51,23 +53,28 @@ export class ChargeArchiver {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     await this.running;
   }
 
   /** Archives everything queued now on the owned shards and deletes from Redis what was archived long enough ago. */
   async pass(): Promise<void> {
-    let waiting = 0;
-    for (const shard of this.deps.shards()) {
-      try {
-        waiting += await this.drain(shard);
-        await this.forget(shard);
-      } catch (error) {
-        this.deps.metrics.errors.inc();
-        this.deps.logger.warn({ err: error, shard }, "charge archive pass failed; the queue keeps the charges");
-      }
-    }
-    this.deps.metrics.chargesBacklog.set(waiting);
+    // Shards at once: each step waits on PostgreSQL or Redis, and the pool serves several inserts.
+    const waiting = await Promise.all(
+      this.deps.shards().map(async (shard) => {
+        try {
+          const left = await this.drain(shard);
+          await this.forget(shard);
+          return left;
+        } catch (error) {
+          this.deps.metrics.errors.inc();
+          this.deps.logger.warn({ err: error, shard }, "charge archive pass failed; the queue keeps the charges");
+          return 0;
+        }
+      }),
+    );
+    this.deps.metrics.chargesBacklog.set(waiting.reduce((a, b) => a + b, 0));
   }
 
   /** Drains one shard's queue page by page; returns what is left in it. */
@@ -86,7 +93,7 @@ export class ChargeArchiver {
       }
       await step.xdel(queue, ...entries.map(([id]) => id)).exec();
       this.deps.metrics.chargesArchived.inc(entries.length);
-      if (entries.length < PAGE) return await redis.xlen(queue);
+      if (entries.length < PAGE || this.stopping) return await redis.xlen(queue);
     }
   }
 
@@ -101,7 +108,7 @@ export class ChargeArchiver {
       const step = redis.multi();
       for (const [, fields] of entries) step.xdel(keys.charges(shard, fields[1]!), fields[3]!);
       await step.xdel(archived, ...entries.map(([id]) => id)).exec();
-      if (entries.length < PAGE) return;
+      if (entries.length < PAGE || this.stopping) return;
     }
   }
 }

@@ -68,6 +68,8 @@ interface Due {
 export class OutcomeArchiver {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Set by stop: a pass in progress ends after the page in hand instead of draining a backlog. */
+  private stopping = false;
   private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: OutcomeArchiverDeps) {
@@ -83,6 +85,7 @@ export class OutcomeArchiver {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     await this.running;
   }
@@ -92,20 +95,24 @@ export class OutcomeArchiver {
    * deletes from Redis those archived a grace period ago; returns how many left Redis.
    */
   async pass(until = this.now() - this.deps.retentionMs): Promise<number> {
-    let moved = 0;
     let lagMs = 0;
-    for (const lease of this.deps.leases()) {
-      try {
-        moved += await this.drain(lease, until);
-        const oldest = await this.deps.redis.zrange(this.deps.keys.settled(lease.shard), "0", "0", "WITHSCORES");
-        if (oldest[1] !== undefined) lagMs = Math.max(lagMs, until - Number(oldest[1]));
-      } catch (error) {
-        this.deps.metrics.errors.inc();
-        this.deps.logger.warn({ err: error, shard: lease.shard }, "outcome archive pass failed; Redis keeps the outcomes until the next pass");
-      }
-    }
+    // Shards at once: each step waits on PostgreSQL or Redis, and the pool serves several transactions.
+    const moved = await Promise.all(
+      this.deps.leases().map(async (lease) => {
+        try {
+          const left = await this.drain(lease, until);
+          const oldest = await this.deps.redis.zrange(this.deps.keys.settled(lease.shard), "0", "0", "WITHSCORES");
+          if (oldest[1] !== undefined) lagMs = Math.max(lagMs, until - Number(oldest[1]));
+          return left;
+        } catch (error) {
+          this.deps.metrics.errors.inc();
+          this.deps.logger.warn({ err: error, shard: lease.shard }, "outcome archive pass failed; Redis keeps the outcomes until the next pass");
+          return 0;
+        }
+      }),
+    );
     this.deps.metrics.lagSeconds.set(Math.max(0, lagMs) / 1000);
-    return moved;
+    return moved.reduce((a, b) => a + b, 0);
   }
 
   /** Copies the shard's due outcomes, then deletes those copied a grace period ago; returns how many left Redis. */
@@ -115,7 +122,7 @@ export class OutcomeArchiver {
       const refs = await redis.zrangebyscore(keys.settled(lease.shard), "-inf", until, "LIMIT", 0, PAGE);
       if (refs.length === 0) break;
       await this.copy(lease.shard, refs);
-      if (refs.length < PAGE) break;
+      if (refs.length < PAGE || this.stopping) break;
     }
     let moved = 0;
     const graceEnd = this.now() - Math.min(MAX_DELETE_GRACE_MS, this.deps.retentionMs);
@@ -128,7 +135,7 @@ export class OutcomeArchiver {
       this.deps.forget(lease.shard, refs);
       this.deps.metrics.outcomesArchived.inc(deleted);
       moved += deleted;
-      if (refs.length < PAGE) return moved;
+      if (refs.length < PAGE || this.stopping) return moved;
     }
   }
 

@@ -11,6 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: Command }> = {
   user: { summary: "user add ACCOUNT_ID EMAIL: a dashboard user (password on stdin)", load: () => import("./user.js") },
   condition: { summary: "check and try success conditions offline", load: () => import("./condition.js") },
   migrate: { summary: "apply the archive's PostgreSQL migrations (VERDICT_ARCHIVE_URL)", load: () => import("./migrate.js") },
+  archive: { summary: "archive run: move every settled outcome due now (turning the archive on)", load: () => import("./archive.js") },
 };
 
 function usage(): string {

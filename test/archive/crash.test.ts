@@ -47,7 +47,7 @@ describe("archive crash between the PostgreSQL commit and the Redis delete", () 
 
     // The armed worker commits the rows, then dies as it is about to delete the keys.
     const crashed = workers[0]!;
-    await eventually(async () => (crashed.child.signalCode === "SIGKILL" ? true : undefined), 30_000, "the armed worker killed at its fault point");
+    await eventually(() => Promise.resolve(crashed.child.signalCode === "SIGKILL" ? true : undefined), 30_000, "the armed worker killed at its fault point");
     expect(await count("outcomes")).toBe(OUTCOMES);
     expect(await snapshotsInRedis(keys)).toBe(OUTCOMES);
     const before = await Promise.all(keys.map(async (key) => (await t.request("GET", `/v1/outcomes/${key}`)).body));
