@@ -10,6 +10,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { SynchronousContextManager } from "./synchronous-context-manager.js";
 
 let enabled = false;
 
@@ -41,6 +42,9 @@ export function startTracing(role: string): Tracing {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
+    // The ingress passes spans explicitly (see traceparentOf); the worker's spans nest across awaits
+    // (startActiveSpan), so it keeps the SDK's AsyncLocalStorage manager (undefined: the default).
+    ...(role === "ingress" && { contextManager: new SynchronousContextManager() }),
   });
   sdk.start();
   enabled = true;
