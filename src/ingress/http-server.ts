@@ -253,8 +253,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     // for what it does on the request's behalf (the envelope, the enqueue's links). A caller's trace
     // continues here: a W3C traceparent header (a fleet's span) is this request's parent.
     if (tracingEnabled()) {
-      const attributes = { "http.request.method": method, "http.route": route.path };
-      const span = startRequestSpan(`${method} ${route.path}`, attributes, req.getHeader("traceparent"), req.getHeader("tracestate"));
+      const span = startRequestSpan(method, route.path, (name) => req.getHeader(name));
       if (span !== undefined) ex.span = span;
     }
     run()

@@ -5,7 +5,7 @@
 // The trace context crosses the queue: the ingress writes the W3C `traceparent` of each request into the
 // event's envelope, and the worker links its batch span to every event's request and, for sampled events,
 // opens a span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
-import { propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT, SpanKind, trace, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
@@ -65,24 +65,28 @@ export function startTracing(role: string, env: Readonly<Record<string, string |
 
 /**
  * The span of an HTTP request, or undefined when tracing is off or the sampler drops the request. Without
- * a caller's trace (traceparent header), the request is put to the sampler before any span exists, with the
- * trace id its span would get, so the SDK's own decision is the same: an unsampled request, 99% of them
- * at 1% sampling, then costs one sampler call instead of a span (ids, attributes, a non-recording span
- * object), which was most of what tracing cost the ingress. With a caller's trace the SDK decides alone.
+ * a caller's trace (`traceparent` header), the request is put to the sampler before any span exists, with
+ * the trace id its span would get, so the SDK's own decision is the same: an unsampled request, 99% of
+ * them at 1% sampling, then costs one sampler call instead of a span (ids, attributes, a non-recording
+ * span object), which was most of what tracing cost the ingress. With a caller's trace the SDK decides.
+ * `header` reads a request header: tracestate is read only when there is a traceparent to go with it.
  */
-export function startRequestSpan(name: string, attributes: Attributes, traceparent: string, tracestate: string): Span | undefined {
+export function startRequestSpan(method: string, route: string, header: (name: string) => string): Span | undefined {
   if (running === undefined) return undefined;
   const { sampler, ids } = running;
-  const parent = traceparent === "" ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate });
+  const name = `${method} ${route}`;
+  const traceparent = header("traceparent");
+  const parent = traceparent === "" ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: header("tracestate") });
   if (trace.getSpanContext(parent) === undefined) {
-    const { decision } = sampler.shouldSample(ROOT_CONTEXT, ids.nextTraceId(), name, SpanKind.SERVER, attributes, []);
+    // No attributes: the specification's samplers decide on the trace id (and a parent) alone.
+    const { decision } = sampler.shouldSample(ROOT_CONTEXT, ids.nextTraceId(), name, SpanKind.SERVER, {}, []);
     if (decision === SamplingDecision.NOT_RECORD) {
       ids.forgetNextTraceId();
       return undefined;
     }
   }
   try {
-    return tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+    return tracer().startSpan(name, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route } }, parent);
   } finally {
     // Taken by the span's trace id, or left over when the SDK made none (tracing suppressed).
     ids.forgetNextTraceId();
