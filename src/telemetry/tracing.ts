@@ -2,9 +2,9 @@
 // everything else depends on @opentelemetry/api alone and costs nothing when tracing is off (each helper
 // below returns at once then).
 //
-// The trace context crosses the queue: the ingress writes the W3C `traceparent` of each request into the
-// event's envelope, and the worker links its batch span to every event's request and, for sampled events,
-// opens a span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
+// The trace context crosses the queue: the ingress writes the W3C `traceparent` of each sampled request
+// into the event's envelope, and the worker links its batch span to every event's request and opens a
+// span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
 import { propagation, ROOT_CONTEXT, SpanKind, trace, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
@@ -33,8 +33,9 @@ export interface Tracing {
 
 /**
  * Starts the SDK. The exporter and SDK read the standard variables themselves: OTEL_EXPORTER_OTLP_ENDPOINT
- * (or ..._TRACES_ENDPOINT) and ..._HEADERS, OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG,
- * OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (which win over the defaults set here).
+ * (or ..._TRACES_ENDPOINT) and ..._HEADERS, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (which win over
+ * the defaults set here); OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG are read from `env` here, so the
+ * ingress can ask the very sampler the SDK uses (see startRequestSpan).
  */
 export function startTracing(role: string, env: Readonly<Record<string, string | undefined>>): Tracing {
   const sampler = samplerFromEnv(env);
