@@ -97,7 +97,8 @@ const PEER_TOKEN = "bench-peer-token";
 /** BENCH_PROFILE=ingress,worker runs those Verdict processes under --cpu-prof (profiles in BENCH_PROFILE_DIR). */
 const PROFILE = new Set((process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean));
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? join(tmpdir(), "verdict-bench-profiles");
-const profileArgs = (role: string): string[] => (PROFILE.has(role) ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${role}-${Date.now()}.cpuprofile`] : []);
+const profileArgs = (role: string, label = role): string[] =>
+  PROFILE.has(role) ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${label}-${Date.now()}.cpuprofile`] : [];
 
 const RESULTS_FILE = fileURLToPath(new URL("../../bench/RESULTS.md", import.meta.url));
 const SOAK_HEADING = "## Soak run";
@@ -360,8 +361,9 @@ async function tracingCost(dir: string): Promise<void> {
     const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
     const redis = await startRedis(dir);
     const { token } = await createAccount(redis);
-    const off = await spawnVerdict("ingress", verdictEnv(redis, dir));
-    const on = await spawnVerdict("ingress", verdictEnv(redis, dir, { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" }));
+    const off = await spawnVerdict("ingress", verdictEnv(redis, dir), profileArgs("ingress", "ingress-tracing-off"));
+    const tracingOn = { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" };
+    const on = await spawnVerdict("ingress", verdictEnv(redis, dir, tracingOn), profileArgs("ingress", "ingress-tracing-on"));
     const servers = [
       { name: "off", port: off.port },
       { name: "on", port: on.port },

@@ -64,7 +64,7 @@ async function stopThenExit(logger: Logger, stop: () => Promise<void>, graceMs =
 function tracingFor(options: VerdictOptions, logger: Logger): Tracing | undefined {
   if (options.otlpEndpoint === undefined) return undefined;
   logger.info({ endpoint: options.otlpEndpoint }, "exporting traces over OTLP/HTTP");
-  return startTracing(options.role);
+  return startTracing(options.role, process.env);
 }
 
 /** Stops the app, then flushes the spans it ended. */

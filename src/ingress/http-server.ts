@@ -2,11 +2,11 @@
 // order of decisions.md section 5: route (404/405), token (401), size (413 while reading), JSON (400), handler;
 // ahead of all of them, framing that could smuggle a request (400, connection closed).
 import { randomUUID } from "node:crypto";
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from "@opentelemetry/api";
+import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import { ApiError, type ErrorBody } from "../errors/api-error.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
-import { traceparentOf, tracer, tracingEnabled } from "../telemetry/tracing.js";
+import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -85,8 +85,12 @@ interface Exchange {
   abortable: boolean;
   /** Stops the stall timer of a response still being written. */
   stopWriting?: () => void;
-  /** The request's span, while tracing is on; ended with the answer. */
-  span?: Span;
+  /**
+   * The request's span, while tracing is on and the request is sampled; ended with the answer. Always
+   * present, undefined when there is none: set on a sampled few only, it would give their exchanges
+   * another hidden class and make every access to an exchange polymorphic.
+   */
+  span: Span | undefined;
 }
 
 class BodyTooLarge extends ApiError {
@@ -179,6 +183,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       aborted: false,
       answered: false,
       abortable: false,
+      span: undefined,
     };
 
     // Framing first, before any answer that would keep the connection: the body's extent is in doubt,
@@ -243,18 +248,17 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
         body: parseJson(bytes),
         requestId: ex.requestId,
         receivedAt,
+        // Always present (see Exchange.span).
+        traceparent: ex.span === undefined ? undefined : traceparentOf(ex.span),
       };
-      const traceparent = ex.span === undefined ? undefined : traceparentOf(ex.span);
-      if (traceparent !== undefined) request.traceparent = traceparent;
       send(ex, await route.handler(request));
     };
     inFlight++;
-    // Tracing on: the request's span; the handler gets its traceparent (ApiRequest.traceparent) for what
-    // it does on the request's behalf (the envelope, the enqueue's links).
+    // Tracing on and the request sampled: its span; the handler gets its traceparent (ApiRequest.traceparent)
+    // for what it does on the request's behalf (the envelope, the enqueue's links). A caller's trace
+    // continues here: a W3C traceparent header (a fleet's span) is this request's parent.
     if (tracingEnabled()) {
-      // A caller's trace continues here: a W3C traceparent header (a fleet's span) is this request's parent.
-      const parent = propagation.extract(ROOT_CONTEXT, { traceparent: req.getHeader("traceparent"), tracestate: req.getHeader("tracestate") });
-      ex.span = tracer().startSpan(`${method} ${route.path}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route.path } }, parent);
+      ex.span = startRequestSpan(method, route.path, (name) => req.getHeader(name));
     }
     run()
       .catch((error: unknown) => {

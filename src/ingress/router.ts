@@ -16,7 +16,7 @@ export interface ApiRequest {
   /** Server receive time at the edge, epoch milliseconds. */
   receivedAt: number;
   /** W3C traceparent of the request's span, only while tracing is on and this request is sampled. */
-  traceparent?: string;
+  traceparent?: string | undefined;
 }
 
 export interface ApiResponse {

@@ -7,7 +7,7 @@ import { replicated } from "../redis/replica-acks.js";
 import { Scripts } from "../redis/scripts.js";
 import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
 import type { Keys } from "../redis/keys.js";
-import { linksTo, tracer, tracingEnabled } from "../telemetry/tracing.js";
+import { startCallerSpan, tracingEnabled } from "../telemetry/tracing.js";
 
 /** What became of one event. `rejected` was never appended; `unconfirmed` may or may not have been. */
 export type EnqueueResult = "appended" | "duplicate" | "rejected" | "unconfirmed";
@@ -130,14 +130,15 @@ export class ShardEnqueuer {
   }
 
   /**
-   * Runs one script call for the submissions and resolves each; never rejects. Tracing on, the call is a
-   * span linked to every request it carries (one call serves many requests, so it cannot be a child of one).
+   * Runs one script call for the submissions and resolves each; never rejects. Tracing on, a call that
+   * carries sampled requests is a span linked to each of them (see startCallerSpan).
    */
   private send(shard: number, submissions: Submission[]): Promise<void> {
     if (!tracingEnabled()) return this.call(shard, submissions);
-    const links = linksTo(submissions.flatMap((s) => (s.caller === undefined ? [] : [s.caller])));
+    const callers = submissions.flatMap((s) => (s.caller === undefined ? [] : [s.caller]));
     // Not made active (see traceparentOf): the call's outcome is set on it by `call`.
-    const span = tracer().startSpan("enqueue", { kind: SpanKind.CLIENT, links, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } });
+    const span = startCallerSpan("enqueue", callers, { kind: SpanKind.CLIENT, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } });
+    if (span === undefined) return this.call(shard, submissions);
     return this.call(shard, submissions, span).finally(() => span.end());
   }
 

@@ -1,61 +1,21 @@
-// Tracing end to end against a real OTLP/HTTP receiver (a node:http server here, JSON encoding): off, the
+// Tracing end to end against a real OTLP/HTTP receiver (test/support/otlp-receiver.ts, JSON encoding): off, the
 // envelope carries no trace context and nothing is exported; on, one event's request span, its enqueue
 // call, the worker's batch and the event's "apply event" span are tied together by trace id and links,
 // and the account id is an attribute while the token is nowhere.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../src/streams/shard.js";
 import { startTracing, type Tracing } from "../../src/telemetry/tracing.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
+import { attribute, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from "../support/otlp-receiver.js";
 import { streamEvents } from "../support/streams.js";
 
-interface OtlpAttribute {
-  key: string;
-  value: { stringValue?: string; intValue?: string | number; boolValue?: boolean };
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: OtlpAttribute[];
-  links?: { traceId: string; spanId: string }[];
-}
-interface OtlpExport {
-  resourceSpans: { resource: { attributes: OtlpAttribute[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
-}
-
-/** A receiver of OTLP/HTTP JSON exports, keeping every body it got. */
-function startReceiver(): Promise<{ server: Server; url: string; exports: OtlpExport[]; raw: string[] }> {
-  const exports: OtlpExport[] = [];
-  const raw: string[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      raw.push(body);
-      if (req.url === "/v1/traces") exports.push(JSON.parse(body) as OtlpExport);
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end("{}");
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports, raw })));
-}
-
-const attribute = (span: OtlpSpan, key: string): string | number | boolean | undefined => {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  return value?.stringValue ?? (value?.intValue === undefined ? value?.boolValue : Number(value.intValue));
-};
-
 describe("tracing (standalone)", () => {
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: OtlpReceiver;
   let t: TestApp;
   let tracing: Tracing | undefined;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
     process.env.OTEL_SERVICE_NAME = "verdict-under-test";
     // Export finished spans within 100 ms instead of the default 5 s.
@@ -69,7 +29,7 @@ describe("tracing (standalone)", () => {
     receiver.server.close();
   });
 
-  const spans = (): OtlpSpan[] => receiver.exports.flatMap((e) => e.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+  const spans = (): OtlpSpan[] => receiver.spans();
 
   it("off: the envelope carries no trace context and nothing is exported", async () => {
     expect((await t.request("POST", "/v1/outcomes", { key: "off", task_key: "traced" })).status).toBe(201);
@@ -83,7 +43,7 @@ describe("tracing (standalone)", () => {
   });
 
   it("on: request, enqueue, batch and the applied event are one story across the queue", async () => {
-    tracing = startTracing("all");
+    tracing = startTracing("all", process.env);
     expect((await t.request("POST", "/v1/outcomes", { key: "on", task_key: "traced" })).status).toBe(201);
     expect((await t.request("POST", "/v1/events", { outcome_key: "on", action: "done" })).status).toBe(202);
 
