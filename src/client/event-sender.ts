@@ -26,6 +26,15 @@ interface FlushWaiter {
 
 const ITEM_PATH = /^events\[(\d+)\]/;
 
+/** The resolving functions of the promise `track` just made, left here by `captureResolvers` and read at once. */
+const captured: Pick<PendingEvent, "resolve" | "reject"> = { resolve: () => {}, reject: () => {} };
+
+/** One executor for every `track` promise: an executor closure per event is one more allocation on the hot path. */
+function captureResolvers(resolve: () => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
+}
+
 export class EventSender {
   private readonly queue: OrderingQueue;
   /** Events whose `track` waits for room, in `track` order (PendingEvent without its lane, JSON and bytes yet). */
@@ -52,23 +61,23 @@ export class EventSender {
 
   track(event: VerdictEvent): Promise<void> {
     if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
-    return new Promise<void>((resolve, reject) => {
-      const pending: PendingEvent = {
-        event,
-        json: "",
-        idempotencyKey: undefined,
-        bytes: 0,
-        lane: NOT_ADMITTED,
-        attempts: 0,
-        seq: this.nextSeq++,
-        traceparent: activeTraceparent(),
-        resolve,
-        reject,
-      };
-      // Nobody overtakes an event already waiting for room: that would reorder its outcome.
-      if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
-      else this.waiting.push(pending);
-    });
+    const promise = new Promise<void>(captureResolvers);
+    const pending: PendingEvent = {
+      event,
+      json: "",
+      idempotencyKey: undefined,
+      bytes: 0,
+      lane: NOT_ADMITTED,
+      attempts: 0,
+      seq: this.nextSeq++,
+      traceparent: activeTraceparent(),
+      resolve: captured.resolve,
+      reject: captured.reject,
+    };
+    // Nobody overtakes an event already waiting for room: that would reorder its outcome.
+    if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
+    else this.waiting.push(pending);
+    return promise;
   }
 
   /** Resolves once every event tracked before the call has settled (accepted or rejected). */
