@@ -259,7 +259,8 @@ export class EventSender {
       if (!lane) return;
       const attempt = again[0]?.attempts ?? 1;
       this.queue.settle(lane, again, backoff ? retryDelayMs(attempt, this.options.retry, retryAfterMs) : 0);
-      again = [];
+      // queue.settle copies what it keeps, so an empty list serves the next lane (no array per lane).
+      if (again.length > 0) again = [];
       backoff = false;
     };
     // A batch holds each lane's events together, in lane order (OrderingQueue.take).
