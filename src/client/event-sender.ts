@@ -26,13 +26,17 @@ interface FlushWaiter {
 
 const ITEM_PATH = /^events\[(\d+)\]/;
 
-/** The resolving functions of the promise `track` just made, left here by `captureResolvers` and read at once. */
-const captured: Pick<PendingEvent, "resolve" | "reject"> = { resolve: () => {}, reject: () => {} };
+/** The resolve function of the promise `track` just made, left here by `captureResolve` and read at once. */
+let capturedResolve: PendingEvent["resolve"] = () => {};
 
-/** One executor for every `track` promise: an executor closure per event is one more allocation on the hot path. */
-function captureResolvers(resolve: () => void, reject: (error: unknown) => void): void {
-  captured.resolve = resolve;
-  captured.reject = reject;
+/**
+ * One executor for every `track` promise (an executor closure per event is one more allocation on the hot
+ * path). Only `resolve` is kept: resolving with a rejected promise rejects just the same, and a waiting
+ * event that does not hold its reject function as well is one object less for every young-generation
+ * collection to copy while it waits.
+ */
+function captureResolve(resolve: PendingEvent["resolve"]): void {
+  capturedResolve = resolve;
 }
 
 export class EventSender {
@@ -61,7 +65,7 @@ export class EventSender {
 
   track(event: VerdictEvent): Promise<void> {
     if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
-    const promise = new Promise<void>(captureResolvers);
+    const promise = new Promise<void>(captureResolve);
     const pending: PendingEvent = {
       event,
       json: "",
@@ -71,8 +75,7 @@ export class EventSender {
       attempts: 0,
       seq: this.nextSeq++,
       traceparent: activeTraceparent(),
-      resolve: captured.resolve,
-      reject: captured.reject,
+      resolve: capturedResolve,
     };
     // Nobody overtakes an event already waiting for room: that would reorder its outcome.
     if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
@@ -116,7 +119,7 @@ export class EventSender {
     } catch (error) {
       // A BigInt or a cycle: nothing could send it.
       this.rejected++;
-      pending.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
+      pending.resolve(Promise.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error })));
       this.notifyFlush(pending.seq);
       return;
     }
@@ -288,7 +291,7 @@ export class EventSender {
 
   private reject(event: PendingEvent, error: VerdictError): void {
     this.rejected++;
-    event.reject(error);
+    event.resolve(Promise.reject(error));
     this.settled(event);
   }
 
