@@ -26,17 +26,13 @@ interface FlushWaiter {
 
 const ITEM_PATH = /^events\[(\d+)\]/;
 
-/** The resolve function of the promise `track` just made, left here by `captureResolve` and read at once. */
-let capturedResolve: PendingEvent["resolve"] = () => {};
+/** The resolving functions of the promise `track` just made, left here by `captureResolvers` and read at once. */
+const captured: Pick<PendingEvent, "resolve" | "reject"> = { resolve: () => {}, reject: () => {} };
 
-/**
- * One executor for every `track` promise (an executor closure per event is one more allocation on the hot
- * path). Only `resolve` is kept: resolving with a rejected promise rejects just the same, and a waiting
- * event that does not hold its reject function as well is one object less for every young-generation
- * collection to copy while it waits.
- */
-function captureResolve(resolve: PendingEvent["resolve"]): void {
-  capturedResolve = resolve;
+/** One executor for every `track` promise: an executor closure per event is one more allocation on the hot path. */
+function captureResolvers(resolve: () => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
 }
 
 export class EventSender {
@@ -65,7 +61,7 @@ export class EventSender {
 
   track(event: VerdictEvent): Promise<void> {
     if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
-    const promise = new Promise<void>(captureResolve);
+    const promise = new Promise<void>(captureResolvers);
     const pending: PendingEvent = {
       event,
       json: "",
@@ -75,7 +71,8 @@ export class EventSender {
       attempts: 0,
       seq: this.nextSeq++,
       traceparent: activeTraceparent(),
-      resolve: capturedResolve,
+      resolve: captured.resolve,
+      reject: captured.reject,
     };
     // Nobody overtakes an event already waiting for room: that would reorder its outcome.
     if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
@@ -119,7 +116,7 @@ export class EventSender {
     } catch (error) {
       // A BigInt or a cycle: nothing could send it.
       this.rejected++;
-      pending.resolve(Promise.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error })));
+      pending.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
       this.notifyFlush(pending.seq);
       return;
     }
@@ -291,7 +288,7 @@ export class EventSender {
 
   private reject(event: PendingEvent, error: VerdictError): void {
     this.rejected++;
-    event.resolve(Promise.reject(error));
+    event.reject(error);
     this.settled(event);
   }
 

@@ -20,8 +20,8 @@ export interface PendingEvent {
   /** Order of `track` calls: `flush` waits for every event below its mark. */
   seq: number;
   traceparent: string | undefined;
-  /** Settles its `track` promise: with nothing when accepted, with a rejected promise when refused. */
-  resolve: (outcome?: PromiseLike<void>) => void;
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 export class Lane {
