@@ -2,10 +2,10 @@
 // fleet's keys never collide. The client mints one per event, so this is on its hottest path: the random
 // bits come from a pool refilled by one randomFillSync call per 409 ids, and each id is written as ASCII
 // into one buffer and read out as one flat string. (Slicing node's randomUUID() instead costs a string of
-// many joined pieces that V8 must first flatten, several times the work; Web Crypto adds a brand check.)
+// many joined pieces that V8 must first flatten, about twice the work; Web Crypto adds a brand check.)
 import { randomFillSync } from "node:crypto";
 
-/** 10 random bytes per id: the low nibble of the first goes into rand_a (12 bits), the other 9 into rand_b. */
+/** 10 random bytes per id: the first's low nibble and the second make rand_a (12 bits), the other 8 rand_b (62 bits, after the variant's 2). */
 const RANDOM_BYTES_PER_ID = 10;
 const pool = Buffer.allocUnsafe(4096);
 let poolAt = pool.length;
