@@ -5,6 +5,8 @@
 // `idempotency` auto (guarantees on) or off. Prints {events, requests, accepted, failed, seconds, cpuSeconds}
 // as JSON; CPU is this process's own (user + system).
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { VerdictClient } from "../src/client/index.js";
 
 export interface ClientLoadSpec {
@@ -18,6 +20,8 @@ export interface ClientLoadSpec {
   inFlight: number;
   /** `client`: its idempotency option; `plain`: "auto" sends a random key with each event, "off" none. */
   idempotency: "auto" | "off";
+  /** `client`: the `dist` folder of another build whose client to drive instead of this build's (a baseline). */
+  clientDist?: string;
 }
 
 export interface ClientLoadResult {
@@ -78,8 +82,8 @@ async function plain(spec: ClientLoadSpec): Promise<{ accepted: number; failed: 
 }
 
 /** A fleet: one agent loop per outcome, each awaiting its own events one after another, as docs/client.md shows. */
-async function withClient(spec: ClientLoadSpec): Promise<{ accepted: number; failed: number }> {
-  const client = new VerdictClient({ baseUrl: `http://127.0.0.1:${spec.port}`, token: spec.token, maxInFlight: spec.inFlight, fetch: countingFetch, idempotency: spec.idempotency });
+async function withClient(spec: ClientLoadSpec, Client: typeof VerdictClient): Promise<{ accepted: number; failed: number }> {
+  const client = new Client({ baseUrl: `http://127.0.0.1:${spec.port}`, token: spec.token, maxInFlight: spec.inFlight, fetch: countingFetch, idempotency: spec.idempotency });
   let failed = 0;
   async function agent(outcome: number): Promise<void> {
     for (let n = outcome; n < spec.events; n += spec.outcomes) {
@@ -97,9 +101,11 @@ async function withClient(spec: ClientLoadSpec): Promise<{ accepted: number; fai
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as ClientLoadSpec;
+  // Loaded before the clock starts, as this build's client is.
+  const Client = spec.clientDist === undefined ? VerdictClient : ((await import(pathToFileURL(join(spec.clientDist, "src/client/index.js")).href)) as { VerdictClient: typeof VerdictClient }).VerdictClient;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const { accepted, failed } = spec.mode === "client" ? await withClient(spec) : await plain(spec);
+  const { accepted, failed } = spec.mode === "client" ? await withClient(spec, Client) : await plain(spec);
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   const result: ClientLoadResult = { events: spec.events, requests, accepted, failed, seconds, cpuSeconds: (used.user + used.system) / 1e6 };

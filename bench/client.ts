@@ -7,6 +7,8 @@
 //
 // CLIENT_BENCH_EVENTS (default 100,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
 // outcomes; CLIENT_BENCH_ROUNDS (default 5) rounds of each (short runs, many rounds: this host is shared).
+// BENCH_BASE_DIST (the `dist` folder of a baseline build, as for `npm run bench:ab`) adds that build's client
+// with and without keys to the rounds, so a change to the client is measured before and after in one run.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +25,7 @@ const ROUNDS = Number(process.env.CLIENT_BENCH_ROUNDS ?? 5);
 const IN_FLIGHT = 8;
 const KEY_PREFIX = "bench:";
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
+const BASE_DIST = process.env.BENCH_BASE_DIST;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -40,21 +43,33 @@ async function main(): Promise<void> {
     }
     const spec = { port: verdict.port, token, events: EVENTS, outcomes: OUTCOMES, prefix, inFlight: IN_FLIGHT };
     console.log(`${EVENTS.toLocaleString("en")} events over ${OUTCOMES.toLocaleString("en")} outcomes per run, ${IN_FLIGHT} requests in flight, ${ROUNDS} rounds of each sender`);
-    const variants = [
+    const variants: { label: string; mode: ClientLoadSpec["mode"]; idempotency: ClientLoadSpec["idempotency"]; clientDist?: string }[] = [
       { label: "plain fetch loop, 500-event batches, no keys", mode: "plain", idempotency: "off" },
       { label: "plain fetch loop, 500-event batches, a random idempotency_key per event", mode: "plain", idempotency: "auto" },
       { label: "verdict/client, idempotency off (ordered retries, no keys)", mode: "client", idempotency: "off" },
       { label: "verdict/client, guarantees on (auto UUID v7 keys, ordered retries)", mode: "client", idempotency: "auto" },
-    ] as const;
+    ];
+    if (BASE_DIST !== undefined) {
+      variants.push(
+        { label: "baseline build's verdict/client, idempotency off", mode: "client", idempotency: "off", clientDist: BASE_DIST },
+        { label: "baseline build's verdict/client, guarantees on", mode: "client", idempotency: "auto", clientDist: BASE_DIST },
+      );
+    }
+    const specOf = (variant: (typeof variants)[number]): ClientLoadSpec => ({
+      ...spec,
+      mode: variant.mode,
+      idempotency: variant.idempotency,
+      ...(variant.clientDist !== undefined && { clientDist: variant.clientDist }),
+    });
     const runs = variants.map(() => [] as ClientLoadResult[]);
     // A warm-up run of each (JIT, connection pools, the service's hot outcomes), not counted.
-    for (const variant of variants) await runJsonChild<ClientLoadResult>("client-load", { ...spec, mode: variant.mode, idempotency: variant.idempotency } satisfies ClientLoadSpec);
+    for (const variant of variants) await runJsonChild<ClientLoadResult>("client-load", specOf(variant));
     for (let round = 0; round < ROUNDS; round++) {
       // Each round starts one variant later, so none always runs first or last.
       for (let k = 0; k < variants.length; k++) {
         const i = (round + k) % variants.length;
         const variant = variants[i]!;
-        const result = await runJsonChild<ClientLoadResult>("client-load", { ...spec, mode: variant.mode, idempotency: variant.idempotency } satisfies ClientLoadSpec);
+        const result = await runJsonChild<ClientLoadResult>("client-load", specOf(variant));
         if (result.accepted !== EVENTS || result.failed !== 0) throw new Error(`${variant.label}: ${result.accepted} accepted, ${result.failed} failed of ${EVENTS}`);
         runs[i]!.push(result);
         console.log(`  round ${round + 1}  ${Math.round(EVENTS / result.seconds).toLocaleString("en").padStart(7)} events/s  ${((result.cpuSeconds / EVENTS) * 1e6).toFixed(2).padStart(6)} µs CPU/event  ${result.requests} requests  ${variant.label}`);
@@ -71,6 +86,11 @@ async function main(): Promise<void> {
     console.log(`client with guarantees / plain loop with keys: ${share(3, 1)} of its rate (the same service work per event)`);
     console.log(`client with keys off / plain loop without keys: ${share(2, 0)}`);
     console.log(`client with guarantees / plain loop without keys: ${share(3, 0)} (the service's idempotency claims included)`);
+    if (BASE_DIST !== undefined) {
+      const cpuChange = (a: number, b: number): string => `${(((cpu(a) - cpu(b)) / cpu(b)) * 100).toFixed(1)}%`;
+      console.log(`baseline build's client with guarantees / plain loop with keys: ${share(5, 1)}`);
+      console.log(`this build's client CPU per event against the baseline's: ${cpuChange(3, 5)} with guarantees, ${cpuChange(2, 4)} with keys off`);
+    }
   } finally {
     await stopChild(verdict.child, "SIGTERM");
     await redis.stop();

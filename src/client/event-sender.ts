@@ -14,6 +14,8 @@ import type { BatchAccepted, ErrorDetail, VerdictEvent } from "./wire-types.js";
 export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
 /** `{"events":[` and `]}` around the items. */
 const ENVELOPE_BYTES = '{"events":[]}'.length;
+/** `,"idempotency_key":"<UUID v7>"` added to an event's JSON. */
+const KEY_FIELD_BYTES = ',"idempotency_key":""'.length + 36;
 
 interface FlushWaiter {
   /** Events with a lower seq still unsettled. */
@@ -23,6 +25,15 @@ interface FlushWaiter {
 }
 
 const ITEM_PATH = /^events\[(\d+)\]/;
+
+/** The resolving functions of the promise `track` just made, left here by `captureResolvers` and read at once. */
+const captured: Pick<PendingEvent, "resolve" | "reject"> = { resolve: () => {}, reject: () => {} };
+
+/** One executor for every `track` promise: an executor closure per event is one more allocation on the hot path. */
+function captureResolvers(resolve: () => void, reject: (error: unknown) => void): void {
+  captured.resolve = resolve;
+  captured.reject = reject;
+}
 
 export class EventSender {
   private readonly queue: OrderingQueue;
@@ -50,12 +61,23 @@ export class EventSender {
 
   track(event: VerdictEvent): Promise<void> {
     if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
-    return new Promise<void>((resolve, reject) => {
-      const pending: PendingEvent = { event, json: "", bytes: 0, lane: NOT_ADMITTED, attempts: 0, seq: this.nextSeq++, traceparent: activeTraceparent(), resolve, reject };
-      // Nobody overtakes an event already waiting for room: that would reorder its outcome.
-      if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
-      else this.waiting.push(pending);
-    });
+    const promise = new Promise<void>(captureResolvers);
+    const pending: PendingEvent = {
+      event,
+      json: "",
+      idempotencyKey: undefined,
+      bytes: 0,
+      lane: NOT_ADMITTED,
+      attempts: 0,
+      seq: this.nextSeq++,
+      traceparent: activeTraceparent(),
+      resolve: captured.resolve,
+      reject: captured.reject,
+    };
+    // Nobody overtakes an event already waiting for room: that would reorder its outcome.
+    if (this.buffered < this.options.maxBufferedEvents && this.waitingHead === this.waiting.length) this.admit(pending);
+    else this.waiting.push(pending);
+    return promise;
   }
 
   /** Resolves once every event tracked before the call has settled (accepted or rejected). */
@@ -101,17 +123,17 @@ export class EventSender {
     // A malformed event (not an object, no key) still goes to the service, which says what is wrong with it.
     const object = isObject(event) ? event : undefined;
     if (this.options.idempotency === "auto" && object && object.idempotency_key === undefined && json.endsWith("}")) {
-      // Spliced into the JSON rather than copied into the event: no second object per event, and the
-      // caller's event is left as it was.
-      const key = `"idempotency_key":"${uuidv7()}"}`;
-      json = json === "{}" ? `{${key}` : `${json.slice(0, -1)},${key}`;
+      // Kept beside the JSON and spliced in as the batch body is built: the caller's event is left as it
+      // was, no copy of it is made, and a waiting event holds two flat strings rather than the pieces of
+      // a spliced one (what each garbage collection of the young generation must copy while it waits).
+      pending.idempotencyKey = uuidv7();
     }
     // Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
     const key = object ? (object.outcome_key ?? object.key) : undefined;
     pending.json = json;
     // UTF-8 takes at most 3 bytes per UTF-16 unit: for small events that bound is as good as the exact count
-    // (500 of them stay far below 5 MiB), which is only taken for large ones.
-    pending.bytes = json.length < 1024 ? json.length * 3 : Buffer.byteLength(json);
+    // (500 of them stay far below 5 MiB), which is only taken for large ones. The key field is ASCII.
+    pending.bytes = (json.length < 1024 ? json.length * 3 : Buffer.byteLength(json)) + (pending.idempotencyKey === undefined ? 0 : KEY_FIELD_BYTES);
     pending.lane = this.queue.lane(typeof key === "string" ? key : "");
     this.buffered++;
     if (pending.bytes + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES) {
@@ -151,7 +173,8 @@ export class EventSender {
       const event = batch[i]!;
       if (event.attempts++ > 0) this.retried++;
       traceparent ??= event.traceparent;
-      body += i === 0 ? event.json : `,${event.json}`;
+      const json = event.idempotencyKey === undefined ? event.json : withIdempotencyKey(event.json, event.idempotencyKey);
+      body += i === 0 ? json : `,${json}`;
     }
     body += "]}";
     // The answer is read inside the try and acted on outside it: an exception while settling must never
@@ -236,7 +259,8 @@ export class EventSender {
       if (!lane) return;
       const attempt = again[0]?.attempts ?? 1;
       this.queue.settle(lane, again, backoff ? retryDelayMs(attempt, this.options.retry, retryAfterMs) : 0);
-      again = [];
+      // queue.settle copies what it keeps, so an empty list serves the next lane (no array per lane).
+      if (again.length > 0) again = [];
       backoff = false;
     };
     // A batch holds each lane's events together, in lane order (OrderingQueue.take).
@@ -295,6 +319,11 @@ export class EventSender {
     }
     if (done) this.flushWaiters = this.flushWaiters.filter((waiter) => waiter.remaining > 0);
   }
+}
+
+/** The event's JSON (an object's) with its minted key as the last field; `{}` has no field to follow. */
+function withIdempotencyKey(json: string, key: string): string {
+  return json === "{}" ? `{"idempotency_key":"${key}"}` : `${json.slice(0, -1)},"idempotency_key":"${key}"}`;
 }
 
 /** The batch items a VALIDATION_ERROR points at (`events[12].action`), with their details. */

@@ -9,7 +9,9 @@ export interface PendingEvent {
   event: unknown;
   /** The event as JSON text, serialised once at admission and resent as is. */
   json: string;
-  /** UTF-8 length of `json`, or an upper bound of it. */
+  /** The key minted for it at admission (idempotency "auto", none of its own): added to `json` on each send. */
+  idempotencyKey: string | undefined;
+  /** UTF-8 length of what is sent (`json` and the minted key's field), or an upper bound of it. */
   bytes: number;
   /** Its outcome's lane, from admission on (NOT_ADMITTED before). */
   lane: Lane;

@@ -206,6 +206,13 @@ describe("client delivery through faults", () => {
     expect(tooLarge).toMatchObject({ status: "rejected", reason: { status: 0, code: "PAYLOAD_TOO_LARGE" } });
     expect(notJson).toMatchObject({ status: "rejected", reason: { status: 0, code: "VALIDATION_ERROR" } });
     expect(client.stats()).toMatchObject({ buffered: 0, waiting: 0, accepted: 2, rejected: 2 });
+    // Refused on admission, its promise rejects at once: code after the next flush() sees its handler's work.
+    let refused = false;
+    void client.track({ outcome_key: key!, action: "step", properties: { blob: "x".repeat(5 * 1024 * 1024) } }).catch(() => {
+      refused = true;
+    });
+    await client.flush();
+    expect(refused).toBe(true);
     expect((await logOf(key!, 2)).map((e) => e.properties.seq)).toEqual([0, 1]);
   });
 
