@@ -28,6 +28,8 @@ export interface DispatcherDeps {
   owns(shard: number): boolean;
   retryScheduleMs: readonly number[];
   allowPrivateUrls: boolean;
+  /** An endpoint failing every attempt for this long is disabled (VERDICT_WEBHOOK_DISABLE_AFTER). */
+  disableAfterMs: number;
   logger: Logger;
   metrics: WebhookMetrics;
   /** How often owned shards are looked at. @default 100 */
@@ -36,8 +38,6 @@ export interface DispatcherDeps {
 
 /** A receiver gets this long to answer (Standard Webhooks' customary 15 s). */
 export const DELIVERY_TIMEOUT_MS = 15_000;
-/** An endpoint failing every attempt for this long is disabled. */
-export const FAILING_ENDPOINT_DISABLE_MS = 5 * 24 * 3600 * 1000;
 /** A Retry-After is honoured up to this long. */
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const OUTBOX_PAGE = 100;
@@ -286,11 +286,11 @@ export class WebhookDispatcher {
     return ok ? "delivered" : disabled ? "disabled" : "failed";
   }
 
-  /** Notes a failure; true when the endpoint has failed every attempt for FAILING_ENDPOINT_DISABLE_MS. */
+  /** Notes a failure; true when the endpoint has failed every attempt for `disableAfterMs`. */
   private async failingTooLong(accountId: string, endpointId: string, now: number): Promise<boolean> {
     const key = this.deps.keys.webhookFailingSince(accountId);
     await this.deps.client.hsetnx(key, endpointId, String(now));
     const since = Number(await this.deps.client.hget(key, endpointId));
-    return Number.isFinite(since) && now - since >= FAILING_ENDPOINT_DISABLE_MS;
+    return Number.isFinite(since) && now - since >= this.deps.disableAfterMs;
   }
 }
