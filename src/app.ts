@@ -251,6 +251,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         owns: (shard) => worker.owns(shard),
         retryScheduleMs: options.webhookRetryScheduleMs,
         allowPrivateUrls: options.webhookAllowPrivateUrls,
+        disableAfterMs: options.webhookDisableAfterMs,
         logger,
         metrics: createWebhookMetrics(metrics.registry),
       });

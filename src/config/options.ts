@@ -94,10 +94,18 @@ export interface VerdictOptions {
    * a private network). @default false
    */
   webhookAllowPrivateUrls: boolean;
+  /**
+   * A webhook endpoint that fails every attempt for this long (no 2xx since its first failure) is disabled.
+   * @default 5 days
+   */
+  webhookDisableAfterMs: number;
 }
 
 /** Standard Webhooks' customary retry schedule. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+
+/** The issue's "an endpoint failing everything for 5 days is disabled". */
+export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
   role: "all",
@@ -125,6 +133,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   hotRetentionMs: 24 * 3_600_000,
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
+  webhookDisableAfterMs: DEFAULT_WEBHOOK_DISABLE_AFTER_MS,
 });
 
 export class ConfigError extends Error {
@@ -169,6 +178,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (options.webhookRetryScheduleMs.length > 50 || options.webhookRetryScheduleMs.some((ms) => !Number.isInteger(ms) || ms < 0 || ms > 7 * 24 * 3600 * 1000)) {
     problems.push("webhookRetryScheduleMs must be at most 50 delays, each from 0 to 7 days");
   }
+  intIn("webhookDisableAfterMs", options.webhookDisableAfterMs, 1, 365 * 24 * 3600 * 1000);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;
 }

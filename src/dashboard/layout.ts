@@ -19,6 +19,7 @@ const NAV: readonly [string, string][] = [
   ["/rate-cards", "Rate cards"],
   ["/dead-letters", "Dead letters"],
   ["/charges", "Charges"],
+  ["/webhooks", "Webhooks"],
   ["/token", "API token"],
 ];
 

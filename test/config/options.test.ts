@@ -1,5 +1,5 @@
 // Configuration the service refuses to start with: a token secret too short or too regular to sign with,
-// and the bind addresses of the API and metrics ports.
+// the bind addresses of the API and metrics ports, and the webhook disable period.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { optionsFromEnv } from "../../src/config/env.js";
@@ -30,5 +30,15 @@ describe("bind addresses", () => {
     expect([defaults.host, defaults.metricsHost]).toEqual([undefined, undefined]);
     const set = optionsFromEnv({ ...base, VERDICT_TOKEN_SECRET: secret, VERDICT_HOST: "127.0.0.1", VERDICT_METRICS_HOST: "::1" });
     expect([set.host, set.metricsHost]).toEqual(["127.0.0.1", "::1"]);
+  });
+});
+
+describe("webhook disable period", () => {
+  it("is 5 days unless VERDICT_WEBHOOK_DISABLE_AFTER gives a duration, and refuses anything else", () => {
+    const env = { ...base, VERDICT_TOKEN_SECRET: randomBytes(32).toString("base64") };
+    expect(optionsFromEnv(env).webhookDisableAfterMs).toBe(5 * 24 * 3600 * 1000);
+    expect(optionsFromEnv({ ...env, VERDICT_WEBHOOK_DISABLE_AFTER: "36h" }).webhookDisableAfterMs).toBe(36 * 3600 * 1000);
+    expect(optionsFromEnv({ ...env, VERDICT_WEBHOOK_DISABLE_AFTER: "1500ms" }).webhookDisableAfterMs).toBe(1500);
+    for (const bad of ["5", "five days", "0s", "-1d", "1d,2d"]) expect(() => optionsFromEnv({ ...env, VERDICT_WEBHOOK_DISABLE_AFTER: bad }), bad).toThrow(ConfigError);
   });
 });

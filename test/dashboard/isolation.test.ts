@@ -9,11 +9,15 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
   let t: TestApp;
   let b: FormClient;
   let letterId = "";
+  let hook = { id: "", secret: "" };
+  let messageId = "";
   const a = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body);
 
   beforeAll(async () => {
-    t = await startTestApp(deployment);
-    // Account A (the test app's own) through the API: one of everything, a dead letter and a charge.
+    t = await startTestApp(deployment, { webhookAllowPrivateUrls: true });
+    // Account A (the test app's own) through the API: one of everything, a dead letter and a charge, and
+    // a webhook endpoint (first, so those make messages; nothing listens on port 9, so they stay pending).
+    hook = (await a("POST", "/v1/webhook-endpoints", { url: "http://127.0.0.1:9/a-hook" })).body as typeof hook;
     await a("PUT", "/v1/tasks/a-task", { name: "A task", condition: "done" });
     await a("POST", "/v1/outcomes", { key: "a-outcome", task_key: "a-task" });
     await a("PUT", "/v1/rate-cards/a-card", { currency: "EUR", entries: [{ agent_key: "a-agent", unit_amount: 700 }] });
@@ -26,6 +30,7 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
       return letters.dead_letters[0]?.id;
     });
     await eventually(async () => (((await a("GET", "/v1/charges")).body as { charges: unknown[] }).charges.length === 1 ? true : undefined));
+    messageId = await eventually(async () => ((await a("GET", `/v1/webhook-endpoints/${hook.id}/messages`)).body as { messages: { id: string }[] }).messages[0]?.id);
 
     b = new FormClient(t.base);
     expect((await b.signUp(`b-${Date.now()}@example.com`, "B Co")).status).toBe(303);
@@ -33,10 +38,10 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
   afterAll(() => t?.stop());
 
   it("lists none of A's records, outcomes, dead letters, charges or usage to B", async () => {
-    for (const path of ["/dashboard/tasks", "/dashboard/agents", "/dashboard/customers", "/dashboard/rate-cards", "/dashboard/outcomes", "/dashboard/dead-letters", "/dashboard/charges", "/dashboard/"]) {
+    for (const path of ["/dashboard/tasks", "/dashboard/agents", "/dashboard/customers", "/dashboard/rate-cards", "/dashboard/outcomes", "/dashboard/dead-letters", "/dashboard/charges", "/dashboard/webhooks", "/dashboard/"]) {
       const reply = await b.get(path);
       expect(reply.status, path).toBe(200);
-      for (const secret of ["a-task", "a-outcome", "a-agent", "a-customer", "a-card", "a-job", "a-lost", "a-nobody", letterId]) {
+      for (const secret of ["a-task", "a-outcome", "a-agent", "a-customer", "a-card", "a-job", "a-lost", "a-nobody", letterId, hook.id, "a-hook", messageId]) {
         expect(reply.text, `${path} shows ${secret}`).not.toContain(secret);
       }
     }
@@ -44,11 +49,18 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
   });
 
   it("opens none of A's records or outcomes for B, live stream included", async () => {
-    for (const path of ["/dashboard/tasks/a-task/edit", "/dashboard/agents/a-agent/edit", "/dashboard/customers/a-customer/edit", "/dashboard/rate-cards/a-card/edit", "/dashboard/outcomes/a-outcome", "/dashboard/outcomes/a-job", "/dashboard/outcomes/a-outcome/live"]) {
+    const hookPages = ["", "/delete", "/rotate-secret", `/messages/${messageId}`].map((page) => `/dashboard/webhooks/${hook.id}${page}`);
+    for (const path of ["/dashboard/tasks/a-task/edit", "/dashboard/agents/a-agent/edit", "/dashboard/customers/a-customer/edit", "/dashboard/rate-cards/a-card/edit", "/dashboard/outcomes/a-outcome", "/dashboard/outcomes/a-job", "/dashboard/outcomes/a-outcome/live", ...hookPages]) {
       const reply = await b.get(path);
       expect(reply.status, path).toBe(404);
       expect(reply.text).not.toContain("A task");
+      expect(reply.text).not.toContain("a-hook");
     }
+    // Nor A's message through an endpoint of B's own.
+    const created = await b.post("/dashboard/webhooks/new", { url: "http://127.0.0.1:9/b-hook", _csrf: await b.csrf() });
+    const own = /<code>(ep_[0-9a-f]+)<\/code>/.exec(created.text)?.[1];
+    expect(own).toBeDefined();
+    expect((await b.get(`/dashboard/webhooks/${own}/messages/${messageId}`)).status).toBe(404);
   });
 
   it("changes none of A's data through B's forms", async () => {
@@ -62,6 +74,10 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
       ["/dashboard/agents/a-agent/delete", {}],
       ["/dashboard/customers/a-customer/delete", {}],
       ["/dashboard/rate-cards/a-card/delete", {}],
+      [`/dashboard/webhooks/${hook.id}/enabled`, { enabled: "false" }],
+      [`/dashboard/webhooks/${hook.id}/rotate-secret`, {}],
+      [`/dashboard/webhooks/${hook.id}/messages/${messageId}/resend`, {}],
+      [`/dashboard/webhooks/${hook.id}/delete`, {}],
     ];
     for (const [path, fields] of edits) expect((await b.post(path, { ...fields, _csrf: csrf })).status, path).toBe(404);
     const replay = await b.post(`/dashboard/dead-letters/${encodeURIComponent(letterId)}/replay`, { _csrf: csrf });
@@ -71,6 +87,8 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
     expect((await a("GET", "/v1/agents/a-agent")).body).toMatchObject({ name: "A agent" });
     expect((await a("GET", "/v1/customers/a-customer")).body).toMatchObject({ name: "A customer" });
     expect((await a("GET", "/v1/rate-cards/a-card")).body).toMatchObject({ currency: "EUR" });
+    expect((await a("GET", `/v1/webhook-endpoints/${hook.id}`)).body).toMatchObject({ enabled: true });
+    expect((await a("GET", `/v1/webhook-endpoints/${hook.id}/secret`)).body).toEqual({ secret: hook.secret });
     expect(((await a("GET", "/v1/dlq")).body as { dead_letters: { id: string }[] }).dead_letters.map((l) => l.id)).toEqual([letterId]);
 
     // A "new" record of the same key in B is B's own, and A's stays as it was.

@@ -1,4 +1,5 @@
-// Keeps deploy/ honest without Docker: the dashboard queries only metrics the service registers, the image
+// Keeps deploy/ honest without Docker: the dashboard queries only metrics the service registers and
+// docs/metrics.md lists, the image
 // runs the package's `bin`, and the ports agree with the defaults in code (compose files: compose.test.ts).
 import { readFileSync } from "node:fs";
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
@@ -6,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createActorMetrics } from "../../src/actors/actor-metrics.js";
 import { DEFAULT_OPTIONS } from "../../src/config/options.js";
 import { createMetrics } from "../../src/telemetry/metrics.js";
+import { createWebhookMetrics } from "../../src/webhooks/webhook-metrics.js";
 import { metricNames } from "../support/promql.js";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -31,8 +33,10 @@ interface Dashboard {
 /** Every metric name the running service exposes, with its type, built the way src/app.ts builds it. */
 function serviceMetricTypes(): Map<string, string> {
   const metrics = createMetrics();
-  // The worker role adds its metrics to the app's registry (src/actors/worker.ts).
+  // The worker role adds its metrics to the app's registry (src/actors/worker.ts), and its webhook
+  // dispatcher's (src/app.ts).
   createActorMetrics(metrics.registry);
+  createWebhookMetrics(metrics.registry);
   const types = new Map<string, string>();
   for (const { name } of metrics.registry.getMetricsAsArray()) {
     // By class: prom-client's typings declare `type` a numeric enum, but it is a string at run time.
@@ -93,6 +97,17 @@ describe("Grafana dashboard", () => {
     const used = new Set(expressions.flatMap(metricNames).map((name) => name.replace(/_(bucket|sum|count)$/, "")));
     expect(own.length).toBeGreaterThan(10);
     expect(own.filter((name) => !used.has(name))).toEqual([]);
+  });
+
+  it("queries only metrics the catalogue in docs/metrics.md describes", () => {
+    const catalogue = read("docs/metrics.md");
+    const listed = new Set([...catalogue.matchAll(/^\| `(verdict_\w+)` \|/gm)].map(([, name]) => name));
+    // prom-client's defaults are catalogued as one row of wildcards.
+    const wildcards = [...catalogue.matchAll(/`(verdict_\w+)_\*`/g)].map(([, stem]) => `${stem}_`);
+    expect(listed.size).toBeGreaterThan(20);
+    expect(wildcards).toEqual(["verdict_process_", "verdict_nodejs_"]);
+    const used = new Set(expressions.flatMap(metricNames).map((name) => (listed.has(name) ? name : name.replace(/_(bucket|sum|count)$/, ""))));
+    expect([...used].filter((name) => !listed.has(name) && !wildcards.some((stem) => name.startsWith(stem)))).toEqual([]);
   });
 
   it("takes quantiles of histograms per `le` from their buckets", () => {

@@ -285,4 +285,19 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     expect(verify(hook.secret!, request!)).toMatchObject({ type: "outcome.confirmed" });
     expect(() => verify(`whsec_${randomBytes(32).toString("base64")}`, request!)).toThrow();
   });
+
+  it("drains the outbox of an account without endpoints (its entries are dropped, not fanned out)", async () => {
+    const other = await t.newAccount();
+    const as = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body, other.token);
+    expect((await as("PUT", "/v1/tasks/quiet", { name: "q", goal: null, condition: "done" })).status).toBe(201);
+    const keys = Array.from({ length: 250 }, (_, i) => `quiet-${i}`);
+    for (const key of keys) expect((await as("POST", "/v1/outcomes", { key, task_key: "quiet" })).status).toBe(201);
+    expect((await as("POST", "/v1/events/batch", { events: keys.map((key) => ({ outcome_key: key, action: "done" })) })).status).toBe(202);
+    await eventually(async () => {
+      const listed = (await as("GET", "/v1/outcomes?status=CONFIRMED&limit=1000")).body as { outcomes: unknown[] };
+      return listed.outcomes.length === keys.length ? true : undefined;
+    }, 20_000, "every verdict committed");
+    const outboxes = Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
+    await eventually(async () => ((await Promise.all(outboxes.map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
+  });
 });

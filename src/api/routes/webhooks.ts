@@ -68,6 +68,13 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
     if (!endpoint) throw endpointNotFound(id ?? "");
     return endpoint;
   };
+  /**
+   * Forgets since when an endpoint has been failing: an endpoint enabled again gets a fresh period before
+   * it is disabled for failing (not disabled again at its next failure), and a deleted one leaves nothing.
+   */
+  const forgetFailing = async (accountId: string, id: string): Promise<void> => {
+    await redis.hdel(keys.webhookFailingSince(accountId), id);
+  };
   const one = "/v1/webhook-endpoints/:id";
   return [
     {
@@ -111,6 +118,7 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
         if (body.enabled !== undefined) changes.enabled = body.enabled;
         const updated = await endpoints.patch(req.accountId, req.params.id ?? "", changes);
         if (!updated) throw endpointNotFound(req.params.id ?? "");
+        if (body.enabled === true) await forgetFailing(req.accountId, updated.id);
         return { status: 200, body: endpointView(updated) };
       },
     },
@@ -119,6 +127,7 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
       path: one,
       async handler(req) {
         if (!(await endpoints.delete(req.accountId, req.params.id ?? ""))) throw endpointNotFound(req.params.id ?? "");
+        await forgetFailing(req.accountId, req.params.id ?? "");
         return { status: 204 };
       },
     },

@@ -8,5 +8,6 @@ import { homeRoutes } from "./home.js";
 import { outcomeRoutes } from "./outcomes.js";
 import { signInRoutes } from "./sign-in.js";
 import { tokenRoutes } from "./token.js";
+import { webhookRoutes } from "./webhooks.js";
 
-export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes, ...conditionCheckRoutes, ...configurationPages, ...outcomeRoutes, ...deadLetterRoutes, ...chargeRoutes];
+export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes, ...conditionCheckRoutes, ...configurationPages, ...outcomeRoutes, ...deadLetterRoutes, ...chargeRoutes, ...webhookRoutes];
