@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createActorMetrics } from "../../src/actors/actor-metrics.js";
+import { createArchiveMetrics } from "../../src/archive/archive-metrics.js";
 import { DEFAULT_OPTIONS } from "../../src/config/options.js";
 import { createMetrics } from "../../src/telemetry/metrics.js";
 import { createWebhookMetrics } from "../../src/webhooks/webhook-metrics.js";
@@ -33,10 +34,11 @@ interface Dashboard {
 /** Every metric name the running service exposes, with its type, built the way src/app.ts builds it. */
 function serviceMetricTypes(): Map<string, string> {
   const metrics = createMetrics();
-  // The worker role adds its metrics to the app's registry (src/actors/worker.ts), and its webhook
-  // dispatcher's (src/app.ts).
+  // The worker role adds its metrics to the app's registry (src/actors/worker.ts), its webhook
+  // dispatcher's and, with an archive, the archivers' (src/app.ts).
   createActorMetrics(metrics.registry);
   createWebhookMetrics(metrics.registry);
+  createArchiveMetrics(metrics.registry);
   const types = new Map<string, string>();
   for (const { name } of metrics.registry.getMetricsAsArray()) {
     // By class: prom-client's typings declare `type` a numeric enum, but it is a string at run time.
