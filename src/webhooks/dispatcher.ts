@@ -220,18 +220,24 @@ export class WebhookDispatcher {
     }
     // Bodies only for what goes out now: most of a long queue is waiting for a retry.
     const bodies = await this.messages.bodies(shard, accountId, endpointId, due.map((message) => message.id));
-    due.forEach((message, i) => (message.body = bodies[i] ?? ""));
+    // A message that expired since its state was read is not sent (empty); the next round records it.
+    const sendable = due.filter((message, i) => {
+      const body = bodies[i];
+      if (body === undefined) return false;
+      message.body = body;
+      return true;
+    });
     let delivered = false;
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < due.length && !this.stopped && this.deps.owns(shard)) {
-        const message = due[next++]!;
+      while (next < sendable.length && !this.stopped && this.deps.owns(shard)) {
+        const message = sendable[next++]!;
         const result = await this.attempt(shard, accountId, endpoint, message);
         if (result === "delivered") delivered = true;
         if (result === "disabled") return;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY_PER_ENDPOINT, due.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY_PER_ENDPOINT, sendable.length) }, worker));
     // An endpoint that took a message is not failing everything (once per round, not per message).
     if (delivered) await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
     return next;

@@ -162,7 +162,8 @@ export class WebhookMessageStore {
     for (const id of ids) pipeline.hmget(this.keys.webhookMessage(shard, accountId, endpointId, id), ...STATE_FIELDS);
     const replies = (await pipeline.exec()) ?? [];
     return replies.map(([error, values]) => {
-      if (error) return undefined;
+      // A failed read is not an expired message: the round fails and runs again, nothing is marked failed.
+      if (error) throw error;
       const hash: Record<string, string> = {};
       (values as (string | null)[]).forEach((value, i) => {
         if (value !== null) hash[STATE_FIELDS[i]!] = value;
@@ -171,13 +172,16 @@ export class WebhookMessageStore {
     });
   }
 
-  /** The bodies of messages, by id ("" for one gone meanwhile). */
-  async bodies(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<string[]> {
+  /** The bodies of messages, by id (undefined for one gone meanwhile); throws when Redis does not answer. */
+  async bodies(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(string | undefined)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();
     for (const id of ids) pipeline.hget(this.keys.webhookMessage(shard, accountId, endpointId, id), "body");
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, body]) => (error || typeof body !== "string" ? "" : body));
+    return replies.map(([error, body]) => {
+      if (error) throw error;
+      return typeof body === "string" ? body : undefined;
+    });
   }
 
   async messages(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
