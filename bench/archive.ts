@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     tokenSecret: randomBytes(32).toString("base64url"),
     archiveUrl: `${SERVER}/${database}`,
     hotRetentionMs: RETENTION_MS,
-    logLevel: "warn",
+    // stdout carries the figures as JSON (row 8 of `npm run bench` parses it).
+    logLevel: "silent",
   };
   const app = await startVerdict(options);
   try {
@@ -80,7 +81,11 @@ async function main(): Promise<void> {
     const waiting = async (): Promise<number> => {
       let total = 0;
       for (let shard = 0; shard < options.shards; shard++) {
-        total += (await redis.admin.zcard(app.keys.settled(shard))) + (await redis.admin.zcard(app.keys.archived(shard))) + (await redis.admin.xlen(app.keys.charges(shard, accountId)));
+        total +=
+          (await redis.admin.zcard(app.keys.settled(shard))) +
+          (await redis.admin.zcard(app.keys.archived(shard))) +
+          (await redis.admin.xlen(app.keys.charges(shard, accountId))) +
+          (await redis.admin.xlen(app.keys.webhookOutbox(shard)));
       }
       return total;
     };

@@ -6,7 +6,7 @@
 // of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
 //
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
-// BENCH_ONLY (comma-separated: ingest,serve,tracing,replicas,e2e,visible,storm,bullmq,memory,takeover,client) runs some scenarios only
+// BENCH_ONLY (comma-separated: ingest,serve,tracing,replicas,e2e,visible,storm,bullmq,memory,takeover,archive,client) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1 and 2. BENCH_REDIS_STATS=1 prints each
 // redis-server's INFO commandstats when it stops (where Redis time went). BENCH_VISIBLE_RATE runs row 4 at
@@ -57,10 +57,11 @@ import {
   type VerdictEnv,
   type VerdictProcess,
 } from "./harness.js";
+import type { ArchiveFigures } from "./archive.js";
 import type { ProbeResult } from "./probe.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "client"] as const;
+const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "archive", "client"] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -214,6 +215,7 @@ interface Results {
   memory?: { outcomes: number; heapBytes: number; rssBytes: number; hot: number };
   storm?: { outcomes: number; sendMs: number; committedMs: number; lagMs: number; listEmptyMs: number; listCalls: number; lastListMs: number; confirmed: boolean };
   takeover?: { outcomes: number; killToLeaseMs: number; killToVisibleMs: number; leaseToVisibleMs: number };
+  archive?: ArchiveFigures;
 }
 
 const results: Results = { single: {}, batch: {} };
@@ -847,6 +849,18 @@ function table(): string {
     "< 1 s from taking over to the first event served (detecting the death takes the lease TTL)",
     met(take ? take.leaseToVisibleMs < 1000 : undefined),
   ]);
+  const archive = results.archive;
+  rows.push([
+    `8. Archive: ${archive ? int(archive.settled) : "100,000"} Variant B outcomes settled (a charge each), VERDICT_HOT_RETENTION=2s, one process and PostgreSQL on these cores`,
+    archive
+      ? `copied into PostgreSQL at ${int(archive.copyPerSecond)} outcomes/s (${archive.copySeconds.toFixed(1)} s); Redis bytes per open outcome ${int(archive.bytesPerOpen)}, per settled outcome before its retention ${int(archive.bytesPerSettledHot)}, after it ${int(archive.bytesPerSettledAfter)} (used_memory ${int(archive.usedMemoryStart)} -> peak ${int(archive.usedMemoryPeak)} -> ${int(archive.usedMemoryEnd)})`
+      : "not run",
+    "n/a",
+    "n/a",
+    "n/a",
+    ">= 20,000 outcomes/s into PostgreSQL (issue 23)",
+    met(archive ? archive.copyPerSecond >= 20_000 : undefined),
+  ]);
   const header = ["Scenario", "Verdict", "bare uWS + XADD", "Fastify + BullMQ", "Verdict / BullMQ", "Target", "Met"];
   return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
 }
@@ -893,6 +907,9 @@ async function main(): Promise<void> {
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);
     if (ONLY.has("takeover")) await takeover(dir);
+    if (ONLY.has("archive")) await phase("archive: settled outcomes into PostgreSQL (bench/archive.ts)", async () => {
+      results.archive = await runJsonChild<ArchiveFigures>("archive", {});
+    });
     if (ONLY.has("client")) await clientBeside();
   } finally {
     killAll();
