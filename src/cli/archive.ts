@@ -2,7 +2,7 @@
 // outcomes from before then are in no shard's settled index (only verdicts committed with an archive are),
 // so this finds every settled outcome in Redis, adds it to its shard's settled index under its verdict time,
 // and waits while the running workers (with VERDICT_ARCHIVE_URL) move everything due; it prints
-// {"queued": N, "due": M} once nothing due is left in Redis.
+// {"queued": N} (outcomes it added to a settled index) once nothing due is left to copy.
 import { migrate, openArchive } from "../archive/archive-db.js";
 import { optionsFromEnv } from "../config/env.js";
 import { unpackOutcome } from "../outcomes/outcome-record.js";
@@ -65,7 +65,6 @@ export async function run(args: string[]): Promise<number> {
   return withAccounts(async (_accounts, redis, keys) => {
     const queued = await queueSettled(redis, keys, options.shards);
     let left = await dueCount(redis, keys, options.shards, Date.now() - options.hotRetentionMs);
-    const due = left;
     let movedAt = Date.now();
     while (left > 0) {
       process.stderr.write(`${left} settled outcomes due to move; waiting for the workers\n`);
@@ -78,7 +77,7 @@ export async function run(args: string[]): Promise<number> {
         return 1;
       }
     }
-    process.stdout.write(`${JSON.stringify({ queued, due })}\n`);
+    process.stdout.write(`${JSON.stringify({ queued })}\n`);
     return 0;
   });
 }

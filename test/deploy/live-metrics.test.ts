@@ -1,13 +1,13 @@
-// A rename cannot silently empty a panel or mute an alert: a live service (role all, in process), after
-// traffic that makes every kind of event happen (accepted events, verdicts, dead letters, scores, webhook
-// deliveries to a receiver in the test), serves
-// on /metrics every metric name that any dashboard query under deploy/grafana/dashboards/ or any rule of
-// deploy/prometheus/alerts.yml reads.
+// A rename cannot silently empty a panel or mute an alert: a live service (role all, in process, with an
+// archive), after traffic that makes every kind of event happen (accepted events, verdicts, dead letters,
+// scores, webhook deliveries to a receiver in the test), serves on /metrics every metric name that any
+// dashboard query under deploy/grafana/dashboards/ or any rule of deploy/prometheus/alerts.yml reads.
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { metricNames } from "../support/promql.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { Receiver } from "../webhooks/receiver.js";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -48,16 +48,20 @@ async function servedNames(metricsPort: number): Promise<Set<string>> {
 describe("metrics read by the dashboards and alert rules", () => {
   let t: TestApp;
   let receiver: Receiver;
+  // With an archive, so the archive's metrics are served too.
+  let db: TestDatabase;
 
   beforeAll(async () => {
     receiver = await new Receiver().start();
-    t = await startTestApp("standalone", { shards: 4, scoreRefreshMs: 100, webhookAllowPrivateUrls: true });
+    db = await createTestDatabase();
+    t = await startTestApp("standalone", { shards: 4, scoreRefreshMs: 100, webhookAllowPrivateUrls: true, archiveUrl: db.url });
     expect((await t.request("PUT", "/v1/tasks/t", { name: "t", condition: "done" })).status).toBe(201);
     expect((await t.request("POST", "/v1/webhook-endpoints", { url: receiver.url() })).status).toBe(201);
   }, 30_000);
   afterAll(async () => {
     await t.stop();
     await receiver.stop();
+    await db.drop();
   });
 
   it("are all served by a live service after traffic", async () => {
