@@ -4,10 +4,12 @@
 // it) on a throwaway redis-server and a fresh database on the machine's PostgreSQL (VERDICT_BENCH_POSTGRES,
 // default postgres://postgres@127.0.0.1:5432), dropped at the end.
 //
-// Outcomes are Variant B, each created and confirmed by one event (a charge each, archived as well). The
-// retention is short (2 s): the copy rate is the outcomes committed to PostgreSQL per second from the
-// moment the first verdict came due to the moment the last row committed, while the outcomes keep coming
-// due; the delete follows a grace period later.
+// Outcomes are Variant B, each created and confirmed by one event (a charge each, archived as well), with a
+// short retention (2 s). The memory figures come from that run. The copy rate comes from a backlog, so
+// that it measures the archive and not how fast verdicts come due: BACKLOG outcomes settle on the same
+// Redis with no archive configured, `verdict archive run`'s queueing puts them all in the settled indexes
+// (their verdicts past the retention), a Verdict with the archive starts, and the rate is the backlog
+// over the time from its first row committed in PostgreSQL to its last.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,11 +17,13 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { Accounts } from "../src/accounts/accounts.js";
 import { startVerdict } from "../src/app.js";
+import { queueSettled } from "../src/cli/archive.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
-import { apiOk, now, runMain, sleep, startRedis } from "./harness.js";
+import { api, apiOk, now, runMain, sleep, startRedis } from "./harness.js";
 
 const SETTLED = Number(process.env.BENCH_ARCHIVE_OUTCOMES ?? 100_000);
 const OPEN = 20_000;
+const BACKLOG = Number(process.env.BENCH_ARCHIVE_BACKLOG ?? 50_000);
 const BATCH = 500;
 const IN_FLIGHT = 8;
 const RETENTION_MS = 2000;
@@ -30,8 +34,12 @@ export interface ArchiveFigures {
   bytesPerOpen: number;
   bytesPerSettledHot: number;
   bytesPerSettledAfter: number;
+  /** Outcomes copied into PostgreSQL per second from a backlog of `backlog`, queued at once. */
   copyPerSecond: number;
   copySeconds: number;
+  backlog: number;
+  /** From the first verdict coming due to the last row committed, in the memory run (verdicts keep coming due). */
+  pipelineSeconds: number;
   drainSeconds: number;
   usedMemoryStart: number;
   usedMemoryPeak: number;
@@ -57,9 +65,11 @@ async function main(): Promise<void> {
     logLevel: "silent",
   };
   const app = await startVerdict(options);
+  const apps = [app];
   try {
     const { account_id: accountId, token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create("bench");
-    const call = (method: string, path: string, body?: unknown): Promise<unknown> => apiOk(app.port, token, method, path, body);
+    let port = app.port;
+    const call = (method: string, path: string, body?: unknown): Promise<unknown> => apiOk(port, token, method, path, body);
     await call("PUT", "/v1/agents/closer", { name: "closer", condition: "done" });
     await call("PUT", "/v1/agents/worker", { name: "worker", condition: "step AND done" });
     await call("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "closer", unit_amount: 100 }, { agent_key: "worker", unit_amount: 100 }] });
@@ -116,14 +126,40 @@ async function main(): Promise<void> {
     while ((await waiting()) > 0) await sleep(100);
     const drained = now();
     const usedMemoryEnd = await usedMemory();
-    const copySeconds = (copied - firstDue) / 1000;
+    const pipelineSeconds = (copied - firstDue) / 1000;
+
+    // The copy rate from a backlog: settled with no archive, then queued all at once.
+    await app.stop();
+    const plain = await startVerdict({ ...options, archiveUrl: undefined });
+    apps.push(plain);
+    port = plain.port;
+    await send(BACKLOG, (i) => ({ key: `backlog-${i}`, customer_key: "acme", agent_key: "closer", action: "done" }));
+    const confirmed = async (key: string): Promise<boolean> => {
+      const answer = await api(port, token, "GET", `/v1/outcomes/${key}`);
+      return answer.status === 200 && (answer.body as { status: string }).status === "CONFIRMED";
+    };
+    for (let i = BACKLOG - BATCH; i < BACKLOG; i++) while (!(await confirmed(`backlog-${i}`))) await sleep(100);
+    await plain.stop();
+    await sleep(RETENTION_MS); // every backlog verdict is past its retention when it is queued
+    const before = await archived();
+    await queueSettled(redis.admin, app.keys, options.shards);
+    apps.push(await startVerdict(options));
+    let copying = now();
+    while ((await archived()) === before) {
+      await sleep(5);
+      copying = now();
+    }
+    while ((await archived()) < before + BACKLOG) await sleep(20);
+    const copySeconds = (now() - copying) / 1000;
     const figures: ArchiveFigures = {
       settled: SETTLED,
       bytesPerOpen: (withOpen - usedMemoryStart) / OPEN,
       bytesPerSettledHot: (usedMemoryPeak - withOpen) / SETTLED,
       bytesPerSettledAfter: (usedMemoryEnd - withOpen) / SETTLED,
-      copyPerSecond: SETTLED / copySeconds,
+      copyPerSecond: BACKLOG / copySeconds,
       copySeconds,
+      backlog: BACKLOG,
+      pipelineSeconds,
       drainSeconds: (drained - sendStart) / 1000,
       usedMemoryStart,
       usedMemoryPeak,
@@ -131,7 +167,7 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(figures));
   } finally {
-    await app.stop();
+    for (const running of apps) await running.stop();
     await sql.end({ timeout: 5 });
     await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end({ timeout: 5 });

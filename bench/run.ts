@@ -853,7 +853,7 @@ function table(): string {
   rows.push([
     `8. Archive: ${archive ? int(archive.settled) : "100,000"} Variant B outcomes settled (a charge each), VERDICT_HOT_RETENTION=2s, one process and PostgreSQL on these cores`,
     archive
-      ? `copied into PostgreSQL at ${int(archive.copyPerSecond)} outcomes/s (${archive.copySeconds.toFixed(1)} s); Redis bytes per open outcome ${int(archive.bytesPerOpen)}, per settled outcome before its retention ${int(archive.bytesPerSettledHot)}, after it ${int(archive.bytesPerSettledAfter)} (used_memory ${int(archive.usedMemoryStart)} -> peak ${int(archive.usedMemoryPeak)} -> ${int(archive.usedMemoryEnd)})`
+      ? `copied into PostgreSQL at ${int(archive.copyPerSecond)} outcomes/s (a backlog of ${int(archive.backlog)} queued at once, ${archive.copySeconds.toFixed(1)} s); Redis bytes per open outcome ${int(archive.bytesPerOpen)}, per settled outcome before its retention ${int(archive.bytesPerSettledHot)}, after it ${int(archive.bytesPerSettledAfter)} (used_memory ${int(archive.usedMemoryStart)} -> peak ${int(archive.usedMemoryPeak)} -> ${int(archive.usedMemoryEnd)})`
       : "not run",
     "n/a",
     "n/a",

@@ -16,7 +16,7 @@ const SCAN_COUNT = 1000;
 const STALL_MS = 60_000;
 
 /** Adds every settled outcome in Redis to its shard's settled index (kept where already there); returns how many. */
-async function queueSettled(redis: RedisClient, keys: Keys, shards: number): Promise<number> {
+export async function queueSettled(redis: RedisClient, keys: Keys, shards: number): Promise<number> {
   let queued = 0;
   const pattern = `${keys.prefix}{s*}:outcome:*`;
   for (const node of masters(redis)) {
@@ -24,14 +24,17 @@ async function queueSettled(redis: RedisClient, keys: Keys, shards: number): Pro
     do {
       const [next, found] = await node.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT);
       cursor = next;
+      // A page's reads and writes each go as one pipeline: one round trip per key made a backlog of 50,000
+      // take eight seconds to queue, longer than the workers took to copy it.
       const snapshots = await Promise.all(found.map((key) => node.getBuffer(key)));
-      for (const [i, snapshot] of snapshots.entries()) {
+      const added = snapshots.map((snapshot, i) => {
         const shard = shardOfKey(keys, found[i]!, shards);
-        if (!snapshot || shard === undefined) continue;
+        if (!snapshot || shard === undefined) return 0;
         const record = unpackOutcome(snapshot);
-        if (record.status === "OPEN") continue;
-        queued += await node.zadd(keys.settled(shard), "NX", record.verdictAt ?? Date.now(), outcomeRef(record.accountId, record.key));
-      }
+        if (record.status === "OPEN") return 0;
+        return node.zadd(keys.settled(shard), "NX", record.verdictAt ?? Date.now(), outcomeRef(record.accountId, record.key));
+      });
+      for (const count of await Promise.all(added)) queued += count;
     } while (cursor !== "0");
   }
   return queued;
