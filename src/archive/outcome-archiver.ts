@@ -30,8 +30,8 @@ const PAGE = 500;
  * is): far longer than a listing takes to read its sources.
  */
 const MAX_DELETE_GRACE_MS = 30_000;
-/** Rows per INSERT statement, well inside PostgreSQL's 65,535 parameters (eleven per event row). */
-const EVENT_ROWS_PER_INSERT = 4000;
+/** PostgreSQL's type id for bytea: an array of Buffers is sent as bytea[] only when told (else as one bytea). */
+const BYTEA = 17;
 
 export interface ShardLease {
   shard: number;
@@ -150,8 +150,10 @@ export class OutcomeArchiver {
     if (due.length > 0) await this.commitRows(due);
     const archivedAt = this.now();
     const step = redis.multi().zrem(keys.settled(shard), ...refs);
-    for (const { ref, snapshot, log } of due) {
-      step.zadd(keys.archived(shard), archivedAt, ref).hset(keys.archivedDigests(shard), ref, digestOf(snapshot, log.length));
+    // One ZADD and one HSET for the page: a command per outcome cost more CPU than the PostgreSQL insert.
+    if (due.length > 0) {
+      step.zadd(keys.archived(shard), ...due.flatMap(({ ref }) => [archivedAt, ref]));
+      step.hset(keys.archivedDigests(shard), ...due.flatMap(({ ref, snapshot, log }) => [ref, digestOf(snapshot, log.length)]));
     }
     // Refs without a snapshot are gone already; the unarchivable stay in Redis, out of the settled index.
     await step.exec();
@@ -162,7 +164,9 @@ export class OutcomeArchiver {
     const { redis, keys } = this.deps;
     const snapshots = await redis.mgetBuffer(...refs.map((ref) => keyOfRef(keys, shard, ref)));
     const due: Due[] = [];
-    const logs: Promise<[Buffer, Buffer[]][]>[] = [];
+    // The logs in one pipeline (one write: a write per XRANGE was a fifth of the copy's CPU); all of a
+    // shard's keys share its hash slot, so this holds on a cluster too.
+    const logs = redis.pipeline();
     refs.forEach((ref, i) => {
       const snapshot = snapshots[i];
       if (!snapshot) return;
@@ -173,33 +177,55 @@ export class OutcomeArchiver {
         return;
       }
       due.push({ ref, record, snapshot, log: [] });
-      logs.push(redis.xrangeBuffer(keys.eventLog(shard, record.accountId, record.key), "-", "+"));
+      logs.xrangeBuffer(keys.eventLog(shard, record.accountId, record.key), "-", "+");
     });
-    const read = await Promise.all(logs);
+    if (due.length === 0) return due;
+    const read = (await logs.exec()) ?? [];
     due.forEach((outcome, i) => {
-      outcome.log = read[i]!.map(([id, fields]) => [id.toString(), fields[1] ?? Buffer.alloc(0)]);
+      const [error, entries] = read[i] ?? [new Error("no reply")];
+      if (error) throw error;
+      outcome.log = (entries as [Buffer, Buffer[]][]).map(([id, fields]) => [id.toString(), fields[1] ?? Buffer.alloc(0)]);
     });
     return due;
   }
 
-  /** One transaction: the outcomes (upserted: a repeat after a crash writes the same row) and their events. */
+  /**
+   * One transaction: the outcomes (upserted: a repeat after a crash writes the same row) and their events.
+   * Each table's rows go as one array per column, unnested: the statement's text is the same for every
+   * page, so it is parsed and planned once per connection, where a multi-row VALUES list of 8,500
+   * parameters was planned again for every page.
+   */
   private async commitRows(due: readonly Due[]): Promise<void> {
     const { sql } = this.deps;
     await this.partitions.ensure("outcomes", due.map(({ record }) => record.createdAt));
     await this.partitions.ensure("outcome_events", due.map(({ record }) => record.createdAt));
-    const outcomes = due.map(outcomeRow);
-    const events = due.flatMap(eventRows);
+    const o = outcomeColumns(due);
+    const e = eventColumns(due);
     await sql.begin(async (tx) => {
       await tx`
-        INSERT INTO outcomes ${sql(outcomes)}
+        INSERT INTO outcomes (account_id, key, created_at, status, task_key, agent_key, customer_key, verdict_at,
+          trajectory, anomaly, novelty, created_member, trajectory_member, anomaly_member, novelty_member, snapshot)
+        SELECT * FROM unnest(${o.accountId}::text[], ${o.key}::text[], ${o.createdAt}::timestamptz[], ${o.status}::text[],
+          ${o.taskKey}::text[], ${o.agentKey}::text[], ${o.customerKey}::text[], ${o.verdictAt}::timestamptz[],
+          ${o.trajectory}::float8[], ${o.anomaly}::float8[], ${o.novelty}::float8[], ${o.createdMember}::text[],
+          ${o.trajectoryMember}::text[], ${o.anomalyMember}::text[], ${o.noveltyMember}::text[], ${sql.array(o.snapshot, BYTEA)}::bytea[])
         ON CONFLICT (account_id, key, created_at) DO UPDATE SET
           status = EXCLUDED.status, verdict_at = EXCLUDED.verdict_at, trajectory = EXCLUDED.trajectory,
           anomaly = EXCLUDED.anomaly, novelty = EXCLUDED.novelty, trajectory_member = EXCLUDED.trajectory_member,
           anomaly_member = EXCLUDED.anomaly_member, novelty_member = EXCLUDED.novelty_member,
           snapshot = EXCLUDED.snapshot, archived_at = now()`;
-      for (let at = 0; at < events.length; at += EVENT_ROWS_PER_INSERT) {
-        await tx`INSERT INTO outcome_events ${sql(events.slice(at, at + EVENT_ROWS_PER_INSERT))} ON CONFLICT DO NOTHING`;
-      }
+      if (e.accountId.length === 0) return;
+      await tx`
+        INSERT INTO outcome_events (account_id, outcome_key, outcome_created_at, id_ms, id_seq, action, properties,
+          idempotency_key, received_at, envelope)
+        SELECT account_id, outcome_key, outcome_created_at, id_ms, id_seq, action, properties::jsonb,
+          idempotency_key, received_at, envelope
+        FROM unnest(${e.accountId}::text[], ${e.outcomeKey}::text[], ${e.outcomeCreatedAt}::timestamptz[],
+          ${e.idMs}::int8[], ${e.idSeq}::int8[], ${e.action}::text[], ${e.properties}::text[], ${e.idempotencyKey}::text[],
+          ${e.receivedAt}::timestamptz[], ${sql.array(e.envelope, BYTEA)}::bytea[])
+          AS rows (account_id, outcome_key, outcome_created_at, id_ms, id_seq, action, properties, idempotency_key,
+            received_at, envelope)
+        ON CONFLICT DO NOTHING`;
     });
   }
 
@@ -249,44 +275,78 @@ function digestOf(snapshot: Buffer, logLength: number): string {
   return `${createHash("sha1").update(snapshot).digest("hex")} ${logLength}`;
 }
 
-function outcomeRow({ record, snapshot }: Due): Record<string, string | number | Date | Buffer | null> {
-  const origin = record.origin;
-  const scores = record.scores;
-  return {
-    account_id: record.accountId,
-    key: record.key,
-    created_at: new Date(record.createdAt),
-    status: record.status,
-    task_key: origin.kind === "task" ? storableText(origin.taskKey) : null,
-    agent_key: origin.kind === "agent" ? storableText(origin.agentKey) : null,
-    customer_key: origin.kind === "agent" ? storableText(origin.customerKey) : null,
-    verdict_at: record.verdictAt === null ? null : new Date(record.verdictAt),
-    trajectory: scores.trajectory,
-    anomaly: scores.anomaly,
-    novelty: scores.novelty,
-    created_member: createdMemberOf(record),
-    trajectory_member: scores.trajectory === null ? null : scoreMember(scores.trajectory, record.key),
-    anomaly_member: scores.anomaly === null ? null : scoreMember(scores.anomaly, record.key),
-    novelty_member: scores.novelty === null ? null : scoreMember(scores.novelty, record.key),
-    snapshot,
+/** The outcomes' rows, column by column (the arrays commitRows unnests). */
+function outcomeColumns(due: readonly Due[]) {
+  const columns = {
+    accountId: [] as string[],
+    key: [] as string[],
+    createdAt: [] as string[],
+    status: [] as string[],
+    taskKey: [] as (string | null)[],
+    agentKey: [] as (string | null)[],
+    customerKey: [] as (string | null)[],
+    verdictAt: [] as (string | null)[],
+    trajectory: [] as (number | null)[],
+    anomaly: [] as (number | null)[],
+    novelty: [] as (number | null)[],
+    createdMember: [] as string[],
+    trajectoryMember: [] as (string | null)[],
+    anomalyMember: [] as (string | null)[],
+    noveltyMember: [] as (string | null)[],
+    snapshot: [] as Buffer[],
   };
+  for (const { record, snapshot } of due) {
+    const { origin, scores } = record;
+    columns.accountId.push(record.accountId);
+    columns.key.push(record.key);
+    columns.createdAt.push(new Date(record.createdAt).toISOString());
+    columns.status.push(record.status);
+    columns.taskKey.push(origin.kind === "task" ? storableText(origin.taskKey) : null);
+    columns.agentKey.push(origin.kind === "agent" ? storableText(origin.agentKey) : null);
+    columns.customerKey.push(origin.kind === "agent" ? storableText(origin.customerKey) : null);
+    columns.verdictAt.push(record.verdictAt === null ? null : new Date(record.verdictAt).toISOString());
+    columns.trajectory.push(scores.trajectory);
+    columns.anomaly.push(scores.anomaly);
+    columns.novelty.push(scores.novelty);
+    columns.createdMember.push(createdMemberOf(record));
+    columns.trajectoryMember.push(scores.trajectory === null ? null : scoreMember(scores.trajectory, record.key));
+    columns.anomalyMember.push(scores.anomaly === null ? null : scoreMember(scores.anomaly, record.key));
+    columns.noveltyMember.push(scores.novelty === null ? null : scoreMember(scores.novelty, record.key));
+    columns.snapshot.push(snapshot);
+  }
+  return columns;
 }
 
-function eventRows({ record, log }: Due): Record<string, unknown>[] {
-  return log.map(([id, envelope]) => {
-    const event = unpackEnvelope(envelope);
-    const [ms, seq] = id.split("-");
-    return {
-      account_id: record.accountId,
-      outcome_key: record.key,
-      outcome_created_at: new Date(record.createdAt),
-      id_ms: ms,
-      id_seq: seq,
-      action: storableText(event.action),
-      properties: storableJson(event.properties ?? {}),
-      idempotency_key: event.idempotencyKey === undefined ? null : storableText(event.idempotencyKey),
-      received_at: new Date(event.receivedAt),
-      envelope,
-    };
-  });
+/** The events' rows, column by column, in each outcome's log order. */
+function eventColumns(due: readonly Due[]) {
+  const columns = {
+    accountId: [] as string[],
+    outcomeKey: [] as string[],
+    outcomeCreatedAt: [] as string[],
+    idMs: [] as string[],
+    idSeq: [] as string[],
+    action: [] as string[],
+    properties: [] as string[],
+    idempotencyKey: [] as (string | null)[],
+    receivedAt: [] as string[],
+    envelope: [] as Buffer[],
+  };
+  for (const { record, log } of due) {
+    const createdAt = new Date(record.createdAt).toISOString();
+    for (const [id, envelope] of log) {
+      const event = unpackEnvelope(envelope);
+      const dash = id.indexOf("-");
+      columns.accountId.push(record.accountId);
+      columns.outcomeKey.push(record.key);
+      columns.outcomeCreatedAt.push(createdAt);
+      columns.idMs.push(id.slice(0, dash));
+      columns.idSeq.push(id.slice(dash + 1));
+      columns.action.push(storableText(event.action));
+      columns.properties.push(JSON.stringify(storableJson(event.properties ?? {})));
+      columns.idempotencyKey.push(event.idempotencyKey === undefined ? null : storableText(event.idempotencyKey));
+      columns.receivedAt.push(new Date(event.receivedAt).toISOString());
+      columns.envelope.push(envelope);
+    }
+  }
+  return columns;
 }
