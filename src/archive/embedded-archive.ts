@@ -1,8 +1,11 @@
 // The laptop default archive: PostgreSQL compiled to WASM (PGlite), its files under <dataDir>/pglite, owned by
 // one process and served to the others over the PostgreSQL wire protocol on a unix socket beside them.
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createConnection, createServer, type Socket } from "node:net";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 
 export interface EmbeddedArchive {
@@ -183,6 +186,18 @@ function answers(socketPath: string): Promise<boolean> {
 }
 
 /**
+ * Creates the database files of a new directory in a short-lived process: the process that runs PGlite's
+ * initdb keeps about 550 MB more resident for its whole life (measured: 850 MB against 300 MB for one that
+ * opens existing files).
+ */
+async function initialiseIfNew(directory: string): Promise<void> {
+  if (existsSync(join(directory, "PG_VERSION"))) return;
+  const pglite = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+  const script = `require(${JSON.stringify(pglite)}).PGlite.create(${JSON.stringify(directory)}).then((db) => db.close())`;
+  await promisify(execFile)(process.execPath, ["-e", script]);
+}
+
+/**
  * Starts PGlite on `<dataDir>/pglite` and serves it on `<dataDir>/pglite.sock`, or reuses the one another
  * process of this data dir already serves. A unix socket, not a loopback port: its file mode (0600) lets
  * only this user connect, and no other local user can take its place as a port could be taken.
@@ -191,6 +206,7 @@ export async function startEmbeddedArchive(dataDir: string): Promise<EmbeddedArc
   const { directory, socketPath } = embeddedArchivePaths(dataDir);
   if (await answers(socketPath)) return { directory, socketPath, owned: false, stop: () => Promise.resolve() };
   mkdirSync(directory, { recursive: true });
+  await initialiseIfNew(directory);
   const db = await PGlite.create(directory);
   const turn = new Turn();
   const sockets = new Set<Socket>();
