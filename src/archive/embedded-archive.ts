@@ -88,7 +88,7 @@ class Connection {
     private readonly socket: Socket,
     private readonly db: PGlite,
     private readonly turn: Turn,
-    private readonly onIdle: (done: Promise<void>) => void,
+    private readonly track: (work: Promise<void>) => void,
   ) {
     socket.on("data", (chunk: Buffer) => {
       this.buffer = Buffer.concat([this.buffer, chunk]);
@@ -107,7 +107,7 @@ class Connection {
     this.work = this.work.then(step).catch(() => {
       this.socket.destroy();
     });
-    this.onIdle(this.work);
+    this.track(this.work);
   }
 
   /** Runs every complete message in the buffer. */
@@ -117,6 +117,7 @@ class Connection {
       if (!this.started) {
         if (this.buffer.length < 8) return;
         const length = this.buffer.readInt32BE(0);
+        if (length < 8) return this.refuse();
         if (this.buffer.length < length) return;
         const code = this.buffer.readInt32BE(4);
         const message = this.take(length);
@@ -134,6 +135,7 @@ class Connection {
       }
       if (this.buffer.length < 5) return;
       const length = 1 + this.buffer.readInt32BE(1);
+      if (length < 5) return this.refuse();
       if (this.buffer.length < length) return;
       const type = this.buffer[0];
       const message = this.take(length);
@@ -145,6 +147,12 @@ class Connection {
       // Sync and simple Query end a batch; only after them can the backend be idle for the next client.
       await this.run(message, type === 0x53 || type === 0x51);
     }
+  }
+
+  /** A length no client sends: drop the connection rather than guess where the next message starts. */
+  private refuse(): void {
+    this.buffer = Buffer.alloc(0);
+    this.socket.destroy();
   }
 
   private take(length: number): Buffer {

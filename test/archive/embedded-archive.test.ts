@@ -70,6 +70,11 @@ class RawClient {
     }
   }
 
+  /** Resolves when the server closes the connection. */
+  closed(): Promise<void> {
+    return new Promise((resolve) => (this.socket.closed ? resolve() : this.socket.once("close", () => resolve())));
+  }
+
   close(): void {
     this.socket.destroy();
   }
@@ -177,6 +182,13 @@ describe("the embedded archive's wire server", () => {
     const waiting = pools[0]!<{ n: number }[]>`SELECT count(*)::int AS n FROM probe WHERE id = -2`;
     await leaving.end({ timeout: 0 });
     expect((await waiting)[0]!.n).toBe(0);
+  });
+
+  it("drops a connection that sends an impossible message length, and serves the others on", async () => {
+    const client = await RawClient.connect(archive.socketPath);
+    client.write(Buffer.from([0x51, 0, 0, 0, 0]));
+    await client.closed();
+    expect((await pools[0]!<{ n: number }[]>`SELECT 1::int AS n`)[0]!.n).toBe(1);
   });
 
   it("is reused by a second start on the same data dir, and keeps its rows across a stop", async () => {
