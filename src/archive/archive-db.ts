@@ -9,9 +9,26 @@ const MIGRATIONS = new URL("./migrations/", import.meta.url);
 /** Any constant shared by every Verdict process: the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x5645524449435421n;
 
-export function openArchive(url: string): ArchiveSql {
+/** A PostgreSQL URL, or the unix socket of the embedded archive (src/archive/embedded-archive.ts). */
+export type ArchiveLocation = string | { socketPath: string };
+
+export function openArchive(location: ArchiveLocation): ArchiveSql {
   // Notices (e.g. "relation already exists, skipping") are expected and not worth a log line each.
-  return postgres(url, { max: 4, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 });
+  const common = { onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 };
+  if (typeof location === "string") return postgres(location, { ...common, max: 4 });
+  // The embedded archive runs one statement at a time for everyone (one PGlite session), so more connections
+  // would only wait; two let a read queue while a transaction runs instead of behind it in the client.
+  return postgres({ ...common, path: location.socketPath, username: "postgres", database: "postgres", max: 2 });
+}
+
+/** Where a URL's archive is, for a log line: host, port and database, never the user or password. */
+export function archiveHost(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "(unparseable URL)";
+  }
 }
 
 /** Applies the migrations not yet applied; returns the versions it applied. */

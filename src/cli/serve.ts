@@ -5,6 +5,8 @@ import cluster from "node:cluster";
 import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { startVerdict } from "../app.js";
+import { migrate, openArchive } from "../archive/archive-db.js";
+import { startEmbeddedArchive, type EmbeddedArchive } from "../archive/embedded-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 import type { Role, VerdictOptions } from "../config/options.js";
 import { resolveRedis } from "../redis/connect.js";
@@ -115,10 +117,32 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * With the embedded Redis and no VERDICT_ARCHIVE_URL, the embedded archive: PGlite runs in the supervisor,
+ * served to the children on a unix socket, and migrated here once before any child opens it.
+ */
+async function startArchive(options: VerdictOptions, logger: Logger): Promise<EmbeddedArchive | undefined> {
+  if (options.archiveUrl !== undefined || options.redis.kind !== "embedded") return undefined;
+  const archive = await startEmbeddedArchive(options.redis.dataDir);
+  logger.info({ archive: archive.directory, socket: archive.socketPath, owned: archive.owned }, `archive: embedded PGlite at ${archive.directory}`);
+  const sql = openArchive({ socketPath: archive.socketPath });
+  try {
+    const applied = await migrate(sql);
+    if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
+  } catch (error) {
+    await sql.end({ timeout: 5 });
+    await archive.stop();
+    throw error;
+  }
+  await sql.end({ timeout: 5 });
+  return archive;
+}
+
 async function runSupervisor(options: VerdictOptions): Promise<number> {
   const logger = createLogger(options.logLevel, { role: "supervisor" });
   // The embedded Redis is started once, here; the children find it serving the same data dir and reuse it.
   const redis = options.redis.kind === "embedded" ? await resolveRedis(options.redis, logger) : undefined;
+  const archive = await startArchive(options, logger);
   const port = options.port === 0 ? await freePort() : options.port;
   const plan = processPlan(availableParallelism(), { ingress: options.ingressProcesses, worker: options.workerProcesses });
   const supervisor = new Supervisor({
@@ -134,12 +158,14 @@ async function runSupervisor(options: VerdictOptions): Promise<number> {
   supervisor.start();
   logger.info({ port, metricsPort: health.port, ...plan }, "verdict started");
   await untilStopped(logger, ["SIGINT", "SIGTERM"]);
-  // Two phases (ingress, then workers), each within a child's grace, and the embedded Redis last.
+  // Two phases (ingress, then workers), each within a child's grace, then the embedded archive (its clients
+  // are gone) and the embedded Redis last.
   return stopThenExit(
     logger,
     async () => {
       await supervisor.stop();
       await health.close();
+      await archive?.stop();
       await redis?.release();
     },
     2 * STOP_GRACE_MS + 5000,
