@@ -1,9 +1,10 @@
 // `verdict archive run`: for a deployment that turns the archive on after running without it. Settled
 // outcomes from before then are in no shard's settled index (only verdicts committed with an archive are),
 // so this finds every settled outcome in Redis, adds it to its shard's settled index under its verdict time,
-// and waits while the running workers (with VERDICT_ARCHIVE_URL) move everything due; it prints
+// and waits while the running workers (with an archive) move everything due; it prints
 // {"queued": N} (outcomes it added to a settled index) once nothing due is left to copy.
-import { migrate, openArchive } from "../archive/archive-db.js";
+import { migrate } from "../archive/archive-db.js";
+import { openConfiguredArchive } from "../archive/configured-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 import { unpackOutcome } from "../outcomes/outcome-record.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
@@ -27,13 +28,14 @@ export async function queueSettled(redis: RedisClient, keys: Keys, shards: numbe
       // A page's reads and writes each go as one pipeline: one round trip per key made a backlog of 50,000
       // take eight seconds to queue, longer than the workers took to copy it.
       const snapshots = await Promise.all(found.map((key) => node.getBuffer(key)));
-      const added = snapshots.map((snapshot, i) => {
+      const added: Promise<number>[] = [];
+      for (const [i, snapshot] of snapshots.entries()) {
         const shard = shardOfKey(keys, found[i]!, shards);
-        if (!snapshot || shard === undefined) return 0;
+        if (!snapshot || shard === undefined) continue;
         const record = unpackOutcome(snapshot);
-        if (record.status === "OPEN") return 0;
-        return node.zadd(keys.settled(shard), "NX", record.verdictAt ?? Date.now(), outcomeRef(record.accountId, record.key));
-      });
+        if (record.status === "OPEN") continue;
+        added.push(node.zadd(keys.settled(shard), "NX", record.verdictAt ?? Date.now(), outcomeRef(record.accountId, record.key)));
+      }
       for (const count of await Promise.all(added)) queued += count;
     } while (cursor !== "0");
   }
@@ -55,15 +57,15 @@ async function dueCount(redis: RedisClient, keys: Keys, shards: number, until: n
 
 export async function run(args: string[]): Promise<number> {
   const options = optionsFromEnv(process.env);
-  if (args.length !== 1 || args[0] !== "run" || options.archiveUrl === undefined) {
-    process.stderr.write("usage: VERDICT_ARCHIVE_URL=postgres://... verdict archive run\n");
+  const archive = args.length === 1 && args[0] === "run" ? await openConfiguredArchive(options) : undefined;
+  if (archive === undefined) {
+    process.stderr.write("usage: VERDICT_ARCHIVE_URL=postgres://... verdict archive run (or with the embedded Redis: no REDIS_URL)\n");
     return 2;
   }
-  const sql = openArchive(options.archiveUrl);
   try {
-    await migrate(sql);
+    await migrate(archive.sql);
   } finally {
-    await sql.end({ timeout: 5 });
+    await archive.close();
   }
   return withAccounts(async (_accounts, redis, keys) => {
     const queued = await queueSettled(redis, keys, options.shards);
@@ -76,7 +78,7 @@ export async function run(args: string[]): Promise<number> {
       if (now < left) movedAt = Date.now();
       left = now;
       if (Date.now() - movedAt > STALL_MS) {
-        process.stderr.write("nothing moved for a minute: are workers running with VERDICT_ARCHIVE_URL set?\n");
+        process.stderr.write("nothing moved for a minute: is `verdict serve` running with this archive?\n");
         return 1;
       }
     }

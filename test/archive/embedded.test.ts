@@ -3,7 +3,7 @@
 // from it, and they still do after a SIGTERM and a start on the same data dir.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,5 +139,30 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
     const after = await answers();
     expect(after.outcomes).toEqual(before.outcomes);
     expect(after.charges).toEqual(before.charges);
+  }, 60_000);
+
+  it("lets verdict migrate and verdict archive run work on the archive the service serves", () => {
+    const cli = (args: string[]): unknown => JSON.parse(execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: "utf8" }));
+    expect(cli(["migrate"])).toEqual({ applied: [] });
+    // Every settled outcome moved already, and the open one is not queued.
+    expect(cli(["archive", "run"])).toEqual({ queued: 0 });
+  }, 60_000);
+});
+
+describe("verdict migrate on a data dir no service runs on", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "verdict-embedded-migrate-"));
+  const env = { ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: "", VERDICT_ARCHIVE_URL: "", VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: "warn" };
+
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("creates the embedded archive, applies every migration once and stops it", () => {
+    const migrate = (): { applied: string[] } => JSON.parse(execFileSync(process.execPath, [CLI, "migrate"], { env, encoding: "utf8" })) as { applied: string[] };
+    const versions = readdirSync(fileURLToPath(new URL("../../src/archive/migrations/", import.meta.url)))
+      .filter((name) => name.endsWith(".sql"))
+      .map((name) => name.slice(0, -".sql".length))
+      .sort();
+    expect(migrate()).toEqual({ applied: versions });
+    expect(existsSync(join(dataDir, "pglite.sock"))).toBe(false);
+    expect(migrate()).toEqual({ applied: [] });
   }, 60_000);
 });
