@@ -9,16 +9,17 @@
 // that it measures the archive and not how fast verdicts come due: BACKLOG outcomes settle on the same
 // Redis with no archive configured, `verdict archive run`'s queueing puts them all in the settled indexes
 // (their verdicts past the retention), a Verdict with the archive starts, and the rate is the backlog
-// over the time from its first row committed in PostgreSQL to its last.
+// over the time from its first row committed in PostgreSQL to its last. Last, the end-to-end cost: rounds
+// with the archive on and off, interleaved, each sending events that create and confirm outcomes.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Accounts } from "../src/accounts/accounts.js";
-import { startVerdict } from "../src/app.js";
+import { startVerdict, type VerdictApp } from "../src/app.js";
 import { queueSettled } from "../src/cli/archive.js";
-import { DEFAULT_OPTIONS } from "../src/config/options.js";
+import { DEFAULT_OPTIONS, type VerdictOptions } from "../src/config/options.js";
 import { api, apiOk, now, runMain, sleep, startRedis } from "./harness.js";
 
 const SETTLED = Number(process.env.BENCH_ARCHIVE_OUTCOMES ?? 100_000);
@@ -27,6 +28,8 @@ const BACKLOG = Number(process.env.BENCH_ARCHIVE_BACKLOG ?? 50_000);
 const BATCH = 500;
 const IN_FLIGHT = 8;
 const RETENTION_MS = 2000;
+const E2E_EVENTS = Number(process.env.BENCH_ARCHIVE_E2E_EVENTS ?? 60_000);
+const E2E_ROUNDS = 2;
 const SERVER = process.env.VERDICT_BENCH_POSTGRES ?? "postgres://postgres@127.0.0.1:5432";
 
 export interface ArchiveFigures {
@@ -46,6 +49,19 @@ export interface ArchiveFigures {
   usedMemoryStart: number;
   usedMemoryPeak: number;
   usedMemoryEnd: number;
+  /** Events per end-to-end round (each creates and confirms an outcome). */
+  e2eEvents: number;
+  /** Events/s of each round with the archive on, and off, in the order run (interleaved). */
+  e2eOn: number[];
+  e2eOff: number[];
+  /** Outcomes the archive copied into PostgreSQL during an archive-on round, on average. */
+  e2eArchivedMeanwhile: number;
+}
+
+/** Stream entries the app's shard actors have applied (its own registry: it counts from its start). */
+async function eventsProcessed(app: VerdictApp): Promise<number> {
+  const metric = await app.registry.getSingleMetric("verdict_events_processed_total")?.get();
+  return (metric?.values ?? []).reduce((total, { value }) => total + value, 0);
 }
 
 async function main(): Promise<void> {
@@ -66,8 +82,18 @@ async function main(): Promise<void> {
     // stdout carries the figures as JSON (row 8 of `npm run bench` parses it).
     logLevel: "silent",
   };
-  const app = await startVerdict(options);
-  const apps = [app];
+  // Each app is stopped once: by the phase that started it, or at the end if a phase failed.
+  const running = new Set<VerdictApp>();
+  const start = async (with_: VerdictOptions): Promise<VerdictApp> => {
+    const started = await startVerdict(with_);
+    running.add(started);
+    return started;
+  };
+  const stop = async (app: VerdictApp): Promise<void> => {
+    running.delete(app);
+    await app.stop();
+  };
+  const app = await start(options);
   try {
     const { account_id: accountId, token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create("bench");
     let port = app.port;
@@ -131,9 +157,8 @@ async function main(): Promise<void> {
     const pipelineSeconds = (copied - firstDue) / 1000;
 
     // The copy rate from a backlog: settled with no archive, then queued all at once.
-    await app.stop();
-    const plain = await startVerdict({ ...options, archiveUrl: undefined });
-    apps.push(plain);
+    await stop(app);
+    const plain = await start({ ...options, archiveUrl: undefined });
     port = plain.port;
     await send(BACKLOG, (i) => ({ key: `backlog-${i}`, customer_key: "acme", agent_key: "closer", action: "done" }));
     const confirmed = async (key: string): Promise<boolean> => {
@@ -141,11 +166,11 @@ async function main(): Promise<void> {
       return answer.status === 200 && (answer.body as { status: string }).status === "CONFIRMED";
     };
     for (let i = BACKLOG - BATCH; i < BACKLOG; i++) while (!(await confirmed(`backlog-${i}`))) await sleep(100);
-    await plain.stop();
+    await stop(plain);
     await sleep(RETENTION_MS); // every backlog verdict is past its retention when it is queued
     const before = await archived();
     await queueSettled(redis.admin, app.keys, options.shards);
-    apps.push(await startVerdict(options));
+    const archiving = await start(options);
     let copying = now();
     let cpuBefore = process.cpuUsage();
     while ((await archived()) === before) {
@@ -156,6 +181,29 @@ async function main(): Promise<void> {
     while ((await archived()) < before + BACKLOG) await sleep(20);
     const copySeconds = (now() - copying) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    await stop(archiving);
+
+    // End to end with the archive on and off, in interleaved rounds on the same Redis and PostgreSQL: every
+    // event creates and confirms an outcome (the archive's heaviest load), timed from the first request to
+    // the last event applied; with the archive on, it copies and deletes meanwhile (2 s retention).
+    const rates = { on: [] as number[], off: [] as number[] };
+    let archivedMeanwhile = 0;
+    for (let round = 0; round < 2 * E2E_ROUNDS; round++) {
+      const archiveOn = round % 2 === 1;
+      const roundApp = await start(archiveOn ? options : { ...options, archiveUrl: undefined });
+      port = roundApp.port;
+      const archivedBefore = await archived();
+      const started = now();
+      await send(E2E_EVENTS, (i) => ({ key: `e2e-${round}-${i}`, customer_key: "acme", agent_key: "closer", action: "done" }));
+      while ((await eventsProcessed(roundApp)) < E2E_EVENTS) await sleep(20);
+      const seconds = (now() - started) / 1000;
+      if (archiveOn) archivedMeanwhile += (await archived()) - archivedBefore;
+      for (const i of [0, E2E_EVENTS >> 1, E2E_EVENTS - 1]) {
+        if (!(await confirmed(`e2e-${round}-${i}`))) throw new Error(`e2e-${round}-${i} is not CONFIRMED after its event was applied`);
+      }
+      await stop(roundApp);
+      (archiveOn ? rates.on : rates.off).push(E2E_EVENTS / seconds);
+    }
     const figures: ArchiveFigures = {
       settled: SETTLED,
       bytesPerOpen: (withOpen - usedMemoryStart) / OPEN,
@@ -170,10 +218,14 @@ async function main(): Promise<void> {
       usedMemoryStart,
       usedMemoryPeak,
       usedMemoryEnd,
+      e2eEvents: E2E_EVENTS,
+      e2eOn: rates.on,
+      e2eOff: rates.off,
+      e2eArchivedMeanwhile: archivedMeanwhile / E2E_ROUNDS,
     };
     console.log(JSON.stringify(figures));
   } finally {
-    for (const running of apps) await running.stop();
+    for (const left of running) await left.stop();
     await sql.end({ timeout: 5 });
     await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.end({ timeout: 5 });

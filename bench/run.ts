@@ -703,6 +703,8 @@ async function takeover(dir: string): Promise<void> {
 // The table
 
 const int = (n: number): string => Math.round(n).toLocaleString("en");
+/** The arithmetic mean of some figures. */
+const mean = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0) / values.length;
 const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
 const ratio = (a: number | undefined, b: number | undefined): string => (a && b ? `${(a / b).toFixed(2)}x` : "n/a");
 const met = (ok: boolean | undefined): string => (ok === undefined ? "n/a" : ok ? "**met**" : "**missed**");
@@ -853,13 +855,13 @@ function table(): string {
   rows.push([
     `8. Archive: ${archive ? int(archive.settled) : "100,000"} Variant B outcomes settled (a charge each), VERDICT_HOT_RETENTION=2s, one process and PostgreSQL on these cores`,
     archive
-      ? `copied into PostgreSQL at ${int(archive.copyPerSecond)} outcomes/s (a backlog of ${int(archive.backlog)} queued at once, ${archive.copySeconds.toFixed(1)} s); Redis bytes per open outcome ${int(archive.bytesPerOpen)}, per settled outcome before its retention ${int(archive.bytesPerSettledHot)}, after it ${int(archive.bytesPerSettledAfter)} (used_memory ${int(archive.usedMemoryStart)} -> peak ${int(archive.usedMemoryPeak)} -> ${int(archive.usedMemoryEnd)})`
+      ? `copied into PostgreSQL at ${int(archive.copyPerSecond)} outcomes/s (a backlog of ${int(archive.backlog)} queued at once, ${archive.copySeconds.toFixed(1)} s, ${archive.copyCpuMicrosPerOutcome.toFixed(0)} us of Verdict's CPU each); end to end with every event settling an outcome, archive on ${archive.e2eOn.map(int).join(", ")} vs off ${archive.e2eOff.map(int).join(", ")} events/s in interleaved rounds of ${int(archive.e2eEvents)} (${(mean(archive.e2eOn) / mean(archive.e2eOff)).toFixed(2)}x; ${int(archive.e2eArchivedMeanwhile)} outcomes archived during an on round); Redis bytes per open outcome ${int(archive.bytesPerOpen)}, per settled outcome before its retention ${int(archive.bytesPerSettledHot)}, after it ${int(archive.bytesPerSettledAfter)} (used_memory ${int(archive.usedMemoryStart)} -> peak ${int(archive.usedMemoryPeak)} -> ${int(archive.usedMemoryEnd)})`
       : "not run",
     "n/a",
     "n/a",
     "n/a",
-    ">= 20,000 outcomes/s into PostgreSQL (issue 23)",
-    met(archive ? archive.copyPerSecond >= 20_000 : undefined),
+    ">= 20,000 outcomes/s into PostgreSQL; end to end on within 10% of off (issue 23)",
+    met(archive ? archive.copyPerSecond >= 20_000 && mean(archive.e2eOn) >= 0.9 * mean(archive.e2eOff) : undefined),
   ]);
   const header = ["Scenario", "Verdict", "bare uWS + XADD", "Fastify + BullMQ", "Verdict / BullMQ", "Target", "Met"];
   return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
