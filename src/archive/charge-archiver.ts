@@ -86,7 +86,17 @@ export class ChargeArchiver {
       if (entries.length === 0) return 0;
       const rows = entries.map(([, fields]) => rowOf(shard, fields));
       await this.partitions.ensure("charges", rows.map((row) => Date.parse(String(row.confirmed_at))));
-      await sql`INSERT INTO charges ${sql(rows)} ON CONFLICT DO NOTHING`;
+      // One array per column, unnested: one prepared statement for every page (see outcome-archiver.ts).
+      const column = (name: keyof ChargeRow): (string | number | null)[] => rows.map((row) => row[name]);
+      await sql`
+        INSERT INTO charges (id, account_id, outcome_key, customer_key, agent_key, rate_card_key, currency, unit_amount,
+          attribution, amount, confirmed_at, shard, entry_ms, entry_seq)
+        SELECT * FROM unnest(${column("id")}::text[], ${column("account_id")}::text[], ${column("outcome_key")}::text[],
+          ${column("customer_key")}::text[], ${column("agent_key")}::text[], ${column("rate_card_key")}::text[],
+          ${column("currency")}::text[], ${column("unit_amount")}::int8[], ${column("attribution")}::float8[],
+          ${column("amount")}::int8[], ${column("confirmed_at")}::timestamptz[], ${column("shard")}::int4[],
+          ${column("entry_ms")}::int8[], ${column("entry_seq")}::int8[])
+        ON CONFLICT DO NOTHING`;
       const step = redis.multi();
       for (const row of rows) {
         if (row.entry_ms !== null) step.xadd(keys.chargesArchived(shard), "*", "a", String(row.account_id), "e", `${row.entry_ms}-${row.entry_seq}`);
