@@ -44,9 +44,10 @@ function compare(a: StreamPosition, b: StreamPosition): number {
 export type ExtraEntries = (after: StreamPosition | undefined, count: number) => Promise<ShardEntry[]>;
 
 /**
- * Collects `limit` entries that pass `keep`, walking the merged streams (shard-merge.ts); the cursor is the
- * last entry examined, so entries a filter skipped are never read again. `extra` entries (archived ones,
- * which may still be in their stream too) merge in; an entry read from both is taken once.
+ * Collects `limit` entries that `decode` keeps, walking the merged streams (shard-merge.ts), and looks on
+ * for one more: only an entry kept after the page makes a next page, so the last page's cursor is null
+ * even when a filter skips every entry after it. The cursor is the page's last entry. `extra` entries
+ * (archived ones, which may still be in their stream too) merge in; an entry read from both is taken once.
  */
 export async function filteredPage<T>(
   client: RedisClient,
@@ -81,17 +82,16 @@ export async function filteredPage<T>(
   );
   const items: T[] = [];
   let previous: ShardEntry | undefined;
+  let pageEnd: ShardEntry | undefined;
   for (;;) {
     const taken = await entries.take(pageSize);
     const page = taken.filter((entry) => !(previous && compare(previous, entry) === 0) && ((previous = entry), true));
-    for (const [i, entry] of page.entries()) {
+    for (const entry of page) {
       const item = decode(entry);
       if (item === undefined) continue;
+      if (pageEnd !== undefined) return { items, next: pageEnd };
       items.push(item);
-      if (items.length === limit) {
-        const more = i < page.length - 1 || (await entries.more());
-        return { items, next: more ? entry : null };
-      }
+      if (items.length === limit) pageEnd = entry;
     }
     if (taken.length < pageSize) return { items, next: null };
   }

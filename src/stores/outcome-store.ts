@@ -138,7 +138,9 @@ export class OutcomeStore {
     if (after === undefined || (after !== null && !member.test(after))) return undefined;
     // A filter may skip most of the index: load snapshots in large batches then, not `limit` at a time.
     const filtered = Object.values(filter).some((value) => value !== undefined);
-    const batchSize = filtered ? Math.max(limit, FILTERED_PAGE) : limit;
+    // One record more than the page: only a record after it makes a next page (spec: next_cursor is null on
+    // the last page, so a filter that matches nothing further must not leave a cursor to an empty page).
+    const batchSize = filtered ? Math.max(limit + 1, FILTERED_PAGE) : limit + 1;
     const descending = sort?.order === "desc";
     const start = after === null ? (descending ? "+" : "-") : `(${after}`;
     const indexKey = (shard: number): string => (sort ? this.keys.scoreIndex(shard, accountId, sort.score) : this.keys.outcomeIndex(shard, accountId));
@@ -169,6 +171,8 @@ export class OutcomeStore {
     );
     const records: OutcomeRecord[] = [];
     let previous: string | undefined;
+    /** The page's last member, once the page is full: the cursor if another record follows. */
+    let pageEnd: string | undefined;
     for (;;) {
       const taken = await index.take(batchSize);
       // An outcome moving while the list reads both sources is listed by both: once is enough.
@@ -181,11 +185,9 @@ export class OutcomeStore {
       for (const [i, member] of batch.entries()) {
         const record = snapshots[i];
         if (!record || !matches(record, filter)) continue;
+        if (pageEnd !== undefined) return { records, nextCursor: encodeCursor(pageEnd) };
         records.push(record);
-        if (records.length === limit) {
-          const more = i < batch.length - 1 || (await index.more());
-          return { records, nextCursor: more ? encodeCursor(member) : null };
-        }
+        if (records.length === limit) pageEnd = member;
       }
       if (taken.length < batchSize) return { records, nextCursor: null };
     }

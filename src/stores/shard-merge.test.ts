@@ -39,7 +39,7 @@ describe("ShardMerge", () => {
             if (taken.length < size) break;
           }
           expect(seen).toEqual([...values].sort((a, b) => a - b));
-          expect(await merge.more()).toBe(false);
+          expect(await merge.take(1)).toEqual([]);
         },
       ),
     );

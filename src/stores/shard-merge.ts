@@ -48,11 +48,6 @@ export class ShardMerge<T> {
     return taken;
   }
 
-  /** Whether any item is left. */
-  async more(): Promise<boolean> {
-    return (await this.head()) !== undefined;
-  }
-
   /**
    * The shard holding the smallest next item. When a shard has none buffered it must be read first; the
    * shards running low are read in the same round, so a walk takes a few rounds, not one per shard.
