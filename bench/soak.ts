@@ -18,23 +18,34 @@
 // 100, well under what one ingress and two workers commit here (rows 3 and 4 of `npm run bench`): what bounds
 // the rate is Redis memory, since without the archive each settled outcome keeps about 5 KB there, so 30
 // minutes at 250/s need about 2 GiB); --kill-every SECONDS (default 120; the oldest worker is killed and
-// replaced, in the background while the load goes on).
+// replaced, in the background while the load goes on); --archive (every process gets VERDICT_ARCHIVE_URL, a
+// fresh database on the machine's PostgreSQL, VERDICT_BENCH_POSTGRES, dropped at the end; Redis must then
+// stay flat: it fails if Redis grows like a process would fail) with --retention DURATION (default 60s,
+// VERDICT_HOT_RETENTION).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import postgres from "postgres";
 import { Accounts } from "../src/accounts/accounts.js";
 import { Keys } from "../src/redis/keys.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { api, apiOk, killAll, metric, now, rssOf, runMain, sleep, spawnVerdict, startRedis, stopChild, type VerdictEnv, type VerdictProcess } from "./harness.js";
 
 const { values: flags } = parseArgs({
-  options: { minutes: { type: "string", default: "30" }, rate: { type: "string", default: "250" }, "kill-every": { type: "string", default: "120" } },
+  options: {
+    minutes: { type: "string", default: "30" },
+    rate: { type: "string", default: "250" },
+    "kill-every": { type: "string", default: "120" },
+    archive: { type: "boolean", default: false },
+    retention: { type: "string", default: "60s" },
+  },
 });
 const MINUTES = Number(flags.minutes);
 const OUTCOMES_PER_SECOND = Number(flags.rate);
 const KILL_EVERY_MS = Number(flags["kill-every"]) * 1000;
+const POSTGRES = process.env.VERDICT_BENCH_POSTGRES ?? "postgres://postgres@127.0.0.1:5432";
 const TICK_MS = 100;
 const STAGES = ["step", "step", "step", "done"] as const;
 const KEY_PREFIX = "soak:";
@@ -70,7 +81,11 @@ async function main(): Promise<void> {
   const redis = await startRedis(dir);
   const keys = new Keys(KEY_PREFIX);
   const { token } = await new Accounts(redis.admin, keys, TOKEN_SECRET).create("soak");
-  const env: VerdictEnv = { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "data") };
+  const database = flags.archive ? `verdict_soak_${randomBytes(5).toString("hex")}` : undefined;
+  const admin = database ? postgres(`${POSTGRES}/postgres`, { max: 1, onnotice: () => {} }) : undefined;
+  if (database) await admin!.unsafe(`CREATE DATABASE ${database}`);
+  const archive = database ? { VERDICT_ARCHIVE_URL: `${POSTGRES}/${database}`, VERDICT_HOT_RETENTION: flags.retention } : undefined;
+  const env: VerdictEnv = { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "data"), extra: archive ?? {} };
   const ingress = await spawnVerdict("ingress", env);
   const workers: VerdictProcess[] = [await spawnVerdict("worker", env), await spawnVerdict("worker", env)];
   const port = ingress.port;
@@ -80,7 +95,9 @@ async function main(): Promise<void> {
   await apiOk(port, token, "PUT", "/v1/agents/closer", { name: "closer", condition });
   await apiOk(port, token, "PUT", "/v1/rate-cards/card", { currency: "USD", entries: [{ agent_key: "closer", unit_amount: 100 }] });
   await apiOk(port, token, "PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
-  console.log(`soak: ${MINUTES} min, ${OUTCOMES_PER_SECOND} outcomes/s (${OUTCOMES_PER_SECOND * STAGES.length} events/s), a worker killed every ${KILL_EVERY_MS / 1000} s`);
+  console.log(
+    `soak: ${MINUTES} min, ${OUTCOMES_PER_SECOND} outcomes/s (${OUTCOMES_PER_SECOND * STAGES.length} events/s), a worker killed every ${KILL_EVERY_MS / 1000} s${archive ? `, archive to PostgreSQL after ${flags.retention}` : ", no archive"}`,
+  );
 
   const started = now();
   const endsAt = started + MINUTES * 60_000;
@@ -259,10 +276,24 @@ async function main(): Promise<void> {
   if (first && last && last.settled > first.settled) {
     console.log(`redis grew ${mib(last.redisBytes - first.redisBytes)} over ${last.settled - first.settled} settled outcomes: ${((last.redisBytes - first.redisBytes) / (last.settled - first.settled)).toFixed(0)} bytes each (settled outcomes stay in Redis unless archived)`);
   }
+  if (database) {
+    // With the archive, Redis holds the open work and the last retention's verdicts: it must level off.
+    const early = Math.max(...samples.slice(0, third).map((s) => s.redisBytes));
+    const late = Math.max(...samples.slice(-third).map((s) => s.redisBytes));
+    if (late > early * 1.5 + 64 * 2 ** 20) failures.push(`redis grew from ${mib(early)} to ${mib(late)} with the archive on`);
+    const sql = postgres(`${POSTGRES}/${database}`, { max: 1, onnotice: () => {} });
+    const [rows] = await sql<{ outcomes: string; charges: string }[]>`SELECT (SELECT count(*) FROM outcomes) AS outcomes, (SELECT count(*) FROM charges) AS charges`;
+    await sql.end({ timeout: 5 });
+    console.log(`archive: ${rows!.outcomes} outcomes and ${rows!.charges} charges in PostgreSQL (the rest are within their retention, in Redis)`);
+  }
   console.log(`soak ${failures.length === 0 ? "passed" : "FAILED"}: ${settled} outcomes settled (${settled * STAGES.length} events), ${kills} worker kills, ${resent} batch items resent`);
   for (const failure of failures) console.log(`- ${failure}`);
   await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
   await redis.stop();
+  if (database) {
+    await admin!.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin!.end({ timeout: 5 });
+  }
   killAll();
   rmSync(dir, { recursive: true, force: true });
   if (failures.length > 0) process.exitCode = 1;
