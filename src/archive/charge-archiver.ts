@@ -97,6 +97,9 @@ export class ChargeArchiver {
           ${column("amount")}::int8[], ${column("confirmed_at")}::timestamptz[], ${column("shard")}::int4[],
           ${column("entry_ms")}::int8[], ${column("entry_seq")}::int8[])
         ON CONFLICT DO NOTHING`;
+      await this.partitions.inserted("charges", rows.map((row) => Date.parse(String(row.confirmed_at)))).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error }, "analysing the charges' partitions failed");
+      });
       const step = redis.multi();
       for (const row of rows) {
         if (row.entry_ms !== null) step.xadd(keys.chargesArchived(shard), "*", "a", String(row.account_id), "e", `${row.entry_ms}-${row.entry_seq}`);

@@ -227,6 +227,13 @@ export class OutcomeArchiver {
             received_at, envelope)
         ON CONFLICT DO NOTHING`;
     });
+    // Planner statistics as the partitions fill (month-partitions.ts); a failure costs a stale plan, not the page.
+    try {
+      await this.partitions.inserted("outcomes", due.map(({ record }) => record.createdAt));
+      await this.partitions.inserted("outcome_events", due.flatMap(({ record, log }) => log.map(() => record.createdAt)));
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, "analysing the archive's partitions failed");
+    }
   }
 
   /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
