@@ -113,10 +113,15 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
       expect(reply.status).toBe(202);
       expect((reply.body as { failed: unknown[] }).failed).toEqual([]);
     }
+    // A Variant B outcome is 404 until its worker applied the first event: keep waiting then too.
+    const confirmed = async (key: string): Promise<boolean> => {
+      const reply = await fetch(`http://127.0.0.1:${verdict!.port}/v1/outcomes/${key}`, { headers: { authorization: `Bearer ${token}` } });
+      return reply.status === 200 && ((await reply.json()) as { status: string }).status === "CONFIRMED";
+    };
     await eventually(async () => {
-      for (const key of settled) if (((await get(`/v1/outcomes/${key}`)) as { status: string }).status !== "CONFIRMED") return undefined;
+      for (const key of settled) if (!(await confirmed(key))) return undefined;
       return true;
-    }, 15_000, "every outcome confirmed");
+    }, 30_000, "every outcome confirmed");
     before = await answers();
     expect((before.charges as { charges: unknown[] }).charges).toHaveLength(settledB.length);
 
