@@ -2,11 +2,11 @@
 import type { Registry } from "prom-client";
 import { Accounts } from "./accounts/accounts.js";
 import { Worker, type WorkerArchive } from "./actors/worker.js";
-import { archiveHost, migrate, openArchive, type ArchiveLocation } from "./archive/archive-db.js";
-import { startEmbeddedArchive } from "./archive/embedded-archive.js";
+import { migrate } from "./archive/archive-db.js";
 import { createArchiveMetrics } from "./archive/archive-metrics.js";
 import { ArchivedCharges } from "./archive/archived-charges.js";
 import { ArchivedOutcomes } from "./archive/archived-outcomes.js";
+import { openConfiguredArchive } from "./archive/configured-archive.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
 import { openApiRoute } from "./api/openapi.js";
 import { resourceRoutes } from "./api/routes/index.js";
@@ -103,34 +103,20 @@ function scriptCallCounter(metrics: Metrics): ScriptCallObserver {
 }
 
 /**
- * The archive, migrated: the PostgreSQL at VERDICT_ARCHIVE_URL, or with the embedded Redis and no URL the
- * embedded PGlite beside it (started here unless a supervisor of the same data dir serves it). Without
- * either, a production Redis keeps every outcome and charge forever: said once at start, so nobody learns
- * it from a full Redis.
+ * The archive, migrated (configured-archive.ts says which). Without one a production Redis keeps every
+ * outcome and charge forever: said once at start, so nobody learns it from a full Redis.
  */
 async function openArchiveFor(options: VerdictOptions, logger: Logger, registry: Registry, stoppers: Stopper[]): Promise<WorkerArchive | undefined> {
-  let location: ArchiveLocation;
-  if (options.archiveUrl !== undefined) {
-    logger.info({ archive: archiveHost(options.archiveUrl) }, `archive: PostgreSQL at ${archiveHost(options.archiveUrl)}`);
-    location = options.archiveUrl;
-  } else if (options.redis.kind === "embedded") {
-    const embedded = await startEmbeddedArchive(options.redis.dataDir);
-    // Pushed before the pool's end: stoppers run newest first, so the pool closes before PGlite stops.
-    stoppers.push(() => embedded.stop());
-    logger.info(
-      { archive: embedded.directory, socket: embedded.socketPath, owned: embedded.owned },
-      `archive: embedded PGlite at ${embedded.directory}${embedded.owned ? "" : " (served by another process of this data dir)"}`,
-    );
-    location = { socketPath: embedded.socketPath };
-  } else {
+  const archive = await openConfiguredArchive(options);
+  if (!archive) {
     logger.warn("VERDICT_ARCHIVE_URL is not set: settled outcomes and charges stay in Redis forever (docs/archive.md)");
     return undefined;
   }
-  const sql = openArchive(location);
-  stoppers.push(() => sql.end({ timeout: 5 }));
-  const applied = await migrate(sql);
+  stoppers.push(() => archive.close());
+  logger.info({ archive: archive.where }, `archive: ${archive.where}`);
+  const applied = await migrate(archive.sql);
   if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
-  return { sql, retentionMs: options.hotRetentionMs, metrics: createArchiveMetrics(registry) };
+  return { sql: archive.sql, retentionMs: options.hotRetentionMs, metrics: createArchiveMetrics(registry) };
 }
 
 export async function startVerdict(options: VerdictOptions, extras: VerdictExtras = {}): Promise<VerdictApp> {

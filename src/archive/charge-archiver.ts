@@ -85,7 +85,8 @@ export class ChargeArchiver {
       const entries = await redis.xrange(queue, "-", "+", "COUNT", PAGE);
       if (entries.length === 0) return 0;
       const rows = entries.map(([, fields]) => rowOf(shard, fields));
-      await this.partitions.ensure("charges", rows.map((row) => Date.parse(String(row.confirmed_at))));
+      const instants = rows.map((row) => Date.parse(String(row.confirmed_at)));
+      await this.partitions.ensure("charges", instants);
       // One array per column, unnested: one prepared statement for every page (see outcome-archiver.ts).
       const column = (name: keyof ChargeRow): (string | number | null)[] => rows.map((row) => row[name]);
       await sql`
@@ -97,7 +98,7 @@ export class ChargeArchiver {
           ${column("amount")}::int8[], ${column("confirmed_at")}::timestamptz[], ${column("shard")}::int4[],
           ${column("entry_ms")}::int8[], ${column("entry_seq")}::int8[])
         ON CONFLICT DO NOTHING`;
-      await this.partitions.inserted("charges", rows.map((row) => Date.parse(String(row.confirmed_at)))).catch((error: unknown) => {
+      await this.partitions.inserted("charges", instants).catch((error: unknown) => {
         this.deps.logger.warn({ err: error }, "analysing the charges' partitions failed");
       });
       const step = redis.multi();

@@ -1,12 +1,16 @@
-// The archive a CLI command works on: the PostgreSQL at VERDICT_ARCHIVE_URL or, with the embedded Redis and
-// no URL, the embedded PGlite of the data dir (reused when `verdict serve` serves it, else started for the
-// command and stopped after it): the same choice as the service makes (src/app.ts).
+// Which archive a process uses, decided in one place for the service (src/app.ts), the supervisor
+// (src/cli/serve.ts) and the CLI commands: the PostgreSQL at VERDICT_ARCHIVE_URL or, with the embedded Redis
+// and no URL, the embedded PGlite of the data dir (reused when another process of the data dir serves it,
+// else started here and stopped by close).
 import type { VerdictOptions } from "../config/options.js";
-import { openArchive, type ArchiveSql } from "./archive-db.js";
+import { archiveHost, openArchive, type ArchiveSql } from "./archive-db.js";
 import { startEmbeddedArchive } from "./embedded-archive.js";
 
 export interface ConfiguredArchive {
   sql: ArchiveSql;
+  /** For the start's log line: where the archive is (never a password). */
+  where: string;
+  /** Ends the pool, then stops the embedded archive if this process runs it. */
   close(): Promise<void>;
 }
 
@@ -14,13 +18,14 @@ export interface ConfiguredArchive {
 export async function openConfiguredArchive(options: VerdictOptions): Promise<ConfiguredArchive | undefined> {
   if (options.archiveUrl !== undefined) {
     const sql = openArchive(options.archiveUrl);
-    return { sql, close: () => sql.end({ timeout: 5 }) };
+    return { sql, where: `PostgreSQL at ${archiveHost(options.archiveUrl)}`, close: () => sql.end({ timeout: 5 }) };
   }
   if (options.redis.kind !== "embedded") return undefined;
   const embedded = await startEmbeddedArchive(options.redis.dataDir);
   const sql = openArchive({ socketPath: embedded.socketPath });
   return {
     sql,
+    where: `embedded PGlite at ${embedded.directory}${embedded.owned ? "" : " (served by another process of this data dir)"}`,
     close: async () => {
       await sql.end({ timeout: 5 });
       await embedded.stop();

@@ -25,8 +25,8 @@ export async function queueSettled(redis: RedisClient, keys: Keys, shards: numbe
     do {
       const [next, found] = await node.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT);
       cursor = next;
-      // A page's reads and writes each go as one pipeline: one round trip per key made a backlog of 50,000
-      // take eight seconds to queue, longer than the workers took to copy it.
+      // A page's reads, then its writes, all in flight at once: awaiting each key's in turn made a backlog of
+      // 50,000 take eight seconds to queue, longer than the workers took to copy it.
       const snapshots = await Promise.all(found.map((key) => node.getBuffer(key)));
       const added: Promise<number>[] = [];
       for (const [i, snapshot] of snapshots.entries()) {

@@ -5,8 +5,8 @@ import cluster from "node:cluster";
 import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { startVerdict } from "../app.js";
-import { migrate, openArchive } from "../archive/archive-db.js";
-import { startEmbeddedArchive, type EmbeddedArchive } from "../archive/embedded-archive.js";
+import { migrate } from "../archive/archive-db.js";
+import { openConfiguredArchive, type ConfiguredArchive } from "../archive/configured-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 import type { Role, VerdictOptions } from "../config/options.js";
 import { resolveRedis } from "../redis/connect.js";
@@ -121,20 +121,17 @@ function freePort(): Promise<number> {
  * With the embedded Redis and no VERDICT_ARCHIVE_URL, the embedded archive: PGlite runs in the supervisor,
  * served to the children on a unix socket, and migrated here once before any child opens it.
  */
-async function startArchive(options: VerdictOptions, logger: Logger): Promise<EmbeddedArchive | undefined> {
+async function startArchive(options: VerdictOptions, logger: Logger): Promise<ConfiguredArchive | undefined> {
   if (options.archiveUrl !== undefined || options.redis.kind !== "embedded") return undefined;
-  const archive = await startEmbeddedArchive(options.redis.dataDir);
-  logger.info({ archive: archive.directory, socket: archive.socketPath, owned: archive.owned }, `archive: embedded PGlite at ${archive.directory}`);
-  const sql = openArchive({ socketPath: archive.socketPath });
+  const archive = (await openConfiguredArchive(options))!;
+  logger.info({ archive: archive.where }, `archive: ${archive.where}`);
   try {
-    const applied = await migrate(sql);
+    const applied = await migrate(archive.sql);
     if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
   } catch (error) {
-    await sql.end({ timeout: 5 });
-    await archive.stop();
+    await archive.close();
     throw error;
   }
-  await sql.end({ timeout: 5 });
   return archive;
 }
 
@@ -165,7 +162,7 @@ async function runSupervisor(options: VerdictOptions): Promise<number> {
     async () => {
       await supervisor.stop();
       await health.close();
-      await archive?.stop();
+      await archive?.close();
       await redis?.release();
     },
     2 * STOP_GRACE_MS + 5000,
