@@ -258,7 +258,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     // for what it does on the request's behalf (the envelope, the enqueue's links). A caller's trace
     // continues here: a W3C traceparent header (a fleet's span) is this request's parent.
     if (tracingEnabled()) {
-      ex.span = startRequestSpan(method, route.path, (name) => req.getHeader(name));
+      ex.span = startRequestSpan(method, route.path, req);
     }
     run()
       .catch((error: unknown) => {

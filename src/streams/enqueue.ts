@@ -41,8 +41,11 @@ interface Submission {
   items: readonly EnqueueItem[];
   bytes: number;
   resolve(results: EnqueueResult[]): void;
-  /** The submitting request's traceparent while tracing is on and it is sampled: the call's span links to it. */
-  caller?: string;
+  /**
+   * The submitting request's traceparent while tracing is on and it is sampled: the call's span links to
+   * it. Always present, undefined for the others: one shape for every submission.
+   */
+  caller: string | undefined;
 }
 
 /** Redis replies that mean the script never ran, so nothing of the call was written. */
@@ -87,7 +90,7 @@ export class ShardEnqueuer {
         queue = [];
         this.pending.set(shard, queue);
       }
-      queue.push(caller !== undefined ? { items, bytes, resolve, caller } : { items, bytes, resolve });
+      queue.push({ items, bytes, resolve, caller });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         // After the poll phase: every request read in this turn has submitted by then.
@@ -135,7 +138,10 @@ export class ShardEnqueuer {
    */
   private send(shard: number, submissions: Submission[]): Promise<void> {
     if (!tracingEnabled()) return this.call(shard, submissions);
-    const callers = submissions.flatMap((s) => (s.caller === undefined ? [] : [s.caller]));
+    // Most calls carry no sampled request: nothing is allocated for them.
+    let callers: string[] | undefined;
+    for (const submission of submissions) if (submission.caller !== undefined) (callers ??= []).push(submission.caller);
+    if (callers === undefined) return this.call(shard, submissions);
     // Not made active (see traceparentOf): the call's outcome is set on it by `call`.
     const span = startCallerSpan("enqueue", callers, { kind: SpanKind.CLIENT, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } });
     if (span === undefined) return this.call(shard, submissions);

@@ -25,3 +25,16 @@ describe("TraceIds", () => {
     expect(ids.generateSpanId()).toMatch(/^[0-9a-f]{16}$/);
   });
 });
+
+describe("TraceIds.nextTraceIdAccumulation", () => {
+  it("is the XOR of the 32-bit words of the id drawn ahead, which the next root span gets", () => {
+    const ids = new TraceIds();
+    for (let i = 0; i < 2000; i++) {
+      const accumulation = ids.nextTraceIdAccumulation();
+      const hex = ids.nextTraceId();
+      const words = [0, 8, 16, 24].map((at) => Number.parseInt(hex.slice(at, at + 8), 16));
+      expect(accumulation).toBe(words.reduce((a, w) => (a ^ w) >>> 0, 0));
+      expect(ids.generateTraceId()).toBe(hex);
+    }
+  });
+});

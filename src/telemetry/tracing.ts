@@ -9,13 +9,16 @@ import { propagation, ROOT_CONTEXT, SpanKind, trace, type Link, type Span, type 
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
-import { BatchSpanProcessor, SamplingDecision, type Sampler } from "@opentelemetry/sdk-trace-base";
-import { samplerFromEnv } from "./sampler-from-env.js";
+import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { samplerFromEnv, type RootSampling } from "./sampler-from-env.js";
 import { SynchronousContextManager } from "./synchronous-context-manager.js";
 import { TraceIds } from "./trace-ids.js";
 
-/** While tracing runs: the SDK's sampler and id generator, which startRequestSpan consults first. */
-let running: { sampler: Sampler; ids: TraceIds } | undefined;
+/**
+ * While tracing runs: how the SDK's sampler decides a root span, its id generator (see startRequestSpan),
+ * and the tracer, looked up once (through the global provider it cost every span a few lookups).
+ */
+let running: { root: RootSampling; ids: TraceIds; tracer: Tracer } | undefined;
 
 /** True once `startTracing` ran in this process: the only switch the hot paths look at. */
 export function tracingEnabled(): boolean {
@@ -24,7 +27,7 @@ export function tracingEnabled(): boolean {
 
 /** The tracer library code uses; a no-op until `startTracing` registers a provider. */
 export function tracer(): Tracer {
-  return trace.getTracer("verdict");
+  return running?.tracer ?? trace.getTracer("verdict");
 }
 
 export interface Tracing {
@@ -38,7 +41,7 @@ export interface Tracing {
  * ingress can ask the very sampler the SDK uses (see startRequestSpan).
  */
 export function startTracing(role: string, env: Readonly<Record<string, string | undefined>>): Tracing {
-  const sampler = samplerFromEnv(env);
+  const { sampler, root } = samplerFromEnv(env);
   const ids = new TraceIds();
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }),
@@ -55,7 +58,7 @@ export function startTracing(role: string, env: Readonly<Record<string, string |
     ...(role === "ingress" && { contextManager: new SynchronousContextManager() }),
   });
   sdk.start();
-  running = { sampler, ids };
+  running = { root, ids, tracer: trace.getTracer("verdict") };
   return {
     stop: async () => {
       running = undefined;
@@ -64,34 +67,39 @@ export function startTracing(role: string, env: Readonly<Record<string, string |
   };
 }
 
+/** What startRequestSpan reads of a request: uWebSockets.js's HttpRequest has it. */
+export interface RequestHeaders {
+  getHeader(lowerCaseName: string): string;
+}
+
 /**
  * The span of an HTTP request, or undefined when tracing is off or the sampler drops the request. Without
- * a caller's trace (`traceparent` header), the request is put to the sampler before any span exists, with
- * the trace id its span would get, so the SDK's own decision is the same: an unsampled request, 99% of
- * them at 1% sampling, then costs one sampler call instead of a span (ids, attributes, a non-recording
- * span object), which was most of what tracing cost the ingress. With a caller's trace the SDK decides.
- * `header` reads a request header: tracestate is read only when there is a traceparent to go with it.
+ * a caller's trace (`traceparent` header), the request is decided before any span exists, by the sampler's
+ * root rule applied to the trace id its span would get, so the SDK's own decision is the same: an unsampled
+ * request, 99% of them at 1% sampling, then costs a header read, 16 pooled random bytes and a comparison
+ * (no span, no hex id, no name), which was most of what tracing cost the ingress. With a caller's trace the
+ * SDK decides. tracestate is read only when there is a traceparent to go with it.
  */
-export function startRequestSpan(method: string, route: string, header: (name: string) => string): Span | undefined {
+export function startRequestSpan(method: string, route: string, headers: RequestHeaders): Span | undefined {
   if (running === undefined) return undefined;
-  const { sampler, ids } = running;
-  const name = `${method} ${route}`;
-  const traceparent = header("traceparent");
-  const parent = traceparent === "" ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: header("tracestate") });
-  if (trace.getSpanContext(parent) === undefined) {
-    // No attributes: the specification's samplers decide on the trace id (and a parent) alone.
-    const { decision } = sampler.shouldSample(ROOT_CONTEXT, ids.nextTraceId(), name, SpanKind.SERVER, {}, []);
-    if (decision === SamplingDecision.NOT_RECORD) {
-      ids.forgetNextTraceId();
-      return undefined;
-    }
+  const { root, ids } = running;
+  const traceparent = headers.getHeader("traceparent");
+  const parent = traceparent === "" ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: headers.getHeader("tracestate") });
+  if (trace.getSpanContext(parent) === undefined && !sampledAsRoot(root, ids)) {
+    ids.forgetNextTraceId();
+    return undefined;
   }
   try {
-    return tracer().startSpan(name, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route } }, parent);
+    return tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route } }, parent);
   } finally {
     // Taken by the span's trace id, or left over when the SDK made none (tracing suppressed).
     ids.forgetNextTraceId();
   }
+}
+
+/** The root decision for the trace id `ids` holds ahead for the next root span. */
+function sampledAsRoot(root: RootSampling, ids: TraceIds): boolean {
+  return root.kind === "constant" ? root.sampled : ids.nextTraceIdAccumulation() < root.upperBound;
 }
 
 /**
@@ -103,14 +111,24 @@ export function startRequestSpan(method: string, route: string, header: (name: s
  */
 export function traceparentOf(span: Span): string | undefined {
   if (!span.isRecording()) return undefined;
-  const carrier: { traceparent?: string } = {};
-  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
-  return carrier.traceparent;
+  // The W3C format, written as the SDK's propagator writes it, without its context and carrier objects:
+  // the envelope field is a W3C traceparent whatever propagators OTEL_PROPAGATORS names.
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
 }
 
-/** The span context a traceparent names, or undefined when it is not a valid one. */
+/** A version-00 traceparent, the only one this service writes: trace id, span id, flags. */
+const TRACEPARENT_00 = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The span context a traceparent names, or undefined when it is not a valid one. The ingress's own
+ * (version 00) are read with one regular expression; anything else goes through the W3C propagator.
+ */
 export function spanContextOf(traceparent: string): SpanContext | undefined {
-  const spanContext = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent }));
+  const own = TRACEPARENT_00.exec(traceparent);
+  const spanContext = own
+    ? { traceId: own[1]!, spanId: own[2]!, traceFlags: Number.parseInt(own[3]!, 16), isRemote: true }
+    : trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent }));
   return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 

@@ -41,8 +41,7 @@ interface Prepared {
 }
 
 function prepare(envelope: EventEnvelope, index: number, shards: number, traceparent: string | undefined): Prepared {
-  if (traceparent !== undefined) envelope.traceparent = traceparent;
-  const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload: packEnvelope(envelope) };
+  const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload: packEnvelope(envelope, traceparent) };
   if (envelope.idempotencyKey !== undefined) item.idempotencyKey = envelope.idempotencyKey;
   return { index, shard: shardOf(envelope.accountId, envelope.outcomeKey, shards), item };
 }
