@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { cpuSecondsOf, load, rotatingRounds, runMain, singleBodies, startRedis } from "./harness.js";
+import { cpuSecondsOf, load, median, rotatingRounds, runMain, singleBodies, startRedis } from "./harness.js";
 
 type AppModule = typeof import("../src/app.js");
 type AccountsModule = typeof import("../src/accounts/accounts.js");
@@ -60,7 +60,6 @@ async function startSide(name: string, dist: string, redisUrl: string): Promise<
 /** CPU time of this process's main thread so far, in microseconds. */
 const mainThreadMicros = (): number => cpuSecondsOf(process.pid, process.pid) * 1e6;
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   if (!BASE_DIST) throw new Error("set BENCH_BASE_DIST to the dist folder of the baseline build (see the header of bench/ab-ingress.ts)");

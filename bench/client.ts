@@ -17,7 +17,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { VerdictClient } from "../src/client/index.js";
 import { Keys } from "../src/redis/keys.js";
 import type { ClientLoadResult, ClientLoadSpec } from "./client-load.js";
-import { runJsonChild, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
+import { median, runJsonChild, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
 
 const EVENTS = Number(process.env.CLIENT_BENCH_EVENTS ?? 100_000);
 const OUTCOMES = Number(process.env.CLIENT_BENCH_OUTCOMES ?? 10_000);
@@ -27,7 +27,6 @@ const KEY_PREFIX = "bench:";
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const BASE_DIST = process.env.BENCH_BASE_DIST;
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-bench-client-"));

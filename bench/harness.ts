@@ -181,6 +181,11 @@ export async function rotatingRounds<T, R>(items: readonly T[], rounds: number, 
   return results;
 }
 
+/** The median of some figures (the upper one of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
 /** The round whose rate is the median of the rounds (its latencies go with it). */
 export function medianRound(rounds: LoadResult[]): LoadResult {
   return [...rounds].sort((a, b) => rate(a) - rate(b))[Math.floor(rounds.length / 2)]!;

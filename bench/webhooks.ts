@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Accounts } from "../src/accounts/accounts.js";
 import { Keys } from "../src/redis/keys.js";
-import { apiOk, killAll, load, metric, now, runMain, spawnVerdict, startRedis, stopChild, waitUntil } from "./harness.js";
+import { apiOk, killAll, load, median, metric, now, runMain, spawnVerdict, startRedis, stopChild, waitUntil } from "./harness.js";
 
 const OUTCOMES = Number(process.env.BENCH_WEBHOOK_OUTCOMES ?? 5000);
 const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 2);
@@ -89,7 +89,6 @@ async function main(): Promise<void> {
         `round ${round + 1}: webhooks ${webhooks ? "on " : "off"}  ${Math.round(result.eventsPerSecond).toLocaleString("en")} events/s end to end${result.messagesPerSecond ? `, ${Math.round(result.messagesPerSecond).toLocaleString("en")} messages/s delivered over ${result.connections} connections` : ""}, worker CPU ${result.workerCpuSeconds.toFixed(2)} s`,
       );
     }
-    const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
     const on = median(rounds.filter((r) => r.webhooks).map((r) => r.eventsPerSecond));
     const off = median(rounds.filter((r) => !r.webhooks).map((r) => r.eventsPerSecond));
     const messages = median(rounds.flatMap((r) => (r.messagesPerSecond ? [r.messagesPerSecond] : [])));
