@@ -2,6 +2,7 @@
 // stream through a consumer group, folds events into hot outcomes in stream order, lets time pass when the
 // monitor ticks, and commits each batch's effect atomically with the XACK.
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { ArchivedFilter } from "../archive/archived-filter.js";
 import type { ArchivedOutcomes, ArchivedOutcome } from "../archive/archived-outcomes.js";
 import type { Logger } from "../telemetry/logger.js";
 import { linksTo, spanContextOf, tracer, tracingEnabled } from "../telemetry/tracing.js";
@@ -62,6 +63,8 @@ export interface ShardActorDeps {
    * index it is moved from, and an event to an outcome missing from Redis is checked against it.
    */
   archive: ArchivedOutcomes | undefined;
+  /** With the archive: which unknown outcomes it may hold, so that only those are looked up. */
+  archivedFilter: ArchivedFilter | undefined;
   logger: Logger;
   metrics: ActorMetrics;
   /** The business clock: time points are processed up to it. */
@@ -252,14 +255,17 @@ export class ShardActor {
 
   /**
    * The batch's outcomes missing from Redis that the archive holds: an event to one must neither reopen
-   * nor change it. Only outcomes Redis lacks are looked up (new ones, mostly), in one query per batch;
-   * the archiver deletes from Redis only after PostgreSQL committed, so nothing falls between the two.
+   * nor change it. Only outcomes Redis lacks, and of those only the ones the shard's filter may hold
+   * (new outcomes mostly are not), are looked up, in one query per batch; the archiver deletes from Redis
+   * only after PostgreSQL committed, and sets the filter's bits as it deletes, so nothing falls between.
    */
   private async archivedAmong(refs: Set<string>, records: Map<string, OutcomeRecord>): Promise<Map<string, ArchivedOutcome>> {
-    const archive = this.deps.archive;
+    const { archive, archivedFilter, shard } = this.deps;
     if (!archive) return new Map();
     const missing = [...refs].filter((ref) => !records.has(ref));
-    return missing.length === 0 ? new Map() : archive.lookup(missing.map(parseOutcomeRef));
+    if (missing.length === 0) return new Map();
+    const maybe = archivedFilter ? await archivedFilter.mayHold(shard, missing) : missing;
+    return maybe.length === 0 ? new Map() : archive.lookup(maybe.map(parseOutcomeRef));
   }
 
   private newCommit(): BatchCommit {

@@ -6,6 +6,7 @@ import type { Registry } from "prom-client";
 import { duplicateClient, type RedisClient } from "../redis/client.js";
 import type { ArchiveSql } from "../archive/archive-db.js";
 import type { ArchiveMetrics } from "../archive/archive-metrics.js";
+import { ArchivedFilter } from "../archive/archived-filter.js";
 import { ArchivedOutcomes } from "../archive/archived-outcomes.js";
 import { OutcomeArchiver } from "../archive/outcome-archiver.js";
 import { replicated } from "../redis/replica-acks.js";
@@ -77,6 +78,7 @@ export class Worker {
   private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
   private readonly archived: ArchivedOutcomes | undefined;
+  private readonly archivedFilter: ArchivedFilter | undefined;
   /** Moves this worker's shards' settled outcomes to the archive; undefined without one. */
   readonly archiver: OutcomeArchiver | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -98,6 +100,7 @@ export class Worker {
     const archive = deps.archive;
     if (archive) {
       this.archived = new ArchivedOutcomes(archive.sql);
+      this.archivedFilter = new ArchivedFilter({ redis: deps.client, keys: deps.keys, sql: archive.sql, shards: deps.options.shards, logger: deps.logger });
       this.archiver = new OutcomeArchiver({
         redis: deps.client,
         keys: deps.keys,
@@ -126,6 +129,9 @@ export class Worker {
 
   async start(): Promise<void> {
     this.models.start();
+    // Data from before the filters (or a Redis that lost them) needs them rebuilt; meanwhile batches ask
+    // the archive about every unknown outcome, as they did before filters.
+    this.archivedFilter?.prepare();
     await this.rebalance();
     this.joined = true;
     // Renew well within the lease lifetime, so a slow tick never lets a lease lapse.
@@ -185,6 +191,7 @@ export class Worker {
     clearInterval(this.timer);
     clearInterval(this.lagTimer);
     await this.archiver?.stop();
+    await this.archivedFilter?.stop();
     await this.rebalancing;
     await this.lagSampling;
     await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
@@ -247,6 +254,7 @@ export class Worker {
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
       archive: this.archived,
+      archivedFilter: this.archivedFilter,
       logger,
       metrics: this.metrics,
       clock: this.deps.clock ?? Date.now,

@@ -18,6 +18,7 @@ import { unpackEnvelope } from "../streams/event-envelope.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "./archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
+import { FILTER_HASHES, filterOffsets } from "./archived-filter.js";
 import { archivable, createdMemberOf } from "./archived-outcomes.js";
 import { faultPoint } from "./fault-point.js";
 import { MonthPartitions } from "./month-partitions.js";
@@ -239,8 +240,8 @@ export class OutcomeArchiver {
   /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
   private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number> {
     const { redis, keys } = this.deps;
-    const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard)];
-    const args: (string | number)[] = [leaseValue, this.now()];
+    const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard), keys.archivedFilter(shard)];
+    const args: (string | number)[] = [leaseValue, this.now(), FILTER_HASHES];
     const snapshots = await redis.mgetBuffer(...refs.map((ref) => keyOfRef(keys, shard, ref)));
     refs.forEach((ref, i) => {
       const { accountId, outcomeKey } = parseOutcomeRef(ref);
@@ -255,7 +256,7 @@ export class OutcomeArchiver {
       );
       const snapshot = snapshots[i];
       if (!snapshot) {
-        args.push(ref, "", "", "", "");
+        args.push(ref, "", "", "", "", ...filterOffsets(ref));
         return;
       }
       const record = unpackOutcome(snapshot);
@@ -266,6 +267,7 @@ export class OutcomeArchiver {
         scores.trajectory === null ? "" : scoreMember(scores.trajectory, record.key),
         scores.anomaly === null ? "" : scoreMember(scores.anomaly, record.key),
         scores.novelty === null ? "" : scoreMember(scores.novelty, record.key),
+        ...filterOffsets(ref),
       );
     });
     return Number(await this.deps.deleteScript(scriptKeys, args));

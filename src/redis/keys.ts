@@ -64,6 +64,14 @@ export class Keys {
     return `${this.shardTag(shard)}:archived-digests`;
   }
 
+  /**
+   * A Bloom filter (a bitmap) of the refs the archiver deleted from the shard's Redis keys: a batch asks
+   * PostgreSQL only about the unknown outcomes it may hold (src/archive/archived-filter.ts).
+   */
+  archivedFilter(shard: number): string {
+    return `${this.shardTag(shard)}:archived-filter`;
+  }
+
   /** Lease of the shard: the owning worker and its fencing token. */
   lease(shard: number): string {
     return `${this.shardTag(shard)}:lease`;
@@ -248,6 +256,19 @@ export class Keys {
   /** The deployment's shard count, recorded by the first process to start (shard-count-guard.ts). */
   shardCount(): string {
     return `${this.prefix}shards`;
+  }
+
+  /**
+   * The layout of the shards' archived-outcome filters ("<version> <bits> <hashes>") once they hold every
+   * outcome the archive does; absent until then (a first start, or data from before the filters).
+   */
+  archivedFilterReady(): string {
+    return `${this.prefix}archived-filter-ready`;
+  }
+
+  /** Held by the worker rebuilding the archived-outcome filters from the archive (one at a time). */
+  archivedFilterRebuild(): string {
+    return `${this.prefix}archived-filter-rebuild`;
   }
 
   /** Sorted set of live workers scored by heartbeat expiry. */

@@ -11,12 +11,15 @@
   KEYS[4] what was archived of each ref (hash ref -> "<sha1> <log length>")
   KEYS[5] shard settled index
   KEYS[6] shard due-time index
-  KEYS[7..] seven keys per outcome: snapshot, event log, idempotency hash, creation index, trajectory,
+  KEYS[7] shard archived-outcome filter (a bitmap, src/archive/archived-filter.ts): a deleted outcome's bits
+          are set here, in the same script, so it is never gone from Redis and missing from the filter
+  KEYS[8..] seven keys per outcome: snapshot, event log, idempotency hash, creation index, trajectory,
             anomaly and novelty indexes
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] now (ms): the settled score of an outcome put back
-  ARGV[3..] five values per outcome: ref, creation index member, trajectory, anomaly and novelty members
-            ("" when unscored)
+  ARGV[3] H, the filter's bit offsets per outcome
+  ARGV[4..] 5 + H values per outcome: ref, creation index member, trajectory, anomaly and novelty members
+            ("" when unscored), then its H filter offsets
 
   Returns the number of outcomes deleted, or -1 when the lease is lost.
 ]]
@@ -25,10 +28,11 @@ if not leaseHeld(KEYS[1], KEYS[2], ARGV[1]) then
   return -1
 end
 
+local hashes = tonumber(ARGV[3])
 local deleted = 0
-for i = 0, (#KEYS - 6) / 7 - 1 do
-  local k = 7 + i * 7
-  local a = 3 + i * 5
+for i = 0, (#KEYS - 7) / 7 - 1 do
+  local k = 8 + i * 7
+  local a = 4 + i * (5 + hashes)
   local ref = ARGV[a]
   local snapshot = redis.call('GET', KEYS[k])
   local archived = redis.call('HGET', KEYS[4], ref)
@@ -43,6 +47,9 @@ for i = 0, (#KEYS - 6) / 7 - 1 do
       end
     end
     redis.call('ZREM', KEYS[6], ref)
+    for h = 1, hashes do
+      redis.call('SETBIT', KEYS[7], ARGV[a + 4 + h], 1)
+    end
     deleted = deleted + 1
   end
   redis.call('ZREM', KEYS[3], ref)
