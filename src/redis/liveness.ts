@@ -15,7 +15,9 @@ export interface LivenessOptions {
 export class RedisLiveness {
   private readonly intervalMs: number;
   private readonly stallMs: number;
-  private pingSentAt: number | undefined;
+  /** The PING awaiting its answer, if any: its number, and when its stall clock started. */
+  private outstanding: { ping: number; since: number } | undefined;
+  private pings = 0;
   private failedAt = Number.NEGATIVE_INFINITY;
   private lastTickAt = Date.now();
   private readonly listeners = new Set<() => void>();
@@ -55,21 +57,21 @@ export class RedisLiveness {
     const now = Date.now();
     // A late tick means this process was busy (a long GC, a blocked loop), and the PING's answer may be
     // waiting unread behind this very timer: that says nothing about Redis, so its clock starts again.
-    if (now - this.lastTickAt > 2 * this.intervalMs && this.pingSentAt !== undefined) this.pingSentAt = now;
+    // The PING stays the same one: its answer, read next, must still count (matching it by its send time,
+    // changed here, left it unanswered for good, and the process answering 503 until restarted).
+    if (now - this.lastTickAt > 2 * this.intervalMs && this.outstanding !== undefined) this.outstanding.since = now;
     this.lastTickAt = now;
-    if (this.pingSentAt === undefined && this.client.status === "ready") {
-      const sentAt = now;
-      this.pingSentAt = sentAt;
+    if (this.outstanding === undefined && this.client.status === "ready") {
+      const ping = ++this.pings;
+      this.outstanding = { ping, since: now };
+      const answered = (): void => {
+        if (this.outstanding?.ping === ping) this.outstanding = undefined;
+      };
       // Every master: on a cluster a stalled node is down for the keys it holds.
-      Promise.all(masters(this.client).map((node) => node.ping())).then(
-        () => {
-          if (this.pingSentAt === sentAt) this.pingSentAt = undefined;
-        },
-        () => {
-          if (this.pingSentAt === sentAt) this.pingSentAt = undefined;
-          this.failedAt = Date.now();
-        },
-      );
+      Promise.all(masters(this.client).map((node) => node.ping())).then(answered, () => {
+        answered();
+        this.failedAt = Date.now();
+      });
     }
     // Judged as of the tick's start: time this tick itself spent (sending) is this process's, not Redis's.
     if (this.downAt(now)) for (const listener of [...this.listeners]) listener();
@@ -78,6 +80,6 @@ export class RedisLiveness {
   private downAt(now: number): boolean {
     if (this.client.status !== "ready") return true;
     if (now - this.failedAt < this.stallMs) return true;
-    return this.pingSentAt !== undefined && now - this.pingSentAt > this.stallMs;
+    return this.outstanding !== undefined && now - this.outstanding.since > this.stallMs;
   }
 }

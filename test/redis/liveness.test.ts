@@ -29,23 +29,28 @@ describe("Redis liveness", () => {
     expect(liveness.down).toBe(false);
     let falseAlarm = false;
     const cancel = liveness.onDown(() => (falseAlarm = true));
-    // The next PING is sent, then this process is busy for 1.2 s: its answer arrives but stays unread
-    // until the monitor's own timer has run again.
+    // The next PING is sent, then this process is busy for 1.2 s (in the same turn of the event loop,
+    // after its poll for I/O): the answer arrives but stays unread until the monitor's own timer has run
+    // again, late.
     const ping = client.ping.bind(client);
     let stalled = false;
     client.ping = ((...args: Parameters<typeof ping>) => {
       const answer = ping(...args);
       if (!stalled) {
         stalled = true;
-        const until = Date.now() + 1200;
-        while (Date.now() < until) {
-          // Busy.
-        }
+        setImmediate(() => {
+          const until = Date.now() + 1200;
+          while (Date.now() < until) {
+            // Busy.
+          }
+        });
       }
       return answer;
     }) as typeof client.ping;
     try {
-      await sleep(1800);
+      // Past the stall limit (800 ms) after the stall too: the PING answered late must count as answered,
+      // and the PINGs after it go on (a monitor that lost track of it stayed down for good).
+      await sleep(3500);
     } finally {
       client.ping = ping;
       cancel();
