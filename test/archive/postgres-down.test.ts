@@ -1,4 +1,5 @@
-// PostgreSQL out of reach for 30 s: events are accepted and verdicts made as before, nothing leaves Redis
+// PostgreSQL out of reach for 30 s: events are accepted and verdicts made as before (new Variant B outcomes
+// included), nothing leaves Redis
 // while its rows cannot be committed, reads that need the archive answer 503, and once PostgreSQL is back
 // the archive catches up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +43,8 @@ describe("PostgreSQL unreachable for 30 s", () => {
     await put("/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
     const taskKeys = Array.from({ length: OUTCOMES }, (_, i) => `a-${i}`);
     const agentKeys = Array.from({ length: OUTCOMES }, (_, i) => `b-${i}`);
+    const newKeys = Array.from({ length: OUTCOMES }, (_, i) => `n-${i}`);
+    const all = [...taskKeys, ...agentKeys, ...newKeys];
     for (const key of taskKeys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
     const started = await t.request("POST", "/v1/events/batch", { events: agentKeys.map((key) => ({ key, customer_key: "acme", action: "step" })) });
     expect((started.body as { failed: unknown[] }).failed).toEqual([]);
@@ -54,6 +57,11 @@ describe("PostgreSQL unreachable for 30 s", () => {
     expect(reply.status).toBe(202);
     expect((reply.body as { failed: unknown[] }).failed).toEqual([]);
     for (const key of [...taskKeys, ...agentKeys]) await eventually(async () => ((await status(key)) === "CONFIRMED" ? true : undefined), 10_000, `${key} confirmed while PostgreSQL is away`);
+    // New Variant B outcomes too: the shards' filters of archived outcomes tell their keys were never
+    // archived, so their first events need no answer from PostgreSQL.
+    const created = await t.request("POST", "/v1/events/batch", { events: newKeys.flatMap((key) => ["step", "done"].map((action) => ({ key, customer_key: "acme", action }))) });
+    expect((created.body as { failed: unknown[] }).failed).toEqual([]);
+    for (const key of newKeys) await eventually(async () => ((await t.request("GET", `/v1/outcomes/${key}`)).status === 200 && (await status(key)) === "CONFIRMED" ? true : undefined), 10_000, `new ${key} confirmed while PostgreSQL is away`);
     // A read that needs the archive says so rather than answering without it.
     const charges = await t.request("GET", "/v1/charges");
     expect(charges.status).toBe(503);
@@ -61,15 +69,15 @@ describe("PostgreSQL unreachable for 30 s", () => {
 
     // Long past the retention, nothing has left Redis, and the failures are counted.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - cutAt))));
-    expect(await inRedis([...taskKeys, ...agentKeys])).toBe(2 * OUTCOMES);
+    expect(await inRedis(all)).toBe(3 * OUTCOMES);
     expect(await metricValue(t.app.metricsPort, "verdict_archive_errors_total")).toBeGreaterThan(0);
 
     proxy.restore();
-    await eventually(async () => ((await inRedis([...taskKeys, ...agentKeys])) === 0 ? true : undefined), 30_000, "the archive caught up");
+    await eventually(async () => ((await inRedis(all)) === 0 ? true : undefined), 30_000, "the archive caught up");
     const rows = await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes WHERE account_id = ${t.accountId} AND status = 'CONFIRMED'`;
-    expect(Number(rows[0]!.n)).toBe(2 * OUTCOMES);
-    for (const key of [...taskKeys, ...agentKeys]) expect(await status(key)).toBe("CONFIRMED");
+    expect(Number(rows[0]!.n)).toBe(3 * OUTCOMES);
+    for (const key of all) expect(await status(key)).toBe("CONFIRMED");
     const listed = (await t.request("GET", "/v1/charges?limit=100")).body as { charges: unknown[] };
-    expect(listed.charges).toHaveLength(OUTCOMES);
+    expect(listed.charges).toHaveLength(2 * OUTCOMES);
   }, 120_000);
 });
