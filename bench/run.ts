@@ -378,6 +378,7 @@ async function tracingCost(dir: string): Promise<void> {
     const measure = async ({ port, child }: VerdictProcess, seconds: number): Promise<{ load: LoadResult; cpuMicros: number }> => {
       const before = cpuSecondsOf(child.pid, child.pid);
       const result = await load(dir, { port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, seconds, warmupSeconds: 0 });
+      if (result.errors > 0) throw new Error(`row 1b: ${result.errors} of ${result.requests} requests were not answered 202`);
       return { load: result, cpuMicros: ((cpuSecondsOf(child.pid, child.pid) - before) * 1e6) / result.requests };
     };
     const pairs: TracingPair[] = [];
