@@ -54,21 +54,28 @@ function tokenSecret(env: Env, redis: RedisTarget, dataDir: string): string {
 }
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION = /^\s*(\d+)(ms|s|m|h|d)\s*$/;
 
-/** One duration such as `24h`, `90m` or `2s`, in ms. */
+/** A duration such as `24h`, `90m` or `2s` in ms, or undefined when the text is not one. */
+function durationMs(text: string): number | undefined {
+  const match = DURATION.exec(text);
+  return match?.[1] && match[2] ? Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 1) : undefined;
+}
+
+/** One duration setting, in ms. */
 function parseDurationSetting(name: string, text: string): number {
-  const match = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(text);
-  if (!match?.[1] || !match[2]) throw new ConfigError(`${name} must be a duration such as 24h, 90m or 2s (got ${JSON.stringify(text)})`);
-  return Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 1);
+  const ms = durationMs(text);
+  if (ms === undefined) throw new ConfigError(`${name} must be a duration such as 24h, 90m or 2s (got ${JSON.stringify(text)})`);
+  return ms;
 }
 
 /** A comma-separated list of durations such as `5s,5m,30m,2h` (VERDICT_WEBHOOK_RETRY_SCHEDULE), in ms. */
 export function parseRetrySchedule(text: string): number[] {
   if (text.trim() === "") return [];
   return text.split(",").map((part) => {
-    const match = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(part);
-    if (!match?.[1] || !match[2]) throw new ConfigError(`VERDICT_WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,5m,30m,2h (got ${JSON.stringify(text)})`);
-    return Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 1);
+    const ms = durationMs(part);
+    if (ms === undefined) throw new ConfigError(`VERDICT_WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,5m,30m,2h (got ${JSON.stringify(text)})`);
+    return ms;
   });
 }
 

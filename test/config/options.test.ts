@@ -42,3 +42,26 @@ describe("webhook disable period", () => {
     for (const bad of ["5", "five days", "0s", "-1d", "1d,2d"]) expect(() => optionsFromEnv({ ...env, VERDICT_WEBHOOK_DISABLE_AFTER: bad }), bad).toThrow(ConfigError);
   });
 });
+
+describe("duration settings", () => {
+  const secret = randomBytes(32).toString("base64url");
+
+  it("reads a duration in ms, s, m, h or d, and a schedule of them", () => {
+    const options = optionsFromEnv({ ...base, VERDICT_TOKEN_SECRET: secret, VERDICT_HOT_RETENTION: "90m", VERDICT_WEBHOOK_DISABLE_AFTER: " 5d ", VERDICT_WEBHOOK_RETRY_SCHEDULE: "250ms, 5s,2h" });
+    expect(options.hotRetentionMs).toBe(90 * 60_000);
+    expect(options.webhookDisableAfterMs).toBe(5 * 86_400_000);
+    expect(options.webhookRetryScheduleMs).toEqual([250, 5000, 7_200_000]);
+  });
+
+  it("refuses anything else, naming the setting", () => {
+    for (const [name, value] of [
+      ["VERDICT_HOT_RETENTION", "24"],
+      ["VERDICT_HOT_RETENTION", "1.5h"],
+      ["VERDICT_WEBHOOK_DISABLE_AFTER", "5 days"],
+      ["VERDICT_WEBHOOK_RETRY_SCHEDULE", "5s,,2h"],
+      ["VERDICT_WEBHOOK_RETRY_SCHEDULE", "5s;5m"],
+    ] as const) {
+      expect(() => optionsFromEnv({ ...base, VERDICT_TOKEN_SECRET: secret, [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
+    }
+  });
+});
