@@ -92,7 +92,8 @@ export class ArchivedFilter {
    */
   prepare(): void {
     if (this.rebuilding || this.retry || this.stopping) return;
-    const wait = this.lastAttempt + REBUILD_RETRY_MS - (this.deps.now ?? Date.now)();
+    const now = (this.deps.now ?? Date.now)();
+    const wait = this.lastAttempt + REBUILD_RETRY_MS - now;
     if (wait > 0) {
       this.retry = setTimeout(() => {
         this.retry = undefined;
@@ -101,7 +102,7 @@ export class ArchivedFilter {
       this.retry.unref();
       return;
     }
-    this.lastAttempt = (this.deps.now ?? Date.now)();
+    this.lastAttempt = now;
     this.rebuilding = this.rebuildIfNeeded()
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, "rebuilding the archived-outcome filters failed; batches ask the archive meanwhile"))
       .finally(() => (this.rebuilding = undefined));

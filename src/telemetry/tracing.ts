@@ -76,7 +76,7 @@ export interface RequestHeaders {
  * The span of an HTTP request, or undefined when tracing is off or the sampler drops the request. Without
  * a caller's trace (`traceparent` header), the request is decided before any span exists, by the sampler's
  * root rule applied to the trace id its span would get, so the SDK's own decision is the same: an unsampled
- * request, 99% of them at 1% sampling, then costs a header read, 16 pooled random bytes and a comparison
+ * request, 99% of them at 1% sampling, then costs a header read, four Math.random words and a comparison
  * (no span, no hex id, no name), which was most of what tracing cost the ingress. With a caller's trace the
  * SDK decides. tracestate is read only when there is a traceparent to go with it.
  */
