@@ -274,6 +274,14 @@ export async function metric(metricsPort: number, sample: string): Promise<numbe
   return match ? Number(match[1]) : 0;
 }
 
+/** The sum of every sample of a metric, whatever its labels, on a process's metrics port. */
+export async function metricSum(metricsPort: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  let sum = 0;
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm"))) sum += Number(match[1]);
+  return sum;
+}
+
 /** A histogram's cumulative bucket counts by upper bound (`le`, +Inf last) on a process's metrics port. */
 export async function histogramBuckets(metricsPort: number, name: string): Promise<[number, number][]> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();

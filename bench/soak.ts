@@ -14,10 +14,15 @@
 // fails if an outcome stays OPEN, a dead letter appears, or a process's memory grows without bound (the
 // last third of the run's samples above 1.5x, plus 64 MiB, the first third's highest).
 //
-// Flags: --minutes N (default 30); --rate OUTCOMES_PER_SECOND (default 250, i.e. 1,000 events/s in batches of
-// 100, well under what one ingress and two workers commit here (rows 3 and 4 of `npm run bench`): what bounds
-// the rate is Redis memory, since without the archive each settled outcome keeps about 5 KB there, so 30
-// minutes at 250/s need about 2 GiB); --kill-every SECONDS (default 120; the oldest worker is killed and
+// The rate: by default half of the capacity measured first in the same run, on the same processes (the
+// issue's "half of the measured capacity"): for the hot retention plus 60 s, lanes of this same load shape
+// send tick after tick with no pause, no worker killed, and the capacity is the outcomes the workers decided
+// per second over the last 60 s (`verdict_verdicts_total`), so with --archive the archiver's copy and delete
+// are running in the window. Its backlog is drained before the soak starts.
+//
+// Flags: --minutes N (default 30); --rate OUTCOMES_PER_SECOND (default `half`, as above; a number sets it:
+// without the archive each settled outcome keeps about 5 KB in Redis, so 30 minutes at 250/s need about
+// 2 GiB); --kill-every SECONDS (default 120; the oldest worker is killed and
 // replaced, in the background while the load goes on); --archive (every process gets VERDICT_ARCHIVE_URL, a
 // fresh database on the machine's PostgreSQL, VERDICT_BENCH_POSTGRES, dropped at the end; Redis must then
 // stay flat: it fails if Redis grows like a process would fail) with --retention DURATION (default 60s,
@@ -31,19 +36,19 @@ import postgres from "postgres";
 import { Accounts } from "../src/accounts/accounts.js";
 import { Keys } from "../src/redis/keys.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
-import { api, apiOk, killAll, metric, now, rssOf, runMain, sleep, spawnVerdict, startRedis, stopChild, type VerdictEnv, type VerdictProcess } from "./harness.js";
+import { durationMs } from "../src/config/env.js";
+import { api, apiOk, killAll, metric, metricSum, now, rssOf, runMain, sleep, spawnVerdict, startRedis, stopChild, type VerdictEnv, type VerdictProcess } from "./harness.js";
 
 const { values: flags } = parseArgs({
   options: {
     minutes: { type: "string", default: "30" },
-    rate: { type: "string", default: "250" },
+    rate: { type: "string", default: "half" },
     "kill-every": { type: "string", default: "120" },
     archive: { type: "boolean", default: false },
     retention: { type: "string", default: "60s" },
   },
 });
 const MINUTES = Number(flags.minutes);
-const OUTCOMES_PER_SECOND = Number(flags.rate);
 const KILL_EVERY_MS = Number(flags["kill-every"]) * 1000;
 const POSTGRES = process.env.VERDICT_BENCH_POSTGRES ?? "postgres://postgres@127.0.0.1:5432";
 const TICK_MS = 100;
@@ -51,6 +56,12 @@ const STAGES = ["step", "step", "step", "done"] as const;
 const KEY_PREFIX = "soak:";
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const PROBES = 8;
+/** The spec's limit of events per batch request: a tick's events go out in chunks of this many, concurrently. */
+const MAX_BATCH = 500;
+/** Capacity phase: lanes sending tick after tick, each starting this many outcomes a tick (batches of ~500). */
+const CAPACITY_LANES = 4;
+const CAPACITY_NEW_PER_TICK = 125;
+const CAPACITY_WINDOW_MS = 60_000;
 
 interface InFlight {
   key: string;
@@ -67,6 +78,8 @@ interface Sample {
   visibleP99Ms: number | undefined;
   settled: number;
 }
+
+if (flags.rate !== "half" && !(Number(flags.rate) > 0)) throw new Error(`--rate: "half" or outcomes per second, not ${flags.rate}`);
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
@@ -95,45 +108,21 @@ async function main(): Promise<void> {
   await apiOk(port, token, "PUT", "/v1/agents/closer", { name: "closer", condition });
   await apiOk(port, token, "PUT", "/v1/rate-cards/card", { currency: "USD", entries: [{ agent_key: "closer", unit_amount: 100 }] });
   await apiOk(port, token, "PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
-  console.log(
-    `soak: ${MINUTES} min, ${OUTCOMES_PER_SECOND} outcomes/s (${OUTCOMES_PER_SECOND * STAGES.length} events/s), a worker killed every ${KILL_EVERY_MS / 1000} s${archive ? `, archive to PostgreSQL after ${flags.retention}` : ", no archive"}`,
-  );
-
-  const started = now();
-  const endsAt = started + MINUTES * 60_000;
   let serial = 0;
   let settled = 0;
-  let kills = 0;
   let resent = 0;
-  let inFlight: InFlight[] = [];
 
-  /** One tick: open this tick's Variant A outcomes (unless the load is ending), then one batch with the next event of every outcome. */
-  async function tick(startNew = true): Promise<void> {
-    const fresh: InFlight[] = [];
-    for (let i = 0; startNew && i < (OUTCOMES_PER_SECOND * TICK_MS) / 1000; i++) {
-      const variant = serial % 2 === 0 ? "A" : "B";
-      fresh.push({ key: `soak-${serial++}`, variant, stage: 0 });
-    }
-    await Promise.all(
-      fresh
-        .filter((o) => o.variant === "A")
-        .map(async (o) => {
-          const since = now();
-          for (;;) {
-            const reply = await api(port, token, "POST", "/v1/outcomes", { key: o.key, task_key: "soak" }).catch(() => undefined);
-            if (reply?.status === 201 || reply?.status === 409) return;
-            if (now() - since > 60_000) throw new Error(`opening ${o.key}: ${reply?.status} ${JSON.stringify(reply?.body)}`);
-            await sleep(50);
-          }
-        }),
-    );
-    inFlight.push(...fresh);
-    const event = (o: InFlight): Record<string, unknown> => {
-      const action = STAGES[o.stage]!;
-      const idempotency = `${o.key}/${o.stage}`;
-      return o.variant === "A" ? { outcome_key: o.key, action, idempotency_key: idempotency } : { key: o.key, customer_key: "acme", action, idempotency_key: idempotency };
-    };
-    let pending = inFlight;
+  /** One lane of the load: its outcomes in flight, each to get its next event in the lane's next tick. */
+  type Lane = InFlight[];
+  const event = (o: InFlight): Record<string, unknown> => {
+    const action = STAGES[o.stage]!;
+    const idempotency = `${o.key}/${o.stage}`;
+    return o.variant === "A" ? { outcome_key: o.key, action, idempotency_key: idempotency } : { key: o.key, customer_key: "acme", action, idempotency_key: idempotency };
+  };
+
+  /** Sends events until every one is accepted; failed batch items are resent with the same idempotency keys. */
+  async function sendAll(outcomes: InFlight[]): Promise<void> {
+    let pending = outcomes;
     const since = now();
     while (pending.length > 0) {
       const reply = await api(port, token, "POST", "/v1/events/batch", { events: pending.map(event) }).catch(() => undefined);
@@ -147,10 +136,110 @@ async function main(): Promise<void> {
       pending = pending.filter((_, i) => failed.has(i));
       if (pending.length > 0) await sleep(100);
     }
-    for (const o of inFlight) o.stage++;
-    settled += inFlight.filter((o) => o.stage === STAGES.length).length;
-    inFlight = inFlight.filter((o) => o.stage < STAGES.length);
   }
+
+  /** One tick of a lane: open `fresh` new outcomes (Variant A ones from the task first), then send the next event of every outcome in the lane, in chunks of up to 500 at once. */
+  async function tick(lane: Lane, fresh: number): Promise<void> {
+    const started: InFlight[] = [];
+    for (let i = 0; i < fresh; i++) started.push({ key: `soak-${serial}`, variant: serial++ % 2 === 0 ? "A" : "B", stage: 0 });
+    await Promise.all(
+      started
+        .filter((o) => o.variant === "A")
+        .map(async (o) => {
+          const since = now();
+          for (;;) {
+            const reply = await api(port, token, "POST", "/v1/outcomes", { key: o.key, task_key: "soak" }).catch(() => undefined);
+            if (reply?.status === 201 || reply?.status === 409) return;
+            if (now() - since > 60_000) throw new Error(`opening ${o.key}: ${reply?.status} ${JSON.stringify(reply?.body)}`);
+            await sleep(50);
+          }
+        }),
+    );
+    lane.push(...started);
+    const chunks: InFlight[][] = [];
+    for (let i = 0; i < lane.length; i += MAX_BATCH) chunks.push(lane.slice(i, i + MAX_BATCH));
+    await Promise.all(chunks.map(sendAll));
+    let kept = 0;
+    for (const o of lane) {
+      if (++o.stage === STAGES.length) settled++;
+      else lane[kept++] = o;
+    }
+    lane.length = kept;
+  }
+
+  /** Ticks a lane with no new outcomes until everything in it has had its last event. */
+  async function finish(lane: Lane): Promise<void> {
+    while (lane.length > 0) await tick(lane, 0);
+  }
+
+  /** Polls until no outcome of the load is OPEN (every event committed), or `limitMs` passes; the outcomes still OPEN. */
+  async function drained(limitMs: number): Promise<number> {
+    const since = now();
+    let open = 1;
+    while (now() - since < limitMs) {
+      const page = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&task_key=soak&limit=1")) as { outcomes: unknown[] };
+      const openB = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&agent_key=closer&limit=1")) as { outcomes: unknown[] };
+      open = page.outcomes.length + openB.outcomes.length;
+      if (open === 0) break;
+      await sleep(500);
+    }
+    return open;
+  }
+
+  const decided = async (): Promise<number> => {
+    let sum = 0;
+    for (const w of workers) sum += await metricSum(w.metricsPort, "verdict_verdicts_total");
+    return sum;
+  };
+
+  /** Half of what this machine decides per second with the same load shape, processes and settings, measured now. */
+  async function measureCapacity(): Promise<number> {
+    const retentionMs = archive ? durationMs(flags.retention) ?? 0 : 0;
+    const phaseMs = retentionMs + CAPACITY_WINDOW_MS;
+    console.log(`capacity: ${CAPACITY_LANES} lanes of ${CAPACITY_NEW_PER_TICK} new outcomes a tick with no pause for ${phaseMs / 1000} s, counting verdicts over the last ${CAPACITY_WINDOW_MS / 1000} s`);
+    const phaseStarted = now();
+    const firstSerial = serial;
+    let window: Promise<{ verdicts: number; seconds: number }> | undefined;
+    const lanes: Lane[] = Array.from({ length: CAPACITY_LANES }, () => []);
+    const timer = setTimeout(() => {
+      window = (async () => {
+        const before = await decided();
+        const at = now();
+        await sleep(CAPACITY_WINDOW_MS);
+        return { verdicts: (await decided()) - before, seconds: (now() - at) / 1000 };
+      })();
+    }, retentionMs);
+    await Promise.all(
+      lanes.map(async (lane) => {
+        while (now() - phaseStarted < phaseMs) await tick(lane, CAPACITY_NEW_PER_TICK);
+        await finish(lane);
+      }),
+    );
+    clearTimeout(timer);
+    const measured = await window!;
+    const sent = serial - firstSerial;
+    const accepted = sent / ((now() - phaseStarted) / 1000);
+    const backlogSince = now();
+    const open = await drained(600_000);
+    if (open > 0) throw new Error("the capacity phase's outcomes were not all decided within 10 minutes");
+    const capacity = measured.verdicts / measured.seconds;
+    console.log(
+      `capacity: ${capacity.toFixed(0)} outcomes/s decided (${(capacity * STAGES.length).toFixed(0)} events/s) while the ingress accepted ${accepted.toFixed(0)} outcomes/s; backlog drained in ${((now() - backlogSince) / 1000).toFixed(0)} s`,
+    );
+    return capacity / 2;
+  }
+
+  const outcomesPerSecond = flags.rate === "half" ? Math.round(await measureCapacity()) : Number(flags.rate);
+  console.log(
+    `soak: ${MINUTES} min, ${outcomesPerSecond} outcomes/s (${outcomesPerSecond * STAGES.length} events/s${flags.rate === "half" ? ", half the capacity measured" : ""}), a worker killed every ${KILL_EVERY_MS / 1000} s${archive ? `, archive to PostgreSQL after ${flags.retention}` : ", no archive"}`,
+  );
+  const started = now();
+  const endsAt = started + MINUTES * 60_000;
+  const settledBefore = settled;
+  let kills = 0;
+  const lane: Lane = [];
+  /** Outcomes a tick starts: whole ones, carrying the fraction over so the rate is exact on average. */
+  let owed = 0;
 
   const latencies: number[] = [];
   async function probe(i: number, n: number): Promise<void> {
@@ -200,7 +289,10 @@ async function main(): Promise<void> {
   let nextProbe = started;
   while (now() < endsAt) {
     const tickStarted = now();
-    await tick();
+    owed += (outcomesPerSecond * TICK_MS) / 1000;
+    const fresh = Math.floor(owed);
+    owed -= fresh;
+    await tick(lane, fresh);
     if (now() >= nextProbe) {
       const n = probeRound++;
       void Promise.all(Array.from({ length: PROBES }, (_, i) => probe(i, n))).catch((error: unknown) => console.error("probe:", error));
@@ -226,17 +318,9 @@ async function main(): Promise<void> {
   }
   await replacing;
   // Finish the outcomes in flight, then let the workers drain.
-  console.log(`load ended after ${((now() - started) / 60_000).toFixed(1)} min; finishing ${inFlight.length} outcomes in flight and draining`);
-  while (inFlight.length > 0) await tick(false);
-  const drainStarted = now();
-  let open = 1;
-  while (now() - drainStarted < 120_000) {
-    const page = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&task_key=soak&limit=1")) as { outcomes: unknown[] };
-    const openB = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&agent_key=closer&limit=1")) as { outcomes: unknown[] };
-    open = page.outcomes.length + openB.outcomes.length;
-    if (open === 0) break;
-    await sleep(500);
-  }
+  console.log(`load ended after ${((now() - started) / 60_000).toFixed(1)} min; finishing ${lane.length} outcomes in flight and draining`);
+  await finish(lane);
+  const open = await drained(120_000);
   const letters = (await apiOk(port, token, "GET", "/v1/dlq?limit=10")) as { dead_letters: unknown[] };
   // Every settled outcome applied each of its events exactly once.
   let confirmed = 0;
@@ -286,7 +370,8 @@ async function main(): Promise<void> {
     await sql.end({ timeout: 5 });
     console.log(`archive: ${rows!.outcomes} outcomes and ${rows!.charges} charges in PostgreSQL (the rest are within their retention, in Redis)`);
   }
-  console.log(`soak ${failures.length === 0 ? "passed" : "FAILED"}: ${settled} outcomes settled (${settled * STAGES.length} events), ${kills} worker kills, ${resent} batch items resent`);
+  const soaked = settled - settledBefore;
+  console.log(`soak ${failures.length === 0 ? "passed" : "FAILED"}: ${soaked} outcomes settled (${soaked * STAGES.length} events)${settledBefore > 0 ? ` after ${settledBefore} in the capacity phase` : ""}, ${kills} worker kills, ${resent} batch items resent`);
   for (const failure of failures) console.log(`- ${failure}`);
   await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
   await redis.stop();

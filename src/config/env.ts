@@ -57,7 +57,7 @@ const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m:
 const DURATION = /^\s*(\d+)(ms|s|m|h|d)\s*$/;
 
 /** A duration such as `24h`, `90m` or `2s` in ms, or undefined when the text is not one. */
-function durationMs(text: string): number | undefined {
+export function durationMs(text: string): number | undefined {
   const match = DURATION.exec(text);
   return match?.[1] && match[2] ? Number(match[1]) * (DURATION_UNITS_MS[match[2]] ?? 1) : undefined;
 }
