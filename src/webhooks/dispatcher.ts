@@ -1,19 +1,20 @@
 // The webhook dispatcher of a worker process: for every shard this worker owns (holds the lease of), it
 // fans the shard's outbox out to endpoints and delivers the shard's queued messages. A shard's owner is
 // the only dispatcher of its shard, so work is shared as shards are, and a worker killed with -9 leaves
-// its outbox and queues to the next owner (at-least-once: a message whose attempt was under way may go
-// out again with the same webhook-id). Each endpoint of each shard is delivered by its own runner: a slow
-// or dead receiver holds up only its own messages, and never a shard actor (which only wrote the outbox).
+// its outbox and queues to the next owner (at-least-once: a round's attempts are recorded together at its
+// end, so the messages of a round under way at the kill go out again, with the same webhook-ids). Each
+// endpoint of each shard is delivered by its own runner: a slow or dead receiver holds up only its own
+// messages, and never a shard actor (which only wrote the outbox).
 import type { Logger } from "../telemetry/logger.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import { unpackNotification } from "../outcomes/notification.js";
+import { unpackNotification, type Notification } from "../outcomes/notification.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
-import { checkTarget } from "./address-guard.js";
+import { checkTarget, type CheckedTarget } from "./address-guard.js";
 import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
-import { parseActiveMember, WebhookMessageStore, type MessageStatus, type StoredMessage } from "./message-store.js";
+import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageStatus, type StoredMessage } from "./message-store.js";
 import { renderNotification, type RenderedMessage } from "./payload.js";
 import { signatureHeader } from "./signing.js";
 import { WEBHOOK_USER_AGENT } from "./user-agent.js";
@@ -120,7 +121,7 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Turns the shard's outbox entries into messages, oldest first, until it is empty. */
+  /** Turns the shard's outbox entries into messages, oldest first, a page per script call, until it is empty. */
   private async fanOut(shard: number): Promise<void> {
     const { client, keys } = this.deps;
     for (;;) {
@@ -128,46 +129,51 @@ export class WebhookDispatcher {
       const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [Buffer, Buffer[]][];
       if (entries.length === 0) return;
       const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
-      // Entries no endpoint wants (most, for accounts without webhooks) make no message: one XDEL per page
-      // drops them instead of a script call each. Left behind by a crash, they are looked at again.
-      const unwanted: string[] = [];
+      const page: FanOut[] = [];
       for (const [rawId, fields] of entries) {
-        const entryId = rawId.toString();
+        const outboxEntryId = rawId.toString();
         const field = (name: string): Buffer | undefined => {
           for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === name) return fields[i + 1];
           return undefined;
         };
-        const bytes = field("d");
-        if (!bytes) {
-          await client.xdel(keys.webhookOutbox(shard), entryId);
+        // An entry that makes no message is only deleted (in the same call as the page's messages).
+        const unwanted: FanOut = { outboxEntryId, messageId: "", type: "", order: "", body: "", accountId: "", endpointIds: [] };
+        // Not what a commit writes (something else wrote the stream): it must not block the outbox.
+        const unreadable = (error: unknown): void => {
+          this.deps.logger.error({ err: error, shard, entry: outboxEntryId }, "webhook outbox entry is unreadable; deleted");
+          page.push(unwanted);
+        };
+        let notification: Notification;
+        try {
+          const bytes = field("d");
+          if (!bytes) throw new Error("the entry has no notification");
+          notification = unpackNotification(bytes);
+        } catch (error) {
+          unreadable(error);
+          continue;
+        }
+        let endpoints = endpointsOf.get(notification.accountId);
+        if (!endpoints) {
+          endpoints = this.endpoints.all(notification.accountId);
+          endpointsOf.set(notification.accountId, endpoints);
+        }
+        const enabled = (await endpoints).filter((endpoint) => endpoint.enabled);
+        // Most entries are for accounts without (enabled) endpoints: those are not rendered at all.
+        if (enabled.length === 0) {
+          page.push(unwanted);
           continue;
         }
         let message: RenderedMessage;
         try {
-          message = renderNotification(unpackNotification(bytes), shard, field("p")?.toString() ?? "");
+          message = renderNotification(notification, shard, field("p")?.toString() ?? "");
         } catch (error) {
-          // Not what a commit writes (something else wrote the stream): it must not block the outbox.
-          this.deps.logger.error({ err: error, shard, entry: entryId }, "webhook outbox entry is unreadable; deleted");
-          await client.xdel(keys.webhookOutbox(shard), entryId);
+          unreadable(error);
           continue;
         }
-        let endpoints = endpointsOf.get(message.accountId);
-        if (!endpoints) {
-          endpoints = this.endpoints.all(message.accountId);
-          endpointsOf.set(message.accountId, endpoints);
-        }
-        const targets = (await endpoints).filter((endpoint) => wantsEvent(endpoint, message.type));
-        if (targets.length === 0) {
-          unwanted.push(entryId);
-          continue;
-        }
-        await this.messages.fanOut(
-          { shard, outboxEntryId: entryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) },
-          Date.now(),
-        );
+        const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
+        page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) });
       }
-      // Before the next page, which reads from the stream's start again.
-      if (unwanted.length > 0) await client.xdel(keys.webhookOutbox(shard), ...unwanted);
+      await this.messages.fanOut(shard, page, Date.now());
       if (entries.length < OUTBOX_PAGE) return;
     }
   }
@@ -195,7 +201,7 @@ export class WebhookDispatcher {
     }
   }
 
-  /** One round; returns how many attempts it made. */
+  /** One round; returns how many attempts it made. Its attempts are recorded together at its end. */
   private async round(shard: number, accountId: string, endpointId: string): Promise<number> {
     const endpoint = await this.endpoints.get(accountId, endpointId);
     if (!endpoint) {
@@ -208,10 +214,11 @@ export class WebhookDispatcher {
     const now = Date.now();
     const seen = new Set<string>();
     const due: StoredMessage[] = [];
+    const records: AttemptRecord[] = [];
     for (const [i, message] of stored.entries()) {
       if (!message) {
-        // Expired while queued (retention): nothing left to send; the script takes it out of the queue.
-        await this.messages.recordAttempt(shard, accountId, endpointId, ids[i]!, { timestamp: new Date(now).toISOString(), status_code: null, error: "expired", duration_ms: 0, response: "" }, "failed", 0);
+        // Expired while queued (retention): nothing left to send; recording it takes it out of the queue.
+        records.push({ messageId: ids[i]!, attempt: { timestamp: new Date(now).toISOString(), status_code: null, error: "expired", duration_ms: 0, response: "" }, status: "failed", nextAt: 0 });
         continue;
       }
       if (seen.has(message.order)) continue;
@@ -227,45 +234,46 @@ export class WebhookDispatcher {
       message.body = body;
       return true;
     });
+    // The address is checked once a round, just before its attempts (DNS can change between rounds).
+    let target: CheckedTarget | Error = new Error("not checked");
+    if (sendable.length > 0) target = await checkTarget(endpoint.url, this.deps.allowPrivateUrls).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     let delivered = false;
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < sendable.length && !this.stopped && this.deps.owns(shard)) {
         const message = sendable[next++]!;
-        const result = await this.attempt(shard, accountId, endpoint, message);
-        if (result === "delivered") delivered = true;
-        if (result === "disabled") return;
+        const outcome = await this.attempt(accountId, endpoint, target, message, records);
+        if (outcome === "delivered") delivered = true;
+        if (outcome === "disabled") return;
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY_PER_ENDPOINT, sendable.length) }, worker));
+    await this.messages.recordAttempts(shard, accountId, endpointId, records);
     // An endpoint that took a message is not failing everything (once per round, not per message).
     if (delivered) await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
     return next;
   }
 
-  /** Delivers once and records it. */
-  private async attempt(shard: number, accountId: string, endpoint: WebhookEndpointRecord, message: StoredMessage): Promise<"delivered" | "failed" | "disabled"> {
+  /** Delivers once; adds the attempt to the round's records. */
+  private async attempt(accountId: string, endpoint: WebhookEndpointRecord, target: CheckedTarget | Error, message: StoredMessage, records: AttemptRecord[]): Promise<"delivered" | "failed" | "disabled"> {
     const { metrics, retryScheduleMs } = this.deps;
     const started = Date.now();
     const timestamp = Math.floor(started / 1000);
     let result: AttemptResult;
-    try {
-      const target = await checkTarget(endpoint.url, this.deps.allowPrivateUrls);
-      result = await postWebhook(
-        target,
-        {
-          "content-type": "application/json",
-          "user-agent": WEBHOOK_USER_AGENT,
-          "webhook-id": message.id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signatureHeader(liveSecrets(endpoint, started), message.id, timestamp, message.body),
-        },
-        message.body,
-        DELIVERY_TIMEOUT_MS,
-      );
-    } catch (error) {
+    if (target instanceof Error) {
       // Refused by the address guard or DNS: a failed attempt like any network error.
-      result = { status: null, error: error instanceof Error ? error.message : String(error), response: "", durationMs: Date.now() - started, retryAfterSeconds: null };
+      result = { status: null, error: target.message, response: "", durationMs: 0, retryAfterMs: null };
+    } else {
+      // Encoded once: the bytes signed are the bytes sent.
+      const body = Buffer.from(message.body);
+      const headers = {
+        "content-type": "application/json",
+        "user-agent": WEBHOOK_USER_AGENT,
+        "webhook-id": message.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signatureHeader(liveSecrets(endpoint, started), message.id, timestamp, body),
+      };
+      result = await postWebhook(target, headers, body, DELIVERY_TIMEOUT_MS);
     }
     metrics.deliverySeconds.observe(result.durationMs / 1000);
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
@@ -277,8 +285,8 @@ export class WebhookDispatcher {
     } else {
       const tries = message.tries + 1;
       let delay = retryDelayMs(retryScheduleMs, tries);
-      if (delay !== undefined && (result.status === 429 || result.status === 503) && result.retryAfterSeconds !== null) {
-        delay = Math.min(MAX_RETRY_AFTER_MS, result.retryAfterSeconds * 1000);
+      if (delay !== undefined && (result.status === 429 || result.status === 503) && result.retryAfterMs !== null) {
+        delay = Math.min(MAX_RETRY_AFTER_MS, result.retryAfterMs);
       }
       status = delay === undefined ? "failed" : "pending";
       nextAt = delay === undefined ? 0 : Date.now() + delay;
@@ -289,15 +297,12 @@ export class WebhookDispatcher {
         this.deps.logger.warn({ endpoint: endpoint.id, status: result.status }, "webhook endpoint disabled");
       }
     }
-    await this.messages.recordAttempt(
-      shard,
-      accountId,
-      endpoint.id,
-      message.id,
-      { timestamp: new Date(started).toISOString(), status_code: result.status, error: result.error, duration_ms: Math.round(result.durationMs), response: result.response },
+    records.push({
+      messageId: message.id,
+      attempt: { timestamp: new Date(started).toISOString(), status_code: result.status, error: result.error, duration_ms: Math.round(result.durationMs), response: result.response },
       status,
       nextAt,
-    );
+    });
     return ok ? "delivered" : disabled ? "disabled" : "failed";
   }
 

@@ -89,10 +89,10 @@ export function messageView(message: StoredMessage): MessageView {
 
 const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;
 
-type MessageScript = "fanout" | "record-attempt" | "resend";
+type MessageScript = "fanout" | "record-attempts" | "resend";
 
+/** One outbox entry and the endpoints it makes a message for (none: the entry is only deleted). */
 export interface FanOut {
-  shard: number;
   outboxEntryId: string;
   messageId: string;
   type: string;
@@ -100,6 +100,15 @@ export interface FanOut {
   body: string;
   accountId: string;
   endpointIds: readonly string[];
+}
+
+/** One delivery attempt of a message and the state it leaves the message in. */
+export interface AttemptRecord {
+  messageId: string;
+  attempt: AttemptView;
+  status: MessageStatus;
+  /** The next attempt (ms), when pending. */
+  nextAt: number;
 }
 
 export class WebhookMessageStore {
@@ -110,33 +119,37 @@ export class WebhookMessageStore {
     private readonly keys: Keys,
     private readonly shards: number,
   ) {
-    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempt", "resend"]);
+    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempts", "resend"]);
   }
 
-  /** Creates the entry's messages (one per endpoint) and deletes the outbox entry, atomically. */
-  async fanOut(entry: FanOut, now: number): Promise<number> {
+  /** Creates each entry's messages (one per endpoint) and deletes the entries from the shard's outbox, atomically. */
+  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<number> {
+    if (entries.length === 0) return 0;
     const { keys } = this;
-    const { shard, accountId } = entry;
-    const endpointKeys = entry.endpointIds.flatMap((endpointId) => [
-      keys.webhookQueue(shard, accountId, endpointId),
-      keys.webhookMessage(shard, accountId, endpointId, entry.messageId),
-      keys.webhookMessages(shard, accountId, endpointId),
-    ]);
-    const created = await this.scripts.run(
-      "fanout",
-      [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard), ...endpointKeys],
-      [entry.outboxEntryId, now, WEBHOOK_RETENTION_MS, entry.messageId, entry.type, entry.order, entry.body, ...entry.endpointIds.map((id) => activeMember(accountId, id))],
-    );
-    return Number(created);
+    const scriptKeys = [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard)];
+    const args: (string | number)[] = [now, WEBHOOK_RETENTION_MS];
+    for (const entry of entries) {
+      const { accountId, messageId } = entry;
+      args.push(entry.outboxEntryId, messageId, entry.type, entry.order, entry.body, entry.endpointIds.length);
+      for (const endpointId of entry.endpointIds) {
+        scriptKeys.push(keys.webhookQueue(shard, accountId, endpointId), keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookMessages(shard, accountId, endpointId));
+        args.push(activeMember(accountId, endpointId));
+      }
+    }
+    return Number(await this.scripts.run("fanout", scriptKeys, args));
   }
 
-  async recordAttempt(shard: number, accountId: string, endpointId: string, messageId: string, attempt: AttemptView, status: MessageStatus, nextAt: number): Promise<void> {
+  /** Records attempts of messages in one endpoint's queue on a shard, in one call. */
+  async recordAttempts(shard: number, accountId: string, endpointId: string, records: readonly AttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
     const { keys } = this;
-    await this.scripts.run(
-      "record-attempt",
-      [keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId), keys.webhookQueue(shard, accountId, endpointId), keys.webhookActive(shard)],
-      [messageId, JSON.stringify(attempt), status, nextAt, WEBHOOK_RETENTION_MS, activeMember(accountId, endpointId)],
-    );
+    const scriptKeys = [keys.webhookQueue(shard, accountId, endpointId), keys.webhookActive(shard)];
+    const args: (string | number)[] = [WEBHOOK_RETENTION_MS, activeMember(accountId, endpointId)];
+    for (const { messageId, attempt, status, nextAt } of records) {
+      scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId));
+      args.push(messageId, JSON.stringify(attempt), status, nextAt);
+    }
+    await this.scripts.run("record-attempts", scriptKeys, args);
   }
 
   /** The first `limit` message ids of an endpoint's queue on a shard, in commit order. */

@@ -300,4 +300,19 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const outboxes = Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
     await eventually(async () => ((await Promise.all(outboxes.map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
   });
+
+  it("deletes an outbox entry it cannot read and delivers the verdicts behind it", async () => {
+    const hook = await endpoint("/behind-garbage", { event_types: ["outcome.confirmed"] });
+    // Entries no commit writes, at the head of every shard's outbox: one without a notification, one garbled.
+    const outboxes = Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
+    for (const key of outboxes) {
+      await t.app.redis.xadd(key, "*", "x", "no notification");
+      await t.app.redis.xadd(key, "*", "d", Buffer.from([0xc1, 0xff, 0x00]));
+    }
+    const keys = await Promise.all(Array.from({ length: 20 }, () => outcome("done")));
+    for (const key of keys) await send(key, "done");
+    const delivered = await settled(hook.id, keys.length);
+    expect(new Set(delivered.map((m) => (m.payload.data as { key: string }).key))).toEqual(new Set(keys));
+    await eventually(async () => ((await Promise.all(outboxes.map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
+  });
 });
