@@ -103,7 +103,11 @@ for _, op in ipairs(ops) do
 end
 
 if #acks > 0 then
-  redis.call('XACK', KEYS[2], ARGV[2], unpack(acks))
+  -- In slices: unpack() of more than about 8,000 values overflows Lua's C stack (VERDICT_READ_BATCH_SIZE
+  -- may allow reads that large).
+  for i = 1, #acks, 1000 do
+    redis.call('XACK', KEYS[2], ARGV[2], unpack(acks, i, math.min(i + 999, #acks)))
+  end
   -- Trim what every committed snapshot has applied: entries before the oldest still pending, or, with
   -- nothing pending, before the last delivered one.
   local pending = redis.call('XPENDING', KEYS[2], ARGV[2])
