@@ -52,8 +52,9 @@ export interface VerdictOptions {
   /**
    * Events read from a shard stream per XREADGROUP, at most (a read takes what is there). Only a backlog
    * fills a read; then larger reads fold more of an outcome's events into one snapshot write and spread a
-   * commit's fixed cost: 4,000 against 1,000 made end to end 40-50% faster here (docs/performance.md).
-   * @default 4000
+   * commit's fixed cost: 4,000 made end to end 40-50% faster here, but 202-to-visible at half load worse
+   * (p99 64-245 ms against 50-54 ms), so the default stays 1,000 (docs/performance.md, Read batch size).
+   * @default 1000
    */
   readBatchSize: number;
   /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
@@ -125,7 +126,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   replicaAcks: 0,
   leaseTtlMs: 5000,
   maxHotOutcomes: 200_000,
-  readBatchSize: 4000,
+  readBatchSize: 1000,
   maxProcessingAttempts: 5,
   scoreRefreshMs: 2000,
   otlpEndpoint: undefined,
