@@ -267,8 +267,13 @@ export async function spawnVerdict(role: "ingress" | "worker" | "all", env: Verd
 }
 
 /** One sample of a Prometheus metric from a /metrics port, e.g. `verdict_verdicts_total{status="CONFIRMED"}`; 0 when absent. */
+/** A process's /metrics text. */
+async function scrape(metricsPort: number): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+}
+
 export async function metric(metricsPort: number, sample: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const text = await scrape(metricsPort);
   const escaped = sample.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const match = new RegExp(`^${escaped} (\\S+)$`, "m").exec(text);
   return match ? Number(match[1]) : 0;
@@ -276,7 +281,7 @@ export async function metric(metricsPort: number, sample: string): Promise<numbe
 
 /** The sum of every sample of a metric, whatever its labels, on a process's metrics port. */
 export async function metricSum(metricsPort: number, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const text = await scrape(metricsPort);
   let sum = 0;
   for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm"))) sum += Number(match[1]);
   return sum;
@@ -284,7 +289,7 @@ export async function metricSum(metricsPort: number, name: string): Promise<numb
 
 /** A histogram's cumulative bucket counts by upper bound (`le`, +Inf last) on a process's metrics port. */
 export async function histogramBuckets(metricsPort: number, name: string): Promise<[number, number][]> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const text = await scrape(metricsPort);
   const buckets: [number, number][] = [];
   for (const match of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, "gm"))) {
     buckets.push([match[1] === "+Inf" ? Infinity : Number(match[1]), Number(match[2])]);

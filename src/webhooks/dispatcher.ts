@@ -55,6 +55,17 @@ export function retryDelayMs(schedule: readonly number[], tries: number, random:
   return Math.round(base * (0.9 + 0.2 * random()));
 }
 
+/** A stream entry's field by name. */
+function streamField(fields: Buffer[], name: string): Buffer | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === name) return fields[i + 1];
+  return undefined;
+}
+
+/** An outbox entry that makes no message: the page's fan-out call only deletes it. */
+function onlyDeleted(outboxEntryId: string): FanOut {
+  return { outboxEntryId, messageId: "", type: "", order: "", body: "", accountId: "", endpointIds: [] };
+}
+
 export class WebhookDispatcher {
   private readonly messages: WebhookMessageStore;
   private readonly endpoints: WebhookEndpointStore;
@@ -132,20 +143,14 @@ export class WebhookDispatcher {
       const page: FanOut[] = [];
       for (const [rawId, fields] of entries) {
         const outboxEntryId = rawId.toString();
-        const field = (name: string): Buffer | undefined => {
-          for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === name) return fields[i + 1];
-          return undefined;
-        };
-        // An entry that makes no message is only deleted (in the same call as the page's messages).
-        const unwanted: FanOut = { outboxEntryId, messageId: "", type: "", order: "", body: "", accountId: "", endpointIds: [] };
         // Not what a commit writes (something else wrote the stream): it must not block the outbox.
         const unreadable = (error: unknown): void => {
           this.deps.logger.error({ err: error, shard, entry: outboxEntryId }, "webhook outbox entry is unreadable; deleted");
-          page.push(unwanted);
+          page.push(onlyDeleted(outboxEntryId));
         };
         let notification: Notification;
         try {
-          const bytes = field("d");
+          const bytes = streamField(fields, "d");
           if (!bytes) throw new Error("the entry has no notification");
           notification = unpackNotification(bytes);
         } catch (error) {
@@ -160,12 +165,12 @@ export class WebhookDispatcher {
         const enabled = (await endpoints).filter((endpoint) => endpoint.enabled);
         // Most entries are for accounts without (enabled) endpoints: those are not rendered at all.
         if (enabled.length === 0) {
-          page.push(unwanted);
+          page.push(onlyDeleted(outboxEntryId));
           continue;
         }
         let message: RenderedMessage;
         try {
-          message = renderNotification(notification, shard, field("p")?.toString() ?? "");
+          message = renderNotification(notification, shard, streamField(fields, "p")?.toString() ?? "");
         } catch (error) {
           unreadable(error);
           continue;

@@ -30,5 +30,5 @@ export function signature(secret: string, messageId: string, timestampSeconds: n
 
 /** The `webhook-signature` header: a signature with every live secret. */
 export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: Buffer): string {
-  return secrets.length === 1 ? signature(secrets[0]!, messageId, timestampSeconds, body) : secrets.map((secret) => signature(secret, messageId, timestampSeconds, body)).join(" ");
+  return secrets.map((secret) => signature(secret, messageId, timestampSeconds, body)).join(" ");
 }

@@ -89,6 +89,12 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     return (listed.body as { attempts: Attempt[] }).attempts;
   }
 
+  const outboxKeys = (): string[] => Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
+
+  function outboxesDrained(): Promise<true> {
+    return eventually(async () => ((await Promise.all(outboxKeys().map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
+  }
+
   /** Waits until the endpoint has `count` messages, all in `status`. */
   function settled(endpointId: string, count: number, status: Message["status"] = "delivered", timeoutMs = 20_000): Promise<Message[]> {
     return eventually(async () => {
@@ -297,15 +303,13 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
       const listed = (await as("GET", "/v1/outcomes?status=CONFIRMED&limit=1000")).body as { outcomes: unknown[] };
       return listed.outcomes.length === keys.length ? true : undefined;
     }, 20_000, "every verdict committed");
-    const outboxes = Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
-    await eventually(async () => ((await Promise.all(outboxes.map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
+    await outboxesDrained();
   });
 
   it("deletes an outbox entry it cannot read and delivers the verdicts behind it", async () => {
     const hook = await endpoint("/behind-garbage", { event_types: ["outcome.confirmed"] });
     // Entries no commit writes, at the head of every shard's outbox: one without a notification, one garbled.
-    const outboxes = Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
-    for (const key of outboxes) {
+    for (const key of outboxKeys()) {
       await t.app.redis.xadd(key, "*", "x", "no notification");
       await t.app.redis.xadd(key, "*", "d", Buffer.from([0xc1, 0xff, 0x00]));
     }
@@ -313,6 +317,6 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     for (const key of keys) await send(key, "done");
     const delivered = await settled(hook.id, keys.length);
     expect(new Set(delivered.map((m) => (m.payload.data as { key: string }).key))).toEqual(new Set(keys));
-    await eventually(async () => ((await Promise.all(outboxes.map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
+    await outboxesDrained();
   });
 });
