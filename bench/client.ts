@@ -1,18 +1,22 @@
 // `npm run bench:client`: verdict/client against the service as `npm start` runs it (one `serve` process,
 // role all, default shards), beside a plain fetch loop of 500-event batches with as many requests in flight,
 // each with and without idempotency keys (keys make the service claim each one, which costs it time
-// whoever sends them). Each run is a fresh Node process sending the same events over the same outcomes;
-// rounds rotate the order so all see the same machine. Prints events/s and the sender's own CPU per event
+// whoever sends them). Each run is a fresh Node process sending the same events over the same outcomes,
+// and starts with no idempotency claims: each run's 10 claims per outcome would otherwise pile up in the
+// outcomes' hashes (whose lookups Redis scans linearly up to 128 fields), making every run slower than
+// the one before. Rounds rotate the order so all see the same machine. Prints events/s and the sender's own CPU per event
 // for each, and the client's rate as a share of the plain loop's.
 //
 // CLIENT_BENCH_EVENTS (default 100,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
 // outcomes; CLIENT_BENCH_ROUNDS (default 5) rounds of each (short runs, many rounds: this host is shared).
 // BENCH_BASE_DIST (the `dist` folder of a baseline build, as for `npm run bench:ab`) adds that build's client
 // with and without keys to the rounds, so a change to the client is measured before and after in one run.
+// CLIENT_BENCH_PROFILE_DIR=dir runs each counted sender under `node --cpu-prof`, its profile written there.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Redis } from "ioredis";
 import { Accounts } from "../src/accounts/accounts.js";
 import { VerdictClient } from "../src/client/index.js";
 import { Keys } from "../src/redis/keys.js";
@@ -26,7 +30,18 @@ const IN_FLIGHT = 8;
 const KEY_PREFIX = "bench:";
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const BASE_DIST = process.env.BENCH_BASE_DIST;
+const PROFILE_DIR = process.env.CLIENT_BENCH_PROFILE_DIR;
 
+
+/** Deletes every outcome's idempotency hash, so each run claims its keys into empty ones. */
+async function forgetIdempotencyClaims(redis: Redis): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${KEY_PREFIX}*:idem:*`, "COUNT", 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-bench-client-"));
@@ -62,13 +77,18 @@ async function main(): Promise<void> {
     });
     const runs = variants.map(() => [] as ClientLoadResult[]);
     // A warm-up run of each (JIT, connection pools, the service's hot outcomes), not counted.
-    for (const variant of variants) await runJsonChild<ClientLoadResult>("client-load", specOf(variant));
+    for (const variant of variants) {
+      await forgetIdempotencyClaims(redis.admin);
+      await runJsonChild<ClientLoadResult>("client-load", specOf(variant));
+    }
     for (let round = 0; round < ROUNDS; round++) {
       // Each round starts one variant later, so none always runs first or last.
       for (let k = 0; k < variants.length; k++) {
         const i = (round + k) % variants.length;
         const variant = variants[i]!;
-        const result = await runJsonChild<ClientLoadResult>("client-load", specOf(variant));
+        const profile = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${variant.mode}-${variant.idempotency}-${i}-round${round + 1}.cpuprofile`];
+        await forgetIdempotencyClaims(redis.admin);
+        const result = await runJsonChild<ClientLoadResult>("client-load", specOf(variant), profile);
         if (result.accepted !== EVENTS || result.failed !== 0) throw new Error(`${variant.label}: ${result.accepted} accepted, ${result.failed} failed of ${EVENTS}`);
         runs[i]!.push(result);
         console.log(`  round ${round + 1}  ${Math.round(EVENTS / result.seconds).toLocaleString("en").padStart(7)} events/s  ${((result.cpuSeconds / EVENTS) * 1e6).toFixed(2).padStart(6)} µs CPU/event  ${result.requests} requests  ${variant.label}`);
