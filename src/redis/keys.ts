@@ -23,7 +23,7 @@ export class Keys {
     return `${this.shardTag(shard)}:stream`;
   }
 
-  /** Idempotency keys of one outcome: hash idempotency_key -> stream entry id of the kept event. */
+  /** Idempotency keys of one outcome: a hash whose fields are the claimed keys (values unused). */
   idempotency(shard: number, accountId: string, outcomeKey: string): string {
     return `${this.shardTag(shard)}:idem:${accountId}:${outcomeKey}`;
   }

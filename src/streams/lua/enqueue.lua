@@ -13,10 +13,11 @@
            k, idempotency key, one framed event whose key is claimed in KEYS[k]
 
   The entry's value is a msgpack array of those bin items (duplicates left out; no entry at all when
-  every event was a duplicate).
+  every event was a duplicate). Claims are made (HSETNX, value '1') as the events are read, before the
+  XADD; should the XADD fail, they are deleted again before the error is returned.
 
   Returns -1 when the backlog bound refused the call (nothing appended); otherwise a string with one
-  character per event: "1" appended, "0" duplicate (its key already names an earlier entry, or an earlier
+  character per event: "1" appended, "0" duplicate (its key was claimed by an earlier call, or by an earlier
   event of this call; not appended).
 ]]
 local stream = KEYS[1]
@@ -28,7 +29,6 @@ end
 local parts = { '' }
 local appended = 0
 local claims = {}
-local claimedHere = {}
 local results = {}
 for i = 3, #ARGV, 3 do
   local hashIndex = tonumber(ARGV[i])
@@ -38,17 +38,13 @@ for i = 3, #ARGV, 3 do
     appended = appended + n
     results[#results + 1] = string.rep('1', n)
   else
+    -- One command claims or finds the key, and a second event of this call with the same key finds the
+    -- claim the first one made. The value is not read by anything: the key's presence is the claim.
     local hash = KEYS[hashIndex]
     local idempotencyKey = ARGV[i + 1]
-    local seen = claimedHere[hash]
-    if not seen then
-      seen = {}
-      claimedHere[hash] = seen
-    end
-    if seen[idempotencyKey] or redis.call('HEXISTS', hash, idempotencyKey) == 1 then
+    if redis.call('HSETNX', hash, idempotencyKey, '1') == 0 then
       results[#results + 1] = '0'
     else
-      seen[idempotencyKey] = true
       claims[#claims + 1] = hash
       claims[#claims + 1] = idempotencyKey
       parts[#parts + 1] = ARGV[i + 2]
@@ -66,9 +62,13 @@ if appended > 0 then
   else
     parts[1] = string.char(0xdd, math.floor(appended / 16777216) % 256, math.floor(appended / 65536) % 256, math.floor(appended / 256) % 256, appended % 256)
   end
-  local id = redis.call('XADD', stream, '*', ARGV[2], table.concat(parts))
-  for c = 1, #claims, 2 do
-    redis.call('HSET', claims[c], claims[c + 1], id)
+  local added = redis.pcall('XADD', stream, '*', ARGV[2], table.concat(parts))
+  if type(added) == 'table' and added.err then
+    -- A key is claimed if and only if its event is in the stream: without the entry, no claim stays.
+    for c = 1, #claims, 2 do
+      redis.call('HDEL', claims[c], claims[c + 1])
+    end
+    return redis.error_reply(added.err)
   end
 end
 return table.concat(results)
