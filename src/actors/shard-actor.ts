@@ -29,6 +29,7 @@ import type { CohortModels } from "./cohort-models.js";
 import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ingest-minutes.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
+import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
@@ -54,6 +55,8 @@ export interface ShardActorDeps {
   /** A creator per batch: configuration is read once per batch, as it is when the batch runs. */
   outcomeCreator: () => OutcomeCreator;
   readBatchSize: number;
+  /** What reads grow to under a sustained backlog (ReadSize). */
+  readBatchMax: number;
   maxProcessingAttempts: number;
   /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
   replicaAcks: number;
@@ -99,11 +102,13 @@ export class ShardActor {
   /** When due verdicts were last made (real time), so a shard that never drains still makes them. */
   private lastSettledAt = Date.now();
   private readonly attempts: DeliveryAttempts;
-  /** Average events per entry lately, so a read of `readCount()` entries holds about readBatchSize events. */
+  /** Average events per entry lately, so a read of `readCount()` entries holds about `readSize.events` events. */
   private eventsPerEntry = 1;
+  private readonly readSize: ReadSize;
 
   constructor(private readonly deps: ShardActorDeps) {
     this.attempts = new DeliveryAttempts(deps.maxProcessingAttempts);
+    this.readSize = new ReadSize(deps.readBatchSize, deps.readBatchMax);
   }
 
   get shard(): number {
@@ -146,16 +151,22 @@ export class ShardActor {
           await this.traced("shard.settle_due", {}, () => this.settleDue(this.deps.clock() - CLOCK_GRACE_MS));
           continue;
         }
-        const count = this.readCount();
+        const readEvents = this.readSize.events;
+        const count = this.readCount(readEvents);
         const entries = await this.read(count);
         if (this.stopping) break;
+        const full = entries.length >= count;
+        this.readSize.observe(full);
         if (entries.length === 0) {
           if (this.pendingFirst) this.pendingFirst = false;
           else this.streamDrained = true;
           continue;
         }
         this.streamDrained = !this.pendingFirst && entries.length < count;
-        await this.traced("shard.batch", { "verdict.entries": entries.length }, () => this.processEntries(entries));
+        await this.traced("shard.batch", { "verdict.entries": entries.length }, () =>
+          // A full read is a backlog whose events are in memory already: fewer, larger commits drain it sooner.
+          this.processEntries(entries, full ? this.readSize.max : readEvents),
+        );
       } catch (error) {
         if (this.stopping) break;
         // Redis trouble or a commit whose fate is unknown: forget what memory may hold ahead of Redis and
@@ -183,9 +194,9 @@ export class ShardActor {
     });
   }
 
-  private readCount(): number {
-    const { readBatchSize } = this.deps;
-    return Math.max(1, Math.min(readBatchSize, Math.round(readBatchSize / this.eventsPerEntry)));
+  /** Stream entries to read for about `events` events. */
+  private readCount(events: number): number {
+    return Math.max(1, Math.min(events, Math.round(events / this.eventsPerEntry)));
   }
 
   private async read(count: number): Promise<StreamEntry[]> {
@@ -273,9 +284,9 @@ export class ShardActor {
     return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
   }
 
-  /** Commits a read's entries in runs of about readBatchSize events; stops at a run that did not commit. */
-  private async processEntries(entries: StreamEntry[]): Promise<void> {
-    for (const run of runsOf(entries, this.deps.readBatchSize)) {
+  /** Commits a read's entries in runs of about `runEvents` events; stops at a run that did not commit. */
+  private async processEntries(entries: StreamEntry[], runEvents: number): Promise<void> {
+    for (const run of runsOf(entries, runEvents)) {
       if (!(await this.processBatch(run))) return;
     }
   }

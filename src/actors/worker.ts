@@ -30,6 +30,7 @@ export interface WorkerOptions {
   replicaAcks: number;
   maxHotOutcomes: number;
   readBatchSize: number;
+  readBatchMax: number;
   maxProcessingAttempts: number;
   scoreRefreshMs: number;
 }
@@ -250,6 +251,7 @@ export class Worker {
       models: this.models,
       outcomeCreator,
       readBatchSize: options.readBatchSize,
+      readBatchMax: options.readBatchMax,
       maxProcessingAttempts: options.maxProcessingAttempts,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),

@@ -107,6 +107,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     leaseTtlMs: int(env, "VERDICT_LEASE_TTL_MS", DEFAULT_OPTIONS.leaseTtlMs),
     maxHotOutcomes: int(env, "VERDICT_MAX_HOT_OUTCOMES", DEFAULT_OPTIONS.maxHotOutcomes),
     readBatchSize: int(env, "VERDICT_READ_BATCH_SIZE", DEFAULT_OPTIONS.readBatchSize),
+    readBatchMax: int(env, "VERDICT_READ_BATCH_MAX", DEFAULT_OPTIONS.readBatchMax),
     maxProcessingAttempts: int(env, "VERDICT_MAX_PROCESSING_ATTEMPTS", DEFAULT_OPTIONS.maxProcessingAttempts),
     scoreRefreshMs: int(env, "VERDICT_SCORE_REFRESH_MS", DEFAULT_OPTIONS.scoreRefreshMs),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,

@@ -50,13 +50,20 @@ export interface VerdictOptions {
   /** Outcomes kept in memory per worker before the least recently used are dropped. @default 200_000 */
   maxHotOutcomes: number;
   /**
-   * Events read from a shard stream per XREADGROUP, at most (a read takes what is there). Only a backlog
-   * fills a read; then larger reads fold more of an outcome's events into one snapshot write and spread a
-   * commit's fixed cost: 4,000 made end to end 40-50% faster here, but 202-to-visible at half load worse
-   * (p99 64-245 ms against 50-54 ms), so the default stays 1,000 (docs/performance.md, Read batch size).
+   * Events read from a shard stream per XREADGROUP while the shard keeps up (a read takes what is there, so
+   * only a backlog fills one). Small reads keep 202-to-visible short under steady load; see readBatchMax for
+   * a backlog (docs/performance.md, Read batch size).
    * @default 1000
    */
   readBatchSize: number;
+  /**
+   * What reads grow to under a sustained backlog: after two full reads in a row the read size doubles, up
+   * to this, and drops back to readBatchSize at the first read that does not fill. Larger reads fold more
+   * of an outcome's events into one snapshot write: 4,000 drained a backlog 40-50% faster here. Set it to
+   * readBatchSize (or below) to keep reads fixed.
+   * @default 4000
+   */
+  readBatchMax: number;
   /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
   maxProcessingAttempts: number;
   /**
@@ -127,6 +134,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   leaseTtlMs: 5000,
   maxHotOutcomes: 200_000,
   readBatchSize: 1000,
+  readBatchMax: 4000,
   maxProcessingAttempts: 5,
   scoreRefreshMs: 2000,
   otlpEndpoint: undefined,
@@ -163,6 +171,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("leaseTtlMs", options.leaseTtlMs, 500, 600_000);
   intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
   intIn("readBatchSize", options.readBatchSize, 1, 100_000);
+  intIn("readBatchMax", options.readBatchMax, 1, 100_000);
   intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
   intIn("scoreRefreshMs", options.scoreRefreshMs, 50, 600_000);
   if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);

@@ -74,8 +74,9 @@ describe.each(DEPLOYMENTS)("processing failures (%s)", (deployment) => {
 describe.each(DEPLOYMENTS)("settlement under sustained load (%s)", (deployment) => {
   let t: TestApp;
   beforeAll(async () => {
-    // A read batch of one: every read is full, so the stream never counts as drained while events flow.
-    t = await startTestApp(deployment, { shards: 1, readBatchSize: 1 });
+    // A read batch of one that never grows: every read is full, so the stream never counts as drained while
+    // events flow.
+    t = await startTestApp(deployment, { shards: 1, readBatchSize: 1, readBatchMax: 1 });
   });
   afterAll(async () => {
     await t.stop();
