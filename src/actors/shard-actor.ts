@@ -27,6 +27,7 @@ import { BatchCommit, type CommitResult } from "./batch-commit.js";
 import { BatchScoring, distinctCohorts } from "./batch-scoring.js";
 import type { CohortModels } from "./cohort-models.js";
 import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ingest-minutes.js";
+import { entryTimeMs } from "../streams/entry-id.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
 import { ReadSize } from "./read-size.js";
@@ -156,7 +157,7 @@ export class ShardActor {
         const entries = await this.read(count);
         if (this.stopping) break;
         const full = entries.length >= count;
-        this.readSize.observe(full);
+        this.readSize.observe(full, entries.length === 0 ? 0 : Date.now() - entryTimeMs(entries[0]!.id));
         if (entries.length === 0) {
           if (this.pendingFirst) this.pendingFirst = false;
           else this.streamDrained = true;

@@ -57,8 +57,8 @@ export interface VerdictOptions {
    */
   readBatchSize: number;
   /**
-   * What reads grow to under a sustained backlog: after two full reads in a row the read size doubles, up
-   * to this, and drops back to readBatchSize at the first read that does not fill. Larger reads fold more
+   * What reads grow to under a sustained backlog: a read that comes back full with its oldest entry at least
+   * a second old (ReadSize) makes the next reads this large, until one does not fill. Larger reads fold more
    * of an outcome's events into one snapshot write: 4,000 drained a backlog 40-50% faster here. Set it to
    * readBatchSize (or below) to keep reads fixed.
    * @default 4000

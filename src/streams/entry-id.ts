@@ -23,6 +23,12 @@ export function compareEntryIds(a: string, b: string): number {
   return compareDecimals(aSeq, aDash < 0 ? 0 : aDash + 1, aSeq.length, bSeq, bDash < 0 ? 0 : bDash + 1, bSeq.length);
 }
 
+/** The milliseconds part of an entry id: when Redis appended it (by its own clock). */
+export function entryTimeMs(id: string): number {
+  const dash = id.indexOf("-");
+  return Number(dash < 0 ? id : id.slice(0, dash));
+}
+
 /** Redis's largest entry id: nothing can follow it, so an exclusive range from it is an error there. */
 export const LAST_ENTRY_ID = "18446744073709551615-18446744073709551615";
 
