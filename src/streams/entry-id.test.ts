@@ -1,7 +1,7 @@
 // Stream entry id order, checked against numeric comparison of the two parts.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareEntryIds } from "./entry-id.js";
+import { compareEntryIds, entryTimeMs } from "./entry-id.js";
 
 const numeric = (id: string): [bigint, bigint] => {
   const [ms = "0", seq = "0"] = id.split("-");
@@ -26,5 +26,12 @@ describe("compareEntryIds", () => {
     expect(compareEntryIds("5", "5-0")).toBe(0);
     expect(compareEntryIds("5", "5-1")).toBeLessThan(0);
     expect(compareEntryIds("10", "9-99")).toBeGreaterThan(0);
+  });
+});
+
+describe("entryTimeMs", () => {
+  it("reads the milliseconds part of an id, with or without a sequence", () => {
+    expect(entryTimeMs("1795678193766-12")).toBe(1795678193766);
+    expect(entryTimeMs("1795678193766")).toBe(1795678193766);
   });
 });
