@@ -8,7 +8,10 @@
 // a few dozen reads of entries carrying 20-100 events each: a gradual climb arrives too late), stay there
 // while reads keep coming back full, and drop back to the base at the first read that does not fill.
 
-/** How old the oldest entry of a full read must be for the shard to count as behind. */
+/**
+ * How old the oldest entry of a full read must be for the shard to count as behind. The age is the worker's
+ * clock against the entry id's time, which is Redis's clock: hosts kept by NTP agree far closer than this.
+ */
 export const SUSTAINED_LAG_MS = 1000;
 
 export class ReadSize {
