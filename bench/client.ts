@@ -3,9 +3,9 @@
 // each with and without idempotency keys (keys make the service claim each one, which costs it time
 // whoever sends them). Each run is a fresh Node process sending the same events over the same outcomes,
 // and starts with no idempotency claims: each run's 10 claims per outcome would otherwise pile up in the
-// outcomes' hashes (whose lookups Redis scans linearly up to 128 fields), making every run slower than
-// the one before. Rounds rotate the order so all see the same machine. Prints events/s and the sender's own CPU per event
-// for each, and the client's rate as a share of the plain loop's.
+// outcomes' hashes (whose lookups Redis scans linearly up to 128 fields), so a run's cost would depend on
+// the keyed runs before it. Rounds rotate the order so all see the same machine. Prints events/s and the
+// sender's own CPU per event for each, and the client's rate as a share of the plain loop's.
 //
 // CLIENT_BENCH_EVENTS (default 100,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
 // outcomes; CLIENT_BENCH_ROUNDS (default 5) rounds of each (short runs, many rounds: this host is shared).

@@ -266,12 +266,12 @@ export async function spawnVerdict(role: "ingress" | "worker" | "all", env: Verd
   return { child, port, metricsPort };
 }
 
-/** One sample of a Prometheus metric from a /metrics port, e.g. `verdict_verdicts_total{status="CONFIRMED"}`; 0 when absent. */
 /** A process's /metrics text. */
 async function scrape(metricsPort: number): Promise<string> {
   return (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
 }
 
+/** One sample of a Prometheus metric from a /metrics port, e.g. `verdict_verdicts_total{status="CONFIRMED"}`; 0 when absent. */
 export async function metric(metricsPort: number, sample: string): Promise<number> {
   const text = await scrape(metricsPort);
   const escaped = sample.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

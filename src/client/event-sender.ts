@@ -258,14 +258,14 @@ export class EventSender {
    */
   private settleLanes(batch: PendingEvent[], decide: (event: PendingEvent, index: number) => "accept" | "retry" | "resend" | VerdictError, retryAfterMs = 0): void {
     let lane: Lane | undefined;
-    let again: PendingEvent[] = [];
+    const again: PendingEvent[] = [];
     let backoff = false;
     const handBack = (): void => {
       if (!lane) return;
       const attempt = again[0]?.attempts ?? 1;
       this.queue.settle(lane, again, backoff ? retryDelayMs(attempt, this.options.retry, retryAfterMs) : 0);
-      // queue.settle does not keep the list, so an empty one serves the next lane (no array per lane).
-      if (again.length > 0) again = [];
+      // queue.settle links the events and keeps no list, so one serves every lane of the batch.
+      again.length = 0;
       backoff = false;
     };
     // A batch holds each lane's events together, in lane order (OrderingQueue.take).

@@ -104,7 +104,7 @@ end
 
 if #acks > 0 then
   -- In slices: unpack() of more than about 8,000 values overflows Lua's C stack (VERDICT_READ_BATCH_SIZE
-  -- may allow reads that large).
+  -- and VERDICT_READ_BATCH_MAX may allow reads that large).
   for i = 1, #acks, 1000 do
     redis.call('XACK', KEYS[2], ARGV[2], unpack(acks, i, math.min(i + 999, #acks)))
   end
