@@ -1,11 +1,13 @@
 // `npm run bench:client`: verdict/client against the service as `npm start` runs it (one `serve` process,
 // role all, default shards), beside a plain fetch loop of 500-event batches with as many requests in flight,
 // each with and without idempotency keys (keys make the service claim each one, which costs it time
-// whoever sends them). Each run is a fresh Node process sending the same events over the same outcomes,
-// and starts with no idempotency claims: each run's 10 claims per outcome would otherwise pile up in the
-// outcomes' hashes (whose lookups Redis scans linearly up to 128 fields), so a run's cost would depend on
-// the keyed runs before it. Rounds rotate the order so all see the same machine. Prints events/s and the
-// sender's own CPU per event for each, and the client's rate as a share of the plain loop's.
+// whoever sends them). Each run is a fresh Node process sending the same events over the same outcomes. It
+// starts once the service's workers have applied everything the run before it sent (that backlog would
+// otherwise take the machine from whichever sender runs next), and with no idempotency claims (each run's 10
+// claims per outcome would pile up in the outcomes' hashes, whose lookups Redis scans linearly up to 128
+// fields, so a run's cost would depend on the keyed runs before it). Rounds rotate the order so all see the
+// same machine. Prints events/s and the sender's own CPU per event for each, and the client's rate as a
+// share of the plain loop's.
 //
 // CLIENT_BENCH_EVENTS (default 100,000) events per run over CLIENT_BENCH_OUTCOMES (default 10,000) open
 // outcomes; CLIENT_BENCH_ROUNDS (default 5) rounds of each (short runs, many rounds: this host is shared).
@@ -21,7 +23,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { VerdictClient } from "../src/client/index.js";
 import { Keys } from "../src/redis/keys.js";
 import type { ClientLoadResult, ClientLoadSpec } from "./client-load.js";
-import { median, runJsonChild, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
+import { median, runJsonChild, runMain, serveDrained, spawnVerdict, startRedis, stopChild } from "./harness.js";
 
 const EVENTS = Number(process.env.CLIENT_BENCH_EVENTS ?? 100_000);
 const OUTCOMES = Number(process.env.CLIENT_BENCH_OUTCOMES ?? 10_000);
@@ -78,6 +80,7 @@ async function main(): Promise<void> {
     const runs = variants.map(() => [] as ClientLoadResult[]);
     // A warm-up run of each (JIT, connection pools, the service's hot outcomes), not counted.
     for (const variant of variants) {
+      await serveDrained(verdict.metricsPort);
       await forgetIdempotencyClaims(redis.admin);
       await runJsonChild<ClientLoadResult>("client-load", specOf(variant));
     }
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
         const i = (round + k) % variants.length;
         const variant = variants[i]!;
         const profile = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${variant.mode}-${variant.idempotency}-${i}-round${round + 1}.cpuprofile`];
+        await serveDrained(verdict.metricsPort);
         await forgetIdempotencyClaims(redis.admin);
         const result = await runJsonChild<ClientLoadResult>("client-load", specOf(variant), profile);
         if (result.accepted !== EVENTS || result.failed !== 0) throw new Error(`${variant.label}: ${result.accepted} accepted, ${result.failed} failed of ${EVENTS}`);

@@ -279,6 +279,24 @@ export async function metric(metricsPort: number, sample: string): Promise<numbe
   return match ? Number(match[1]) : 0;
 }
 
+/** Events a `serve` (role all) process's ingress accepted, and its workers applied, so far. */
+export async function serveCounts(metricsPort: number): Promise<{ accepted: number; processed: number }> {
+  const [accepted, processed] = await Promise.all([
+    metric(metricsPort, 'verdict_events_total{result="accepted",role="ingress"}'),
+    metric(metricsPort, 'verdict_events_processed_total{role="worker"}'),
+  ]);
+  return { accepted, processed };
+}
+
+/**
+ * Resolves once the workers of a `serve` (role all) process have applied every event its ingress accepted so
+ * far: a run that starts before then shares the machine with the previous run's backlog.
+ */
+export async function serveDrained(metricsPort: number, timeoutMs = 300_000): Promise<void> {
+  const { accepted } = await serveCounts(metricsPort);
+  await waitUntil(async () => (await serveCounts(metricsPort)).processed, accepted, timeoutMs, 50);
+}
+
 /** The sum of every sample of a metric, whatever its labels, on a process's metrics port. */
 export async function metricSum(metricsPort: number, name: string): Promise<number> {
   const text = await scrape(metricsPort);

@@ -40,6 +40,8 @@ import {
   medianRound,
   median,
   metric,
+  serveCounts,
+  serveDrained,
   now,
   rate,
   redisVersion,
@@ -274,14 +276,6 @@ async function ingest(dir: string): Promise<void> {
 }
 
 /** Events the default serve's ingress children accepted, and its workers committed (its /metrics sums them by role). */
-async function serveCounts(metricsPort: number): Promise<{ accepted: number; processed: number }> {
-  const [accepted, processed] = await Promise.all([
-    metric(metricsPort, 'verdict_events_total{result="accepted",role="ingress"}'),
-    metric(metricsPort, 'verdict_events_processed_total{role="worker"}'),
-  ]);
-  return { accepted, processed };
-}
-
 /**
  * Rows 1a-3a: what a newcomer runs, `serve` with role all (a supervisor, its ingress and worker children)
  * and default settings, beside the bare server in interleaved rounds. Its workers drain what it accepts
@@ -305,15 +299,11 @@ async function defaultServe(dir: string): Promise<void> {
       { name: "bare", port: bare.info.port, token: "x" },
       { name: "serve", port: serve.port, token },
     ] as const;
-    const drained = async (): Promise<void> => {
-      const { accepted } = await serveCounts(serve.metricsPort);
-      await waitUntil(async () => (await serveCounts(serve.metricsPort)).processed, accepted, 300_000, 50);
-    };
     const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
     const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<{ serve: LoadResult; bare: LoadResult }> => {
       const [bareRounds, serveRounds] = await rotatingRounds(servers, ROUNDS, async (server) => {
         const result = await load(dir, spec(server));
-        if (server.name === "serve") await drained();
+        if (server.name === "serve") await serveDrained(serve.metricsPort);
         return result;
       });
       return { bare: medianRound(bareRounds!), serve: medianRound(serveRounds!) };
