@@ -259,7 +259,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       });
       dispatcher.start();
       stoppers.push(() => dispatcher.stop());
-      const monitor = new SettlementMonitor(worker);
+      const monitor = new SettlementMonitor(worker, metrics.registry, logger);
       monitor.start();
       stoppers.push(() => monitor.stop());
       readiness.push({ name: "joined shard membership", check: () => worker.joined });
