@@ -30,6 +30,7 @@ import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ing
 import { entryTimeMs } from "../streams/entry-id.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
+import { EntrySize } from "./entry-size.js";
 import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
@@ -103,8 +104,8 @@ export class ShardActor {
   /** When due verdicts were last made (real time), so a shard that never drains still makes them. */
   private lastSettledAt = Date.now();
   private readonly attempts: DeliveryAttempts;
-  /** Average events per entry lately, so a read of `readCount()` entries holds about `readSize.events` events. */
-  private eventsPerEntry = 1;
+  /** Events per stream entry, so a read of `entrySize.entriesFor(n)` entries holds about n events. */
+  private readonly entrySize = new EntrySize();
   private readonly readSize: ReadSize;
 
   constructor(private readonly deps: ShardActorDeps) {
@@ -153,7 +154,7 @@ export class ShardActor {
           continue;
         }
         const readEvents = this.readSize.events;
-        const count = this.readCount(readEvents);
+        const count = this.entrySize.entriesFor(readEvents);
         const entries = await this.read(count);
         if (this.stopping) break;
         const full = entries.length >= count;
@@ -195,11 +196,6 @@ export class ShardActor {
     });
   }
 
-  /** Stream entries to read for about `events` events. */
-  private readCount(events: number): number {
-    return Math.max(1, Math.min(events, Math.round(events / this.eventsPerEntry)));
-  }
-
   private async read(count: number): Promise<StreamEntry[]> {
     const { reader, keys, shard, workerId } = this.deps;
     const stream = keys.stream(shard);
@@ -210,14 +206,16 @@ export class ShardActor {
     );
     const raw = reply?.[0]?.[1] ?? [];
     let events = 0;
+    let largest = 0;
     const entries = raw.map(([rawId, fields]): StreamEntry => {
       const id = rawId.toString();
       // Re-reading pending entries gives null fields for entries deleted (trimmed) since delivery.
       const packed = fields ? this.eventsOf(id, fields) : [];
       events += packed.length;
+      largest = Math.max(largest, packed.length);
       return { id, events: packed };
     });
-    if (entries.length > 0) this.eventsPerEntry = 0.8 * this.eventsPerEntry + 0.2 * Math.max(1, events / entries.length);
+    this.entrySize.observe(entries.length, events, largest);
     return entries;
   }
 
