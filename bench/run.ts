@@ -275,7 +275,6 @@ async function ingest(dir: string): Promise<void> {
   });
 }
 
-/** Events the default serve's ingress children accepted, and its workers committed (its /metrics sums them by role). */
 /**
  * Rows 1a-3a: what a newcomer runs, `serve` with role all (a supervisor, its ingress and worker children)
  * and default settings, beside the bare server in interleaved rounds. Its workers drain what it accepts
