@@ -52,16 +52,32 @@ export class MonthPartitions {
   }
 }
 
-/** The UTC months (YYYY-MM) these instants fall in, with how many fall in each. */
-function monthsOf(instants: Iterable<number>): Map<string, number> {
+/**
+ * The UTC months (YYYY-MM) these instants fall in, with how many fall in each. A page's instants mostly
+ * share a month, so the month of the previous instant is tried first (a Date and its ISO string per row
+ * were a tenth of the archive's CPU).
+ */
+export function monthsOf(instants: Iterable<number>): Map<string, number> {
   const months = new Map<string, number>();
+  let month = "";
+  let from = 0;
+  let to = -1;
   for (const instant of instants) {
-    const month = new Date(instant).toISOString().slice(0, 7);
-    // Years outside 0000-9999 print with a sign and six digits; no outcome or charge has one.
-    if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`an instant outside years 0000-9999 cannot be archived (${month})`);
+    if (!(instant >= from && instant < to)) ({ month, from, to } = monthAround(instant));
     months.set(month, (months.get(month) ?? 0) + 1);
   }
   return months;
+}
+
+/** The UTC month of an instant, with its bounds [from, to) in ms. */
+function monthAround(instant: number): { month: string; from: number; to: number } {
+  const date = new Date(instant);
+  const month = date.toISOString().slice(0, 7);
+  // Years outside 0000-9999 print with a sign and six digits; no outcome or charge has one.
+  if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`an instant outside years 0000-9999 cannot be archived (${month})`);
+  const year = date.getUTCFullYear();
+  const monthIndex = date.getUTCMonth();
+  return { month, from: Date.UTC(year, monthIndex, 1), to: Date.UTC(year, monthIndex + 1, 1) };
 }
 
 function partitionName(table: PartitionedTable, month: string): string {
