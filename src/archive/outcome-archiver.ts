@@ -154,7 +154,7 @@ export class OutcomeArchiver {
     // One ZADD and one HSET for the page: a command per outcome cost more CPU than the PostgreSQL insert.
     if (due.length > 0) {
       step.zadd(keys.archived(shard), ...due.flatMap(({ ref }) => [archivedAt, ref]));
-      step.hset(keys.archivedDigests(shard), ...due.flatMap(({ ref, snapshot, log }) => [ref, digestOf(snapshot, log.length)]));
+      step.hset(keys.archivedDigests(shard), ...due.flatMap((outcome) => [outcome.ref, archivedValueOf(outcome)]));
     }
     // Refs without a snapshot are gone already; the unarchivable stay in Redis, out of the settled index.
     await step.exec();
@@ -237,12 +237,16 @@ export class OutcomeArchiver {
     }
   }
 
-  /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
+  /**
+   * Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). Their
+   * index members come from what step 1 recorded beside the digest: reading and unpacking every snapshot
+   * again for them was the largest part of the archive's CPU.
+   */
   private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number> {
     const { redis, keys } = this.deps;
     const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard), keys.archivedFilter(shard)];
     const args: (string | number)[] = [leaseValue, this.now(), FILTER_HASHES];
-    const snapshots = await redis.mgetBuffer(...refs.map((ref) => keyOfRef(keys, shard, ref)));
+    const recorded = await redis.hmget(keys.archivedDigests(shard), ...refs);
     refs.forEach((ref, i) => {
       const { accountId, outcomeKey } = parseOutcomeRef(ref);
       scriptKeys.push(
@@ -254,21 +258,10 @@ export class OutcomeArchiver {
         keys.scoreIndex(shard, accountId, "anomaly"),
         keys.scoreIndex(shard, accountId, "novelty"),
       );
-      const snapshot = snapshots[i];
-      if (!snapshot) {
-        args.push(ref, "", "", "", "", ...filterOffsets(ref));
-        return;
-      }
-      const record = unpackOutcome(snapshot);
-      const scores = record.scores;
-      args.push(
-        ref,
-        createdMemberOf(record),
-        scores.trajectory === null ? "" : scoreMember(scores.trajectory, record.key),
-        scores.anomaly === null ? "" : scoreMember(scores.anomaly, record.key),
-        scores.novelty === null ? "" : scoreMember(scores.novelty, record.key),
-        ...filterOffsets(ref),
-      );
+      // Nothing recorded (or recorded by an older version, without members): the script finds no match and
+      // puts the outcome back to be archived again.
+      const members = membersOf(recorded[i] ?? null) ?? ["", "", "", ""];
+      args.push(ref, ...members, ...filterOffsets(ref));
     });
     return Number(await this.deps.deleteScript(scriptKeys, args));
   }
@@ -279,9 +272,31 @@ function keyOfRef(keys: Keys, shard: number, ref: string): string {
   return keys.outcome(shard, accountId, outcomeKey);
 }
 
-/** What step 2 checks an outcome's keys against: the archived snapshot's SHA-1 and the log's length. */
-function digestOf(snapshot: Buffer, logLength: number): string {
-  return `${createHash("sha1").update(snapshot).digest("hex")} ${logLength}`;
+/**
+ * What step 1 records of an archived outcome, for step 2: `<sha1> <log length> <members>`, the snapshot's
+ * SHA-1 and the log's length (what archive-delete.lua checks the keys against), then the JSON of its index
+ * members (creation, trajectory, anomaly, novelty; "" when unscored), which the script removes.
+ */
+function archivedValueOf({ record, snapshot, log }: Due): string {
+  const scores = record.scores;
+  const members: IndexMembers = [
+    createdMemberOf(record),
+    scores.trajectory === null ? "" : scoreMember(scores.trajectory, record.key),
+    scores.anomaly === null ? "" : scoreMember(scores.anomaly, record.key),
+    scores.novelty === null ? "" : scoreMember(scores.novelty, record.key),
+  ];
+  return `${createHash("sha1").update(snapshot).digest("hex")} ${log.length} ${JSON.stringify(members)}`;
+}
+
+/** An outcome's creation, trajectory, anomaly and novelty index members. */
+type IndexMembers = [string, string, string, string];
+
+/** The members in a value archivedValueOf wrote, or undefined when there is none or it has none. */
+function membersOf(value: string | null): IndexMembers | undefined {
+  if (value === null) return undefined;
+  // After the 40 hex digits of the SHA-1, a space, the length and a space.
+  const start = value.indexOf(" ", 41) + 1;
+  return start === 0 ? undefined : (JSON.parse(value.slice(start)) as IndexMembers);
 }
 
 /** The outcomes' rows, column by column (the arrays commitRows unnests). */

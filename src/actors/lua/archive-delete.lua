@@ -8,7 +8,8 @@
   KEYS[1] shard lease key
   KEYS[2] shard fence key
   KEYS[3] shard archived index (sorted set of refs by archive commit time)
-  KEYS[4] what was archived of each ref (hash ref -> "<sha1> <log length>")
+  KEYS[4] what was archived of each ref (hash ref -> "<sha1> <log length> <index members as JSON>"; the
+          archiver passes the members below from there)
   KEYS[5] shard settled index
   KEYS[6] shard due-time index
   KEYS[7] shard archived-outcome filter (a bitmap, src/archive/archived-filter.ts): a deleted outcome's bits
@@ -19,7 +20,8 @@
   ARGV[2] now (ms): the settled score of an outcome put back
   ARGV[3] H, the filter's bit offsets per outcome
   ARGV[4..] 5 + H values per outcome: ref, creation index member, trajectory, anomaly and novelty members
-            ("" when unscored), then its H filter offsets
+            ("" when unscored; all "" when KEYS[4] holds none for it, and then nothing matches), then its H
+            filter offsets
 
   Returns the number of outcomes deleted, or -1 when the lease is lost.
 ]]
@@ -35,22 +37,26 @@ for i = 0, (#KEYS - 7) / 7 - 1 do
   local a = 4 + i * (5 + hashes)
   local ref = ARGV[a]
   local snapshot = redis.call('GET', KEYS[k])
-  local archived = redis.call('HGET', KEYS[4], ref)
-  if snapshot and archived ~= redis.sha1hex(snapshot) .. ' ' .. redis.call('XLEN', KEYS[k + 1]) then
-    redis.call('ZADD', KEYS[5], ARGV[2], ref)
-  elseif snapshot then
-    redis.call('DEL', KEYS[k], KEYS[k + 1], KEYS[k + 2])
-    redis.call('ZREM', KEYS[k + 3], ARGV[a + 1])
-    for s = 0, 2 do
-      if ARGV[a + 2 + s] ~= '' then
-        redis.call('ZREM', KEYS[k + 4 + s], ARGV[a + 2 + s])
+  if snapshot then
+    -- What was archived, followed by the members: a prefix match (a SHA-1 and a length, then a space).
+    local archived = redis.call('HGET', KEYS[4], ref)
+    local expected = redis.sha1hex(snapshot) .. ' ' .. redis.call('XLEN', KEYS[k + 1]) .. ' '
+    if not archived or string.sub(archived, 1, #expected) ~= expected then
+      redis.call('ZADD', KEYS[5], ARGV[2], ref)
+    else
+      redis.call('DEL', KEYS[k], KEYS[k + 1], KEYS[k + 2])
+      redis.call('ZREM', KEYS[k + 3], ARGV[a + 1])
+      for s = 0, 2 do
+        if ARGV[a + 2 + s] ~= '' then
+          redis.call('ZREM', KEYS[k + 4 + s], ARGV[a + 2 + s])
+        end
       end
+      redis.call('ZREM', KEYS[6], ref)
+      for h = 1, hashes do
+        redis.call('SETBIT', KEYS[7], ARGV[a + 4 + h], 1)
+      end
+      deleted = deleted + 1
     end
-    redis.call('ZREM', KEYS[6], ref)
-    for h = 1, hashes do
-      redis.call('SETBIT', KEYS[7], ARGV[a + 4 + h], 1)
-    end
-    deleted = deleted + 1
   end
   redis.call('ZREM', KEYS[3], ref)
   redis.call('HDEL', KEYS[4], ref)
