@@ -20,7 +20,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { startVerdict, type VerdictApp } from "../src/app.js";
 import { queueSettled } from "../src/cli/archive.js";
 import { DEFAULT_OPTIONS, type VerdictOptions } from "../src/config/options.js";
-import { api, apiOk, now, runMain, sleep, startRedis } from "./harness.js";
+import { api, apiOk, cpuSecondsOf, cpuSecondsOfCommand, now, runMain, sleep, startRedis } from "./harness.js";
 
 const SETTLED = Number(process.env.BENCH_ARCHIVE_OUTCOMES ?? 100_000);
 const OPEN = 20_000;
@@ -31,6 +31,8 @@ const RETENTION_MS = 2000;
 const E2E_EVENTS = Number(process.env.BENCH_ARCHIVE_E2E_EVENTS ?? 60_000);
 const E2E_ROUNDS = 2;
 const SERVER = process.env.VERDICT_BENCH_POSTGRES ?? "postgres://postgres@127.0.0.1:5432";
+/** Whether the PostgreSQL server's processes are this machine's, for their CPU figure. */
+const POSTGRES_IS_LOCAL = ["127.0.0.1", "localhost", "[::1]"].includes(new URL(SERVER).hostname);
 
 export interface ArchiveFigures {
   settled: number;
@@ -42,6 +44,12 @@ export interface ArchiveFigures {
   copySeconds: number;
   /** CPU time of the Verdict process (it runs in this one) per outcome copied: steadier than the rate on a busy host. */
   copyCpuMicrosPerOutcome: number;
+  /**
+   * CPU per outcome copied of the machine's PostgreSQL processes (null when VERDICT_BENCH_POSTGRES is not on
+   * this machine) and of the Redis server, over the same window: what the copy costs beside Verdict's own.
+   */
+  copyPostgresCpuMicrosPerOutcome: number | null;
+  copyRedisCpuMicrosPerOutcome: number;
   backlog: number;
   /** From the first verdict coming due to the last row committed, in the memory run (verdicts keep coming due). */
   pipelineSeconds: number;
@@ -171,16 +179,20 @@ async function main(): Promise<void> {
     const before = await archived();
     await queueSettled(redis.admin, app.keys, options.shards);
     const archiving = await start(options);
+    const othersCpu = (): { postgres: number; redis: number } => ({ postgres: cpuSecondsOfCommand("postgres"), redis: cpuSecondsOf(redis.child.pid) });
     let copying = now();
     let cpuBefore = process.cpuUsage();
+    let othersBefore = othersCpu();
     while ((await archived()) === before) {
       await sleep(5);
       copying = now();
       cpuBefore = process.cpuUsage();
+      othersBefore = othersCpu();
     }
     while ((await archived()) < before + BACKLOG) await sleep(20);
     const copySeconds = (now() - copying) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    const othersAfter = othersCpu();
     await stop(archiving);
 
     // End to end with the archive on and off, in interleaved rounds on the same Redis and PostgreSQL: every
@@ -220,6 +232,8 @@ async function main(): Promise<void> {
       copyPerSecond: BACKLOG / copySeconds,
       copySeconds,
       copyCpuMicrosPerOutcome: (cpu.user + cpu.system) / BACKLOG,
+      copyPostgresCpuMicrosPerOutcome: POSTGRES_IS_LOCAL ? ((othersAfter.postgres - othersBefore.postgres) * 1e6) / BACKLOG : null,
+      copyRedisCpuMicrosPerOutcome: ((othersAfter.redis - othersBefore.redis) * 1e6) / BACKLOG,
       backlog: BACKLOG,
       pipelineSeconds,
       drainSeconds: (drained - sendStart) / 1000,

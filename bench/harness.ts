@@ -1,7 +1,7 @@
 // What the Node benchmarks share: free ports, throwaway redis-server processes, child processes (the load
 // generator, the prober, peers, Verdict through its built CLI), and small HTTP and /metrics helpers.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -395,6 +395,24 @@ export function cpuSecondsOf(pid: number | undefined, thread?: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time (user + system) used so far by every process of this machine named `comm` (say, "postgres": its
+ * server, background workers and each connection's backend), in seconds. A process that ended meanwhile
+ * drops out: measure across a window in which the processes that matter live.
+ */
+export function cpuSecondsOfCommand(comm: string): number {
+  let seconds = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === comm) seconds += cpuSecondsOf(Number(pid));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return seconds;
 }
 
 /** CPU seconds the hypervisor gave this machine's cores to other guests so far (steal, from /proc/stat). */
