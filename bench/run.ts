@@ -40,6 +40,7 @@ import {
   medianRound,
   median,
   metric,
+  metricSum,
   serveCounts,
   serveDrained,
   now,
@@ -276,6 +277,25 @@ async function ingest(dir: string): Promise<void> {
 }
 
 /**
+ * Makes the events of singleBodies and batchBodies apply in this account, as a fleet's would: the Variant A
+ * outcomes they name are open (from a task whose condition they never meet), and their Variant B customer
+ * exists with a rate card naming one agent (the batches name none). Without this every one of them is
+ * dead-lettered (no such outcome, no such customer), and a worker draining them measures that path.
+ */
+async function applicableBodies(dir: string, stack: { ingress: VerdictProcess; token: string }): Promise<void> {
+  const { port } = stack.ingress;
+  await apiOk(port, stack.token, "PUT", "/v1/agents/support-bot", { name: "bench agent", condition: "bench_done" });
+  await apiOk(port, stack.token, "PUT", "/v1/rate-cards/bench", { currency: "EUR", entries: [{ agent_key: "support-bot", unit_amount: 100 }] });
+  await apiOk(port, stack.token, "PUT", "/v1/customers/cust-42", { name: "bench customer", rate_card_key: "bench" });
+  await apiOk(port, stack.token, "PUT", "/v1/tasks/orders", { name: "bench orders", condition: "bench_done" });
+  const orders = singleBodies().flatMap((body) => {
+    const key = (JSON.parse(body) as { outcome_key?: string }).outcome_key;
+    return key === undefined ? [] : [key];
+  });
+  await openOutcomes(dir, stack, "orders", orders);
+}
+
+/**
  * Rows 1a-3a: what a newcomer runs, `serve` with role all (a supervisor, its ingress and worker children)
  * and default settings, beside the bare server in interleaved rounds. Its workers drain what it accepts
  * during its rounds; before the next round they finish (not timed), so no backlog slows the bare server.
@@ -294,6 +314,7 @@ async function defaultServe(dir: string): Promise<void> {
       ingress: await metric(serve.metricsPort, 'verdict_supervisor_children{role="ingress"}'),
       worker: await metric(serve.metricsPort, 'verdict_supervisor_children{role="worker"}'),
     };
+    await applicableBodies(dir, { ingress: serve, token });
     const servers = [
       { name: "bare", port: bare.info.port, token: "x" },
       { name: "serve", port: serve.port, token },
@@ -312,6 +333,8 @@ async function defaultServe(dir: string): Promise<void> {
     const batch = await runRounds(({ port, token }) => ({ port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed }));
     await stopChild(bare.child);
     await bareRedis.stop();
+    const deadLetters = await metricSum(serve.metricsPort, "verdict_dead_letters_total");
+    if (deadLetters > 0) throw new Error(`rows 1a-2a: ${deadLetters} events were dead-lettered; their bodies should all apply`);
 
     // End to end through the default serve: as row 3, its own workers consuming while the batches arrive.
     const stack = { ingress: serve, token };
@@ -995,7 +1018,9 @@ How each row is measured:
 1a-3a. What \`npm start\` runs: \`serve\` with role all and default settings (a supervisor forking ingress and
    worker children by core count), with its own redis-server, measured against the bare server in ${ROUNDS}
    interleaved rounds as in 1 and 2. Its workers consume what it accepts during its rounds; after each of
-   its rounds they finish the backlog (untimed) before the next round starts. 3a as 3, through its own workers.
+   its rounds they finish the backlog (untimed) before the next round starts. The events apply: the Variant A
+   outcomes the bodies name are opened first and their Variant B customer has a rate card naming one agent
+   (the run fails if any event is dead-lettered). 3a as 3, through its own workers.
 3. Verdict: ingress and ONE worker process (\`serve --role worker\`, ${SHARDS} shards, default settings); ${int(E2E_OUTCOMES)} outcomes
    opened from a task (condition \`bench_done\`), then ${int(E2E_EVENTS)} events sent as ${BATCH}-event batches on ${BATCH_CONNECTIONS} connections
    while the worker consumes; time from the first request to the worker's \`verdict_events_processed_total\`
