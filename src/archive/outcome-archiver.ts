@@ -237,17 +237,12 @@ export class OutcomeArchiver {
     }
   }
 
-  /**
-   * Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). Their
-   * index members come from what step 1 recorded beside the digest: reading and unpacking every snapshot
-   * again for them was the largest part of the archive's CPU.
-   */
+  /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
   private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number> {
-    const { redis, keys } = this.deps;
+    const { keys } = this.deps;
     const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard), keys.archivedFilter(shard)];
     const args: (string | number)[] = [leaseValue, this.now(), FILTER_HASHES];
-    const recorded = await redis.hmget(keys.archivedDigests(shard), ...refs);
-    refs.forEach((ref, i) => {
+    for (const ref of refs) {
       const { accountId, outcomeKey } = parseOutcomeRef(ref);
       scriptKeys.push(
         keys.outcome(shard, accountId, outcomeKey),
@@ -258,11 +253,10 @@ export class OutcomeArchiver {
         keys.scoreIndex(shard, accountId, "anomaly"),
         keys.scoreIndex(shard, accountId, "novelty"),
       );
-      // Nothing recorded (or recorded by an older version, without members): the script finds no match and
-      // puts the outcome back to be archived again.
-      const members = membersOf(recorded[i] ?? null) ?? ["", "", "", ""];
-      args.push(ref, ...members, ...filterOffsets(ref));
-    });
+      // The script takes the outcome's index members from what step 1 recorded beside its digest: reading
+      // and unpacking every snapshot again for them was the largest part of the archive's CPU.
+      args.push(ref, ...filterOffsets(ref));
+    }
     return Number(await this.deps.deleteScript(scriptKeys, args));
   }
 }
@@ -273,30 +267,19 @@ function keyOfRef(keys: Keys, shard: number, ref: string): string {
 }
 
 /**
- * What step 1 records of an archived outcome, for step 2: `<sha1> <log length> <members>`, the snapshot's
- * SHA-1 and the log's length (what archive-delete.lua checks the keys against), then the JSON of its index
+ * What step 1 records of an archived outcome, for step 2 (archive-delete.lua): `<sha1> <log length> <members>`,
+ * the snapshot's SHA-1 and the log's length, which the keys must still match, then the JSON of its index
  * members (creation, trajectory, anomaly, novelty; "" when unscored), which the script removes.
  */
 function archivedValueOf({ record, snapshot, log }: Due): string {
   const scores = record.scores;
-  const members: IndexMembers = [
+  const members = [
     createdMemberOf(record),
     scores.trajectory === null ? "" : scoreMember(scores.trajectory, record.key),
     scores.anomaly === null ? "" : scoreMember(scores.anomaly, record.key),
     scores.novelty === null ? "" : scoreMember(scores.novelty, record.key),
   ];
   return `${createHash("sha1").update(snapshot).digest("hex")} ${log.length} ${JSON.stringify(members)}`;
-}
-
-/** An outcome's creation, trajectory, anomaly and novelty index members. */
-type IndexMembers = [string, string, string, string];
-
-/** The members in a value archivedValueOf wrote, or undefined when there is none or it has none. */
-function membersOf(value: string | null): IndexMembers | undefined {
-  if (value === null) return undefined;
-  // After the 40 hex digits of the SHA-1, a space, the length and a space.
-  const start = value.indexOf(" ", 41) + 1;
-  return start === 0 ? undefined : (JSON.parse(value.slice(start)) as IndexMembers);
 }
 
 /** The outcomes' rows, column by column (the arrays commitRows unnests). */

@@ -8,8 +8,9 @@
   KEYS[1] shard lease key
   KEYS[2] shard fence key
   KEYS[3] shard archived index (sorted set of refs by archive commit time)
-  KEYS[4] what was archived of each ref (hash ref -> "<sha1> <log length> <index members as JSON>"; the
-          archiver passes the members below from there)
+  KEYS[4] what was archived of each ref (hash ref -> "<sha1> <log length> <members>": the snapshot's SHA-1,
+          the log's length, and a JSON array of its creation, trajectory, anomaly and novelty index members,
+          "" when unscored)
   KEYS[5] shard settled index
   KEYS[6] shard due-time index
   KEYS[7] shard archived-outcome filter (a bitmap, src/archive/archived-filter.ts): a deleted outcome's bits
@@ -19,9 +20,7 @@
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] now (ms): the settled score of an outcome put back
   ARGV[3] H, the filter's bit offsets per outcome
-  ARGV[4..] 5 + H values per outcome: ref, creation index member, trajectory, anomaly and novelty members
-            ("" when unscored; all "" when KEYS[4] holds none for it, and then nothing matches), then its H
-            filter offsets
+  ARGV[4..] 1 + H values per outcome: ref, then its H filter offsets
 
   Returns the number of outcomes deleted, or -1 when the lease is lost.
 ]]
@@ -34,26 +33,28 @@ local hashes = tonumber(ARGV[3])
 local deleted = 0
 for i = 0, (#KEYS - 7) / 7 - 1 do
   local k = 8 + i * 7
-  local a = 4 + i * (5 + hashes)
+  local a = 4 + i * (1 + hashes)
   local ref = ARGV[a]
   local snapshot = redis.call('GET', KEYS[k])
   if snapshot then
-    -- What was archived, followed by the members: a prefix match (a SHA-1 and a length, then a space).
+    -- What was archived, then the members: the keys must still hold what the SHA-1 and length describe.
+    -- A record without members (an earlier version's) matches nothing, so its outcome is archived again.
     local archived = redis.call('HGET', KEYS[4], ref)
     local expected = redis.sha1hex(snapshot) .. ' ' .. redis.call('XLEN', KEYS[k + 1]) .. ' '
     if not archived or string.sub(archived, 1, #expected) ~= expected then
       redis.call('ZADD', KEYS[5], ARGV[2], ref)
     else
+      local members = cjson.decode(string.sub(archived, #expected + 1))
       redis.call('DEL', KEYS[k], KEYS[k + 1], KEYS[k + 2])
-      redis.call('ZREM', KEYS[k + 3], ARGV[a + 1])
-      for s = 0, 2 do
-        if ARGV[a + 2 + s] ~= '' then
-          redis.call('ZREM', KEYS[k + 4 + s], ARGV[a + 2 + s])
+      redis.call('ZREM', KEYS[k + 3], members[1])
+      for s = 1, 3 do
+        if members[1 + s] ~= '' then
+          redis.call('ZREM', KEYS[k + 3 + s], members[1 + s])
         end
       end
       redis.call('ZREM', KEYS[6], ref)
       for h = 1, hashes do
-        redis.call('SETBIT', KEYS[7], ARGV[a + 4 + h], 1)
+        redis.call('SETBIT', KEYS[7], ARGV[a + h], 1)
       end
       deleted = deleted + 1
     end
