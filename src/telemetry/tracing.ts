@@ -6,10 +6,10 @@
 // into the event's envelope, and the worker links its batch span to every event's request and opens a
 // span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
 import { propagation, ROOT_CONTEXT, SpanKind, trace, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { OffThreadExporter } from "./off-thread-exporter.js";
 import { samplerFromEnv, type RootSampling } from "./sampler-from-env.js";
 import { SynchronousContextManager } from "./synchronous-context-manager.js";
 import { TraceIds } from "./trace-ids.js";
@@ -46,7 +46,8 @@ export function startTracing(role: string, env: Readonly<Record<string, string |
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }),
     resourceDetectors: [envDetector],
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    // Batches are encoded and sent by a worker thread (see OffThreadExporter).
+    spanProcessors: [new BatchSpanProcessor(new OffThreadExporter())],
     sampler,
     idGenerator: ids,
     // Metrics go through prom-client's /metrics, logs through pino: nothing else to export.
