@@ -1,6 +1,7 @@
 // A trace id drawn ahead is the next root span's, once; forgotten, it is nobody's.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TraceIds } from "./trace-ids.js";
+import { hexWord, TraceIds } from "./trace-ids.js";
 
 describe("TraceIds", () => {
   it("gives the trace id drawn ahead to the next root span only", () => {
@@ -36,5 +37,12 @@ describe("TraceIds.nextTraceIdAccumulation", () => {
       expect(accumulation).toBe(words.reduce((a, w) => (a ^ w) >>> 0, 0));
       expect(ids.generateTraceId()).toBe(hex);
     }
+  });
+});
+
+describe("hexWord", () => {
+  it("writes any unsigned 32-bit word as toString(16) does, padded to 8 digits", () => {
+    for (const word of [0, 1, 0xff, 0x7fffffff, 0x80000000, 0xffffffff]) expect(hexWord(word)).toBe(word.toString(16).padStart(8, "0"));
+    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (word) => hexWord(word) === word.toString(16).padStart(8, "0")));
   });
 });

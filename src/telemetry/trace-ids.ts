@@ -71,7 +71,14 @@ function randomWord(): number {
   return (Math.random() * 0x100000000) >>> 0;
 }
 
-/** An unsigned 32-bit word as 8 lowercase hex digits. */
-function hexWord(word: number): string {
-  return word.toString(16).padStart(8, "0");
+/** Every byte as 2 lowercase hex digits. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/**
+ * An unsigned 32-bit word as 8 lowercase hex digits, a byte at a time: `toString(16)` of a word above 2^30
+ * (not a small integer to V8) took a slow path, about 0.4 µs each, and a sampled request writes 8 of them
+ * (its trace id, its span's and its enqueue span's ids): a third of what the SDK spent on its spans.
+ */
+export function hexWord(word: number): string {
+  return HEX_BYTES[word >>> 24]! + HEX_BYTES[(word >>> 16) & 0xff]! + HEX_BYTES[(word >>> 8) & 0xff]! + HEX_BYTES[word & 0xff]!;
 }
