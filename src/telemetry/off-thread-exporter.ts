@@ -49,8 +49,14 @@ export class OffThreadExporter implements SpanExporter {
     }
     const id = this.nextId++;
     this.pending.set(id, resultCallback);
-    const request: ExportRequest = { kind: "export", id, resource: resourceRecord(first.resource), spans: spans.map(spanRecord) };
-    this.started().postMessage(request);
+    try {
+      const request: ExportRequest = { kind: "export", id, resource: resourceRecord(first.resource), spans: spans.map(spanRecord) };
+      this.started().postMessage(request);
+    } catch (error) {
+      // A value structured clone cannot copy (DataCloneError): the batch fails now rather than leave the
+      // processor waiting for an answer that never comes.
+      this.settle(id, { code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
+    }
   }
 
   /** Resolves once every batch posted so far is answered. */

@@ -1,6 +1,7 @@
 // The export thread sends what the OTLP/HTTP exporter sends from the main thread, byte for byte once
 // parsed (parents, links with tracestate, events, status, every attribute type), reports a refused batch
-// as FAILED, and flushes on shutdown, after which it refuses batches.
+// as FAILED, fails a batch it cannot copy at once, starts a new thread after one died, and flushes on
+// shutdown, after which it refuses batches.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { context, SpanStatusCode, trace, TraceFlags, type Tracer } from "@opentelemetry/api";
@@ -90,6 +91,34 @@ describe("OffThreadExporter", () => {
     await exporter.shutdown();
     expect(result.code).toBe(ExportResultCode.FAILED);
     expect(result.error?.message).toBe("Bad Request");
+  });
+
+  it("fails a batch it cannot copy to the thread at once, and exports the next one", async () => {
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${receiver.url}/uncopyable`;
+    const exporter = new OffThreadExporter();
+    const [span] = endedSpans();
+    // The SDK sanitises attributes, so only a span from elsewhere could carry a function.
+    const uncopyable = { ...span!, spanContext: span!.spanContext, attributes: { callback: (() => {}) as unknown as string } };
+    const failed = await exported(exporter, [uncopyable]);
+    expect(failed.code).toBe(ExportResultCode.FAILED);
+    expect(failed.error?.name).toBe("DataCloneError");
+    expect((await exported(exporter, endedSpans())).code).toBe(ExportResultCode.SUCCESS);
+    await exporter.shutdown();
+    expect(receiver.bodies.get("/uncopyable/v1/traces")).toHaveLength(1);
+  });
+
+  it("fails the batches of a thread that died and starts a new one for the next", async () => {
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${receiver.url}/restart`;
+    const exporter = new OffThreadExporter();
+    const [span] = endedSpans();
+    // A resource without attributes makes the thread's handler throw: the thread exits.
+    const fatal = { ...span!, spanContext: span!.spanContext, resource: { ...span!.resource, attributes: null as unknown as ReadableSpan["resource"]["attributes"] } };
+    const lost = await exported(exporter, [fatal]);
+    expect(lost.code).toBe(ExportResultCode.FAILED);
+    expect(lost.error?.message).toBe("span export thread exited with 1");
+    expect((await exported(exporter, endedSpans())).code).toBe(ExportResultCode.SUCCESS);
+    await exporter.shutdown();
+    expect(receiver.bodies.get("/restart/v1/traces")).toHaveLength(1);
   });
 
   it("flushes on shutdown and refuses batches after it", async () => {
