@@ -3,6 +3,7 @@
 // while its rows cannot be committed, reads that need the archive answer 503, and once PostgreSQL is back
 // the archive catches up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FILTER_BITS, FILTER_LAYOUT_VERSION } from "../../src/archive/archived-filter.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { eventually, metricValue, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
@@ -49,6 +50,17 @@ describe("PostgreSQL unreachable for 30 s", () => {
     const started = await t.request("POST", "/v1/events/batch", { events: agentKeys.map((key) => ({ key, customer_key: "acme", action: "step" })) });
     expect((started.body as { failed: unknown[] }).failed).toEqual([]);
     await eventually(async () => ((await inRedis(agentKeys)) === OUTCOMES ? true : undefined), 10_000, "the Variant B outcomes created");
+
+    // New keys skip PostgreSQL only once the shards' filters are rebuilt from the archive (at start, or
+    // 10 s after an attempt that failed): on a busy machine that can come after this point, and the test is
+    // about an outage of an archive the service had reached.
+    const filtersReady = async (): Promise<true | undefined> => {
+      const versions = await Promise.all(
+        Array.from({ length: t.options.shards }, (_, shard) => t.app.redis.call("BITFIELD", t.app.keys.archivedFilter(shard), "GET", "u8", FILTER_BITS) as Promise<number[]>),
+      );
+      return versions.every(([version]) => version === FILTER_LAYOUT_VERSION) ? true : undefined;
+    };
+    await eventually(filtersReady, 30_000, "the archived-outcome filters rebuilt");
 
     proxy.cut();
     const cutAt = Date.now();
