@@ -123,7 +123,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (ex.aborted || ex.answered) return;
     ex.answered = true;
     countRequest(ex.route, ex.method, response.status);
-    if (ex.span) endSpan(ex.span, ex.route, response.status);
+    if (ex.span) endSpan(ex.span, response.status);
     const text = response.body === undefined ? undefined : JSON.stringify(response.body);
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
       sendStreamed(ex, response, Buffer.from(text), writeStallMs);
@@ -293,9 +293,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
   });
 }
 
-/** Ends a request's span with its route and status (5xx marks it an error). */
-function endSpan(span: Span, route: string, status: number): void {
-  span.setAttribute("http.route", route);
+/** Ends a request's span with its status (5xx marks it an error); its route was set when it started. */
+function endSpan(span: Span, status: number): void {
   span.setAttribute("http.response.status_code", status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();

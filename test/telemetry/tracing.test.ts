@@ -55,6 +55,8 @@ describe("tracing (standalone)", () => {
     expect(request).toBeDefined();
     expect(request!.name).toBe("POST /v1/events");
     expect(request!.traceId).toBe(apply.traceId);
+    expect(attribute(request!, "http.route")).toBe("/v1/events");
+    expect(attribute(request!, "http.request.method")).toBe("POST");
     expect(attribute(request!, "http.response.status_code")).toBe(202);
     expect(attribute(request!, "verdict.account_id")).toBe(t.accountId);
 
