@@ -2,20 +2,32 @@
 // in order under an advisory lock so that processes starting together apply each one once.
 import { readdirSync, readFileSync } from "node:fs";
 import postgres from "postgres";
+import { DEFAULT_OPTIONS } from "../config/options.js";
+import { stallGuardedSocket } from "./stall-guarded-socket.js";
 
 export type ArchiveSql = postgres.Sql;
 
 const MIGRATIONS = new URL("./migrations/", import.meta.url);
+const CONNECT_TIMEOUT_S = 5;
 /** Any constant shared by every Verdict process: the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x5645524449435421n;
 
 /** A PostgreSQL URL, or the unix socket of the embedded archive (src/archive/embedded-archive.ts). */
 export type ArchiveLocation = string | { socketPath: string };
 
-export function openArchive(location: ArchiveLocation): ArchiveSql {
+/**
+ * The archive's pool. A PostgreSQL over the network gets connections that give up on a silent peer after
+ * `stallMs` (see stall-guarded-socket.ts); the embedded archive's socket is local, and a statement there may
+ * rightly wait behind another one (PGlite runs one at a time).
+ */
+export function openArchive(location: ArchiveLocation, stallMs = DEFAULT_OPTIONS.archiveStallMs): ArchiveSql {
   // Notices (e.g. "relation already exists, skipping") are expected and not worth a log line each.
-  const common = { onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 };
-  if (typeof location === "string") return postgres(location, { ...common, max: 4 });
+  const common = { onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, idle_timeout: 30 };
+  if (typeof location === "string") {
+    // `socket` is a documented option postgres.js's types leave out; a variable, not a literal, passes it.
+    const network = { ...common, max: 4, socket: stallGuardedSocket(stallMs, CONNECT_TIMEOUT_S * 1000) };
+    return postgres(location, network);
+  }
   // The embedded archive runs one statement at a time for everyone (one PGlite session), so more connections
   // would only wait; two let a read queue while a transaction runs instead of behind it in the client.
   return postgres({ ...common, path: location.socketPath, username: "postgres", database: "postgres", max: 2 });

@@ -17,7 +17,7 @@ export interface ConfiguredArchive {
 /** The configured archive, or undefined when there is none (a production Redis without VERDICT_ARCHIVE_URL). */
 export async function openConfiguredArchive(options: VerdictOptions): Promise<ConfiguredArchive | undefined> {
   if (options.archiveUrl !== undefined) {
-    const sql = openArchive(options.archiveUrl);
+    const sql = openArchive(options.archiveUrl, options.archiveStallMs);
     return { sql, where: `PostgreSQL at ${archiveHost(options.archiveUrl)}`, close: () => sql.end({ timeout: 5 }) };
   }
   if (options.redis.kind !== "embedded") return undefined;

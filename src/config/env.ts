@@ -118,6 +118,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     publicUrl: env.VERDICT_PUBLIC_URL || undefined,
     archiveUrl: env.VERDICT_ARCHIVE_URL || undefined,
     hotRetentionMs: env.VERDICT_HOT_RETENTION ? parseDurationSetting("VERDICT_HOT_RETENTION", env.VERDICT_HOT_RETENTION) : DEFAULT_OPTIONS.hotRetentionMs,
+    archiveStallMs: env.VERDICT_ARCHIVE_STALL ? parseDurationSetting("VERDICT_ARCHIVE_STALL", env.VERDICT_ARCHIVE_STALL) : DEFAULT_OPTIONS.archiveStallMs,
     webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
     webhookDisableAfterMs: env.VERDICT_WEBHOOK_DISABLE_AFTER ? parseDurationSetting("VERDICT_WEBHOOK_DISABLE_AFTER", env.VERDICT_WEBHOOK_DISABLE_AFTER) : DEFAULT_OPTIONS.webhookDisableAfterMs,

@@ -98,6 +98,13 @@ export interface VerdictOptions {
   /** How long a settled outcome stays in Redis after its verdict before it moves to the archive. @default 24 h */
   hotRetentionMs: number;
   /**
+   * A connection to the archive's PostgreSQL that hears nothing for this long while it waits is given up, so
+   * a silent peer (a partition that drops packets, a host that died) fails a statement within this bound
+   * instead of after TCP's own 15 minutes; a statement that legitimately runs longer is cut too.
+   * @default 30 s
+   */
+  archiveStallMs: number;
+  /**
    * Delays between a webhook message's failed attempts and the next (ms, with jitter); a message failing
    * one attempt more than there are delays is `failed`. @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
    */
@@ -145,6 +152,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   publicUrl: undefined,
   archiveUrl: undefined,
   hotRetentionMs: 24 * 3_600_000,
+  archiveStallMs: 30_000,
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
   webhookDisableAfterMs: DEFAULT_WEBHOOK_DISABLE_AFTER_MS,
@@ -187,6 +195,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
     problems.push("archiveUrl must be a postgres:// or postgresql:// URL");
   }
   if (!Number.isInteger(options.hotRetentionMs) || options.hotRetentionMs < 0) problems.push("hotRetentionMs must be a whole number of ms, 0 or more");
+  if (!Number.isInteger(options.archiveStallMs) || options.archiveStallMs < 1) problems.push("archiveStallMs must be a whole number of ms, 1 or more");
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
   }

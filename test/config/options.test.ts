@@ -47,8 +47,9 @@ describe("duration settings", () => {
   const secret = randomBytes(32).toString("base64url");
 
   it("reads a duration in ms, s, m, h or d, and a schedule of them", () => {
-    const options = optionsFromEnv({ ...base, VERDICT_TOKEN_SECRET: secret, VERDICT_HOT_RETENTION: "90m", VERDICT_WEBHOOK_DISABLE_AFTER: " 5d ", VERDICT_WEBHOOK_RETRY_SCHEDULE: "250ms, 5s,2h" });
+    const options = optionsFromEnv({ ...base, VERDICT_TOKEN_SECRET: secret, VERDICT_HOT_RETENTION: "90m", VERDICT_ARCHIVE_STALL: "10s", VERDICT_WEBHOOK_DISABLE_AFTER: " 5d ", VERDICT_WEBHOOK_RETRY_SCHEDULE: "250ms, 5s,2h" });
     expect(options.hotRetentionMs).toBe(90 * 60_000);
+    expect(options.archiveStallMs).toBe(10_000);
     expect(options.webhookDisableAfterMs).toBe(5 * 86_400_000);
     expect(options.webhookRetryScheduleMs).toEqual([250, 5000, 7_200_000]);
   });
@@ -57,6 +58,7 @@ describe("duration settings", () => {
     for (const [name, value] of [
       ["VERDICT_HOT_RETENTION", "24"],
       ["VERDICT_HOT_RETENTION", "1.5h"],
+      ["VERDICT_ARCHIVE_STALL", "30"],
       ["VERDICT_WEBHOOK_DISABLE_AFTER", "5 days"],
       ["VERDICT_WEBHOOK_RETRY_SCHEDULE", "5s,,2h"],
       ["VERDICT_WEBHOOK_RETRY_SCHEDULE", "5s;5m"],

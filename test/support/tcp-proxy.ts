@@ -1,21 +1,38 @@
-// A TCP proxy in front of a real server (PostgreSQL) that a test can cut, as a network partition or a
-// stopped server would: cutting drops every open connection and refuses new ones until restored.
+// A TCP proxy in front of a real server (PostgreSQL) that a test can cut, as a stopped server or a refused
+// connection would (every open connection dropped, new ones refused until restored), or freeze, as a
+// network partition that drops packets silently would: open connections stay open and nothing moves either
+// way, new connections are accepted and hear nothing, and on thaw the held bytes are delivered as TCP's
+// retransmissions would deliver them.
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 export interface TcpProxy {
   port: number;
   cut(): void;
   restore(): void;
+  freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpProxy> {
   let open = true;
+  let frozen = false;
   const sockets = new Set<Socket>();
+  /** Writes held while frozen, in order, delivered on thaw. */
+  let held: (() => void)[] = [];
   const track = (socket: Socket): void => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
+  };
+  const forward = (from: Socket, to: Socket): void => {
+    from.on("data", (chunk: Buffer) => {
+      const write = (): void => {
+        if (!to.destroyed) to.write(chunk);
+      };
+      if (frozen) held.push(write);
+      else write();
+    });
   };
   const server: Server = createServer((client) => {
     track(client);
@@ -25,7 +42,9 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
     }
     const upstream = connect(targetPort, targetHost);
     track(upstream);
-    client.pipe(upstream).pipe(client);
+    forward(client, upstream);
+    forward(upstream, client);
+    // A peer that gives up is seen at once, frozen or not: the partition is the test's, not the client's.
     client.once("close", () => upstream.destroy());
     upstream.once("close", () => client.destroy());
   });
@@ -39,6 +58,15 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
     },
     restore() {
       open = true;
+    },
+    freeze() {
+      frozen = true;
+    },
+    thaw() {
+      frozen = false;
+      const writes = held;
+      held = [];
+      for (const write of writes) write();
     },
     close: () =>
       new Promise<void>((resolve) => {
