@@ -377,8 +377,9 @@ async function defaultServe(dir: string): Promise<void> {
  * equally busy (this host's speed itself moves between seconds), and identical processes of a pair gave
  * 0.88x-1.16x: a 5% bound was out of reach. Loaded together, both see the same host, and what each pays per
  * request is its main thread's CPU over the requests it answered (the ingress is bound by its main thread:
- * its throughput is 1 / that). A/A pairs then agree within 1-3%. Fresh pairs still, since a process keeps
- * some of its JIT luck for life.
+ * its throughput is 1 / that). A/A pairs then agreed within 1-3% on one host, but spread 0.88-1.17 on
+ * another (BENCH_TRACING_AA shows a host's own). Fresh pairs still, since a process keeps some of its JIT
+ * luck for life.
  */
 async function tracingCost(dir: string): Promise<void> {
   await phase(`tracing: single-event ingest with tracing at ${TRACING_RATIO} sampling and without, ${TRACING_PAIRS} pairs of processes loaded together, ${ROUNDS} rounds each`, async () => {

@@ -1,8 +1,9 @@
 // A span exporter that hands each batch to a worker thread, which encodes it and sends it over OTLP/HTTP.
 //
 // Why: in the ingress at 1% sampling, exporting on the main thread cost about 4% of its CPU per request
-// (against this exporter, pairs loaded together, 2026-11-26: 0.908-0.982): the OTLP encoding of every batch, and an HTTP client in the process
-// whose traffic makes Node's stream internals, which also carry the Redis connection, polymorphic.
+// (against this exporter, pairs loaded together, 2026-11-26: 0.908-0.982): the OTLP encoding of every
+// batch, and an HTTP client in the process whose traffic makes Node's stream internals, which also carry
+// the Redis connection, polymorphic.
 // Here the main thread only copies the ended spans into plain records and posts them; the thread has its
 // own heap and JIT. Batching stays the SDK's (BatchSpanProcessor and its OTEL_BSP_* variables).
 import { Worker } from "node:worker_threads";
