@@ -7,7 +7,7 @@ import { FILTER_BITS, FILTER_LAYOUT_VERSION } from "../../src/archive/archived-f
 import { shardOf } from "../../src/streams/shard.js";
 import { eventually, metricValue, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
-import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+import { proxyFor, type TcpProxy } from "../support/tcp-proxy.js";
 
 const OUTCOMES = 20;
 const OUTAGE_MS = 30_000;
@@ -21,10 +21,9 @@ describe("PostgreSQL unreachable for 30 s", () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    proxy = await startTcpProxy(Number(new URL(db.url).port || 5432));
-    const url = new URL(db.url);
-    url.port = String(proxy.port);
-    t = await startTestApp("standalone", { archiveUrl: url.toString(), hotRetentionMs: 1000 });
+    let archiveUrl: string;
+    ({ proxy, url: archiveUrl } = await proxyFor(db.url));
+    t = await startTestApp("standalone", { archiveUrl, hotRetentionMs: 1000 });
   }, 60_000);
 
   afterAll(async () => {

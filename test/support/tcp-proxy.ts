@@ -14,6 +14,15 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/** A proxy in front of the server a URL names (postgres://...), and the same URL through the proxy. */
+export async function proxyFor(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const target = new URL(url);
+  const proxy = await startTcpProxy(Number(target.port || 5432), target.hostname);
+  target.port = String(proxy.port);
+  target.hostname = "127.0.0.1";
+  return { proxy, url: target.toString() };
+}
+
 export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpProxy> {
   let open = true;
   let frozen = false;

@@ -93,32 +93,37 @@ describe("OffThreadExporter", () => {
     expect(result.error?.message).toBe("Bad Request");
   });
 
-  it("fails a batch it cannot copy to the thread at once, and exports the next one", async () => {
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${receiver.url}/uncopyable`;
+  /**
+   * Exports a batch of one span changed by `spoil` (to `path`), then a sound batch, which must succeed;
+   * returns the first batch's result and how many batches reached the collector.
+   */
+  const spoiledThenSound = async (path: string, spoil: (span: ReadableSpan) => ReadableSpan): Promise<{ spoiled: ExportResult; received: number }> => {
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${receiver.url}${path}`;
     const exporter = new OffThreadExporter();
-    const [span] = endedSpans();
-    // The SDK sanitises attributes, so only a span from elsewhere could carry a function.
-    const uncopyable = { ...span!, spanContext: span!.spanContext, attributes: { callback: (() => {}) as unknown as string } };
-    const failed = await exported(exporter, [uncopyable]);
-    expect(failed.code).toBe(ExportResultCode.FAILED);
-    expect(failed.error?.name).toBe("DataCloneError");
+    const spoiled = await exported(exporter, [spoil(endedSpans()[0]!)]);
     expect((await exported(exporter, endedSpans())).code).toBe(ExportResultCode.SUCCESS);
     await exporter.shutdown();
-    expect(receiver.bodies.get("/uncopyable/v1/traces")).toHaveLength(1);
+    return { spoiled, received: receiver.bodies.get(`${path}/v1/traces`)?.length ?? 0 };
+  };
+
+  it("fails a batch it cannot copy to the thread at once, and exports the next one", async () => {
+    // The SDK sanitises attributes, so only a span from elsewhere could carry a function.
+    const { spoiled, received } = await spoiledThenSound("/uncopyable", (span) => ({ ...span, spanContext: span.spanContext, attributes: { callback: (() => {}) as unknown as string } }));
+    expect(spoiled.code).toBe(ExportResultCode.FAILED);
+    expect(spoiled.error?.name).toBe("DataCloneError");
+    expect(received).toBe(1);
   });
 
   it("fails the batches of a thread that died and starts a new one for the next", async () => {
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${receiver.url}/restart`;
-    const exporter = new OffThreadExporter();
-    const [span] = endedSpans();
     // A resource without attributes makes the thread's handler throw: the thread exits.
-    const fatal = { ...span!, spanContext: span!.spanContext, resource: { ...span!.resource, attributes: null as unknown as ReadableSpan["resource"]["attributes"] } };
-    const lost = await exported(exporter, [fatal]);
-    expect(lost.code).toBe(ExportResultCode.FAILED);
-    expect(lost.error?.message).toBe("span export thread exited with 1");
-    expect((await exported(exporter, endedSpans())).code).toBe(ExportResultCode.SUCCESS);
-    await exporter.shutdown();
-    expect(receiver.bodies.get("/restart/v1/traces")).toHaveLength(1);
+    const { spoiled, received } = await spoiledThenSound("/restart", (span) => ({
+      ...span,
+      spanContext: span.spanContext,
+      resource: { ...span.resource, attributes: null as unknown as ReadableSpan["resource"]["attributes"] },
+    }));
+    expect(spoiled.code).toBe(ExportResultCode.FAILED);
+    expect(spoiled.error?.message).toBe("span export thread exited with 1");
+    expect(received).toBe(1);
   });
 
   it("flushes on shutdown and refuses batches after it", async () => {
