@@ -398,6 +398,23 @@ export function cpuSecondsOf(pid: number | undefined, thread?: number): number {
 }
 
 /**
+ * The processes of a `serve` with role all, by role: the supervisor and the children it forked, each of
+ * which carries its role in its environment (VERDICT_ROLE, set by the supervisor).
+ */
+export function servePids(supervisorPid: number): { supervisor: number; ingress: number[]; worker: number[] } {
+  const pids = { supervisor: supervisorPid, ingress: [] as number[], worker: [] as number[] };
+  const children = readFileSync(`/proc/${supervisorPid}/task/${supervisorPid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  for (const pid of children) {
+    const role = /(?:^|\0)VERDICT_ROLE=(\w+)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1];
+    if (role === "ingress" || role === "worker") pids[role].push(pid);
+  }
+  return pids;
+}
+
+/** CPU seconds used so far by some processes together (see cpuSecondsOf). */
+export const cpuSecondsOfAll = (pids: readonly number[]): number => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
+
+/**
  * CPU time (user + system) used so far by every process of this machine named `comm` (say, "postgres": its
  * server, background workers and each connection's backend), in seconds. A process that ended meanwhile
  * drops out: measure across a window in which the processes that matter live.

@@ -35,6 +35,7 @@ import {
   batchBodies,
   benchScript,
   cpuSecondsOf,
+  cpuSecondsOfAll,
   machineBusySeconds,
   stealSeconds,
   killAll,
@@ -45,6 +46,7 @@ import {
   metricSum,
   serveCounts,
   serveDrained,
+  servePids,
   now,
   rate,
   redisVersion,
@@ -204,6 +206,17 @@ function range<T>(n: number, item: (i: number) => T): T[] {
 // ---------------------------------------------------------------------------------------------------------
 // Results
 
+/**
+ * Rows 1a and 2a: the median rounds, and CPU per event (µs) of each process over every round (warm-ups
+ * included), the default serve's with its workers applying the round's events; `machine` is every core's
+ * busy time, the load generator's included.
+ */
+interface ServeRows {
+  serve: LoadResult;
+  bare: LoadResult;
+  cpu: { serve: { ingress: number; worker: number; redis: number; machine: number }; bare: { server: number; redis: number; machine: number } };
+}
+
 interface Results {
   single: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
   batch: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
@@ -214,8 +227,8 @@ interface Results {
   /** Rows 1a-3a: the default `serve` (role all: the supervisor and its children) beside the bare server. */
   serve?: {
     plan: string;
-    single: { serve: LoadResult; bare: LoadResult };
-    batch: { serve: LoadResult; bare: LoadResult };
+    single: ServeRows;
+    batch: ServeRows;
     e2e: { events: number; seconds: number; ingestSeconds: number; sampleOk: boolean };
   };
   e2e?: {
@@ -313,7 +326,7 @@ async function applicableBodies(dir: string, stack: { ingress: VerdictProcess; t
 async function defaultServe(dir: string): Promise<void> {
   await phase(`serve: the default serve (role all)${SERVE_CPUS === undefined ? "" : ` on CPUs ${SERVE_CPUS}`} and bare uWS + XADD, ${ROUNDS} interleaved rounds, then end to end`, async () => {
     const bareRedis = await startRedis(dir);
-    const bare = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
+    const bareServer = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
     const redis = await startRedis(dir);
     const { token } = await createAccount(redis);
     // Default settings (its 16 shards), as `npm start` runs.
@@ -326,22 +339,50 @@ async function defaultServe(dir: string): Promise<void> {
     };
     await applicableBodies(dir, { ingress: serve, token });
     const servers = [
-      { name: "bare", port: bare.info.port, token: "x" },
+      { name: "bare", port: bareServer.info.port, token: "x" },
       { name: "serve", port: serve.port, token },
     ] as const;
     const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
-    const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<{ serve: LoadResult; bare: LoadResult }> => {
+    const pids = servePids(serve.child.pid!);
+    // Every event of a round, its warm-up's included, as the servers count them: the CPU is measured over all.
+    const bareEvents = async (): Promise<number> => Number(/cmdstat_xadd:calls=(\d+)/.exec(await bareRedis.admin.info("commandstats"))?.[1] ?? 0);
+    const serveEvents = async (): Promise<number> => (await serveCounts(serve.metricsPort)).accepted;
+    const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<ServeRows> => {
+      const cpu = { serve: { ingress: 0, worker: 0, redis: 0, machine: 0, events: 0 }, bare: { server: 0, redis: 0, machine: 0, events: 0 } };
       const [bareRounds, serveRounds] = await rotatingRounds(servers, ROUNDS, async (server) => {
+        const bare = server.name === "bare";
+        const eventsBefore = bare ? await bareEvents() : await serveEvents();
+        const before = { ingress: cpuSecondsOfAll(pids.ingress), worker: cpuSecondsOfAll(pids.worker), redis: cpuSecondsOf(redis.child.pid), bare: cpuSecondsOf(bareServer.child.pid), bareRedis: cpuSecondsOf(bareRedis.child.pid), machine: machineBusySeconds() };
         const result = await load(dir, spec(server));
-        if (server.name === "serve") await serveDrained(serve.metricsPort);
+        // The workers' share of a round is what it takes them to apply its events, however long after.
+        if (!bare) await serveDrained(serve.metricsPort);
+        const machine = machineBusySeconds() - before.machine;
+        if (bare) {
+          cpu.bare.server += cpuSecondsOf(bareServer.child.pid) - before.bare;
+          cpu.bare.redis += cpuSecondsOf(bareRedis.child.pid) - before.bareRedis;
+          cpu.bare.machine += machine;
+          cpu.bare.events += (await bareEvents()) - eventsBefore;
+        } else {
+          cpu.serve.ingress += cpuSecondsOfAll(pids.ingress) - before.ingress;
+          cpu.serve.worker += cpuSecondsOfAll(pids.worker) - before.worker;
+          cpu.serve.redis += cpuSecondsOf(redis.child.pid) - before.redis;
+          cpu.serve.machine += machine;
+          cpu.serve.events += (await serveEvents()) - eventsBefore;
+        }
         return result;
       });
-      return { bare: medianRound(bareRounds!), serve: medianRound(serveRounds!) };
+      const perEvent = <K extends string>(used: Record<K | "events", number>, names: readonly K[]): Record<K, number> =>
+        Object.fromEntries(names.map((name) => [name, (used[name] / used.events) * 1e6])) as Record<K, number>;
+      return {
+        bare: medianRound(bareRounds!),
+        serve: medianRound(serveRounds!),
+        cpu: { serve: perEvent(cpu.serve, ["ingress", "worker", "redis", "machine"]), bare: perEvent(cpu.bare, ["server", "redis", "machine"]) },
+      };
     };
     const single = await runRounds(({ port, token }) => ({ port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed }));
     await bareRedis.admin.flushall();
     const batch = await runRounds(({ port, token }) => ({ port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed }));
-    await stopChild(bare.child);
+    await stopChild(bareServer.child);
     await bareRedis.stop();
     const deadLetters = await metricSum(serve.metricsPort, "verdict_dead_letters_total");
     if (deadLetters > 0) throw new Error(`rows 1a-2a: ${deadLetters} events were dead-lettered; their bodies should all apply`);
@@ -810,6 +851,12 @@ function ingestCell(r: LoadResult | undefined, perRequest: number): string {
   return `${int(rate(r) * perRequest)} ${unit} (p50 ${ms(r.p50Ms)} ms, p99 ${ms(r.p99Ms)} ms${errors})`;
 }
 
+const micros = (n: number): string => n.toFixed(n < 10 ? 1 : 0);
+const serveCpuCell = ({ cpu: { serve: cpu } }: ServeRows): string =>
+  `CPU per event: ingress ${micros(cpu.ingress)} µs, workers ${micros(cpu.worker)}, Redis ${micros(cpu.redis)}; machine ${micros(cpu.machine)}`;
+const bareCpuCell = ({ cpu: { bare: cpu } }: ServeRows): string =>
+  `CPU per event: server ${micros(cpu.server)} µs, Redis ${micros(cpu.redis)}; machine ${micros(cpu.machine)}`;
+
 function table(): string {
   const rows: string[][] = [];
   const { single, batch, e2e, bullmqE2e, visible, memory: mem, storm, takeover: take } = results;
@@ -864,8 +911,8 @@ function table(): string {
   const vsBare = (pair: { serve: LoadResult; bare: LoadResult }): number => rate(pair.serve) / rate(pair.bare);
   rows.push([
     `1a. Single-event ingest as 1, the default \`serve\` (role all: ${serve?.plan ?? "supervisor and children"}), its workers draining meanwhile`,
-    serve ? ingestCell(serve.single.serve, 1) : "not run",
-    serve ? ingestCell(serve.single.bare, 1) : "not run",
+    serve ? `${ingestCell(serve.single.serve, 1)}; ${serveCpuCell(serve.single)}` : "not run",
+    serve ? `${ingestCell(serve.single.bare, 1)}; ${bareCpuCell(serve.single)}` : "not run",
     "n/a",
     serve ? `vs bare ${vsBare(serve.single).toFixed(2)}x` : "n/a",
     ">= 0.6x bare (issue 14)",
@@ -873,8 +920,8 @@ function table(): string {
   ]);
   rows.push([
     `2a. Batch ingest as 2, the default \`serve\``,
-    serve ? ingestCell(serve.batch.serve, BATCH) : "not run",
-    serve ? ingestCell(serve.batch.bare, BATCH) : "not run",
+    serve ? `${ingestCell(serve.batch.serve, BATCH)}; ${serveCpuCell(serve.batch)}` : "not run",
+    serve ? `${ingestCell(serve.batch.bare, BATCH)}; ${bareCpuCell(serve.batch)}` : "not run",
     "n/a",
     serve ? `vs bare ${vsBare(serve.batch).toFixed(2)}x` : "n/a",
     ">= 1.0x bare (issue 14)",
