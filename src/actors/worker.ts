@@ -31,6 +31,7 @@ export interface WorkerOptions {
   maxHotOutcomes: number;
   readBatchSize: number;
   readBatchMax: number;
+  readIntervalMs: number;
   maxProcessingAttempts: number;
   scoreRefreshMs: number;
 }
@@ -252,6 +253,7 @@ export class Worker {
       outcomeCreator,
       readBatchSize: options.readBatchSize,
       readBatchMax: options.readBatchMax,
+      readIntervalMs: options.readIntervalMs,
       maxProcessingAttempts: options.maxProcessingAttempts,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),

@@ -108,6 +108,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     maxHotOutcomes: int(env, "VERDICT_MAX_HOT_OUTCOMES", DEFAULT_OPTIONS.maxHotOutcomes),
     readBatchSize: int(env, "VERDICT_READ_BATCH_SIZE", DEFAULT_OPTIONS.readBatchSize),
     readBatchMax: int(env, "VERDICT_READ_BATCH_MAX", DEFAULT_OPTIONS.readBatchMax),
+    readIntervalMs: int(env, "VERDICT_READ_INTERVAL_MS", DEFAULT_OPTIONS.readIntervalMs),
     maxProcessingAttempts: int(env, "VERDICT_MAX_PROCESSING_ATTEMPTS", DEFAULT_OPTIONS.maxProcessingAttempts),
     scoreRefreshMs: int(env, "VERDICT_SCORE_REFRESH_MS", DEFAULT_OPTIONS.scoreRefreshMs),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,

@@ -64,6 +64,14 @@ export interface VerdictOptions {
    * @default 4000
    */
   readBatchMax: number;
+  /**
+   * While a shard's events arrive one or a few at a time faster than it reads them, its reads start at most
+   * this often: the events that arrive meanwhile share a read and a commit, most of whose cost is per
+   * commit. A read that waited longer for its first entry (a quiet shard), and a read of 100 events or more,
+   * are followed by the next at once. 0 reads again at once.
+   * @default 15
+   */
+  readIntervalMs: number;
   /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
   maxProcessingAttempts: number;
   /**
@@ -142,6 +150,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   maxHotOutcomes: 200_000,
   readBatchSize: 1000,
   readBatchMax: 4000,
+  readIntervalMs: 15,
   maxProcessingAttempts: 5,
   scoreRefreshMs: 2000,
   otlpEndpoint: undefined,
@@ -180,6 +189,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
   intIn("readBatchSize", options.readBatchSize, 1, 100_000);
   intIn("readBatchMax", options.readBatchMax, 1, 100_000);
+  intIn("readIntervalMs", options.readIntervalMs, 0, 1000);
   intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
   intIn("scoreRefreshMs", options.scoreRefreshMs, 50, 600_000);
   if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);
