@@ -59,7 +59,7 @@ export interface ShardActorDeps {
   readBatchSize: number;
   /** What reads grow to under a sustained backlog (ReadSize). */
   readBatchMax: number;
-  /** Shortest time between the starts of two reads while they come back partly filled (options.readIntervalMs). */
+  /** Shortest time between the starts of two small reads while events keep coming (options.readIntervalMs; see pace). */
   readIntervalMs: number;
   maxProcessingAttempts: number;
   /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
@@ -195,7 +195,7 @@ export class ShardActor {
    * cut the worker's CPU per event by about a seventh (docs/performance.md, Read interval). A read that
    * waited longer than the interval for its first entry is a quiet shard: no wait then, so an event alone
    * is applied as soon as it arrives; under load an event waits at most the interval. Larger reads are not
-   * paced: their commit's cost is spread already, and pacing them slowed end to end with 500-event batches.
+   * paced: their commit's cost is spread over their events already, and waiting would only delay them.
    */
   private async pace(readAt: number, entries: readonly StreamEntry[]): Promise<void> {
     const wait = this.deps.readIntervalMs - (performance.now() - readAt);
