@@ -29,7 +29,8 @@ import type { CohortModels } from "./cohort-models.js";
 import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ingest-minutes.js";
 import { entryTimeMs } from "../streams/entry-id.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
-import { claimOrphans, CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
+import { CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
+import { ShardReader, type RawEntry, type ReaderScript } from "./shard-reader.js";
 import { EntrySize } from "./entry-size.js";
 import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -37,7 +38,7 @@ import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
 import { deliveryOf, runsOf, type DecodedEntry, type EntryEvent, type StreamEntry } from "./shard-entries.js";
 
-export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete";
+export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete" | ReaderScript;
 
 export interface ShardActorDeps {
   shard: number;
@@ -45,7 +46,7 @@ export interface ShardActorDeps {
   leaseValue: string;
   workerId: string;
   client: RedisClient;
-  /** Dedicated connection for the blocking XREADGROUP, so it never stalls other commands. */
+  /** Dedicated connection for the shard's reads and their blocking waits, so they never stall other commands. */
   reader: RedisClient;
   /** Shared by the worker's actors: the commits and loads of one turn leave `client` in one write. */
   cork: TurnCork;
@@ -76,7 +77,7 @@ export interface ShardActorDeps {
   metrics: ActorMetrics;
   /** The business clock: time points are processed up to it. */
   clock: () => number;
-  /** Called once when a commit finds the lease gone: the worker stops this actor. */
+  /** Called once when a read or a commit finds the lease gone: the worker stops this actor. */
   onLeaseLost(shard: number): void;
 }
 
@@ -111,10 +112,15 @@ export class ShardActor {
   /** Events per stream entry, so a read of `entrySize.entriesFor(n)` entries holds about n events. */
   private readonly entrySize = new EntrySize();
   private readonly readSize: ReadSize;
+  private readonly reads: ShardReader;
+  /** Whether the earlier owners' pending entries are ours yet (done once, before the first read). */
+  private tookOver = false;
 
   constructor(private readonly deps: ShardActorDeps) {
     this.attempts = new DeliveryAttempts(deps.maxProcessingAttempts);
     this.readSize = new ReadSize(deps.readBatchSize, deps.readBatchMax);
+    const { reader, client, scripts, keys, shard, leaseValue, workerId } = deps;
+    this.reads = new ShardReader({ reader, client, scripts, keys, shard, leaseValue, workerId, blockMs: BLOCK_MS });
   }
 
   get shard(): number {
@@ -141,13 +147,18 @@ export class ShardActor {
   }
 
   private async run(): Promise<void> {
-    const { client, keys, shard, workerId } = this.deps;
-    await ensureConsumerGroup(client, keys.stream(shard));
-    // The previous owners' pending entries are read before new ones.
-    await claimOrphans(client, keys.stream(shard), workerId);
-    this.pendingFirst = true;
+    const { client, keys, shard } = this.deps;
     while (!this.stopping) {
       try {
+        // Inside the loop, so Redis trouble at takeover is retried like any other, not an actor gone quiet
+        // under a lease its worker keeps renewing. The claimed entries are read before new ones.
+        if (!this.tookOver) {
+          await ensureConsumerGroup(client, keys.stream(shard));
+          if (!(await this.reads.claimOrphans())) this.leaseLost();
+          this.tookOver = true;
+          this.pendingFirst = true;
+          continue;
+        }
         // Due verdicts wait for the stream to drain (events received before a deadline apply first), but
         // not forever: under sustained load a shard that always reads full batches settles anyway.
         const overdue = Date.now() - this.lastSettledAt > MAX_SETTLE_DELAY_MS;
@@ -221,14 +232,11 @@ export class ShardActor {
   }
 
   private async read(count: number): Promise<StreamEntry[]> {
-    const { reader, keys, shard, workerId } = this.deps;
-    const stream = keys.stream(shard);
-    const reply = (
-      this.pendingFirst
-        ? await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", count, "STREAMS", stream, "0")
-        : await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", count, "BLOCK", BLOCK_MS, "STREAMS", stream, ">")
-    );
-    const raw = reply?.[0]?.[1] ?? [];
+    const raw: RawEntry[] | "lease-lost" = this.pendingFirst ? await this.reads.pending(count) : await this.reads.fresh(count);
+    if (raw === "lease-lost") {
+      this.leaseLost();
+      return [];
+    }
     let events = 0;
     let largest = 0;
     const entries = raw.map(([rawId, fields]): StreamEntry => {
@@ -542,8 +550,7 @@ export class ShardActor {
       CONSUMER_GROUP,
     );
     if (!result.ok && result.reason === "lease-lost") {
-      this.stopping = true;
-      this.deps.onLeaseLost(this.deps.shard);
+      this.leaseLost();
       return result;
     }
     if (!result.ok) {
@@ -558,6 +565,12 @@ export class ShardActor {
       return { ok: false, reason: "unreplicated" };
     }
     return result;
+  }
+
+  /** Another worker has the shard: nothing more is read or written; the worker stops this actor. */
+  private leaseLost(): void {
+    this.stopping = true;
+    this.deps.onLeaseLost(this.deps.shard);
   }
 
   /** Makes every verdict due by `until`: IDLE quiescence and settlement, from the shard's due-time index. */
