@@ -7,6 +7,8 @@ export type CommitResult =
   | { ok: true }
   | { ok: false; reason: "lease-lost" }
   | { ok: false; reason: "create-conflict"; key: string }
+  /** Nothing written: entries of the stream are pending under another consumer, a worker that lost the shard. */
+  | { ok: false; reason: "foreign-pending" }
   /** Committed on the master, but fewer replicas than required acknowledged it in time. */
   | { ok: false; reason: "unreplicated" };
 
@@ -145,6 +147,7 @@ export class BatchCommit {
     const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(this.ops), msgpack.pack(this.acks), this.id, ...this.blobs]));
     if (reply === 1) return { ok: true };
     if (reply === -1) return { ok: false, reason: "lease-lost" };
+    if (reply === 0) return { ok: false, reason: "foreign-pending" };
     const op = this.ops[-2 - reply - 1];
     const keyIndex = typeof op?.[1] === "number" ? op[1] : 0;
     return { ok: false, reason: "create-conflict", key: this.keys[keyIndex - 1] ?? "" };

@@ -30,7 +30,7 @@ import { countByMinute, hourOfMinute, INGEST_COUNT_TTL_MS } from "../streams/ing
 import { entryTimeMs } from "../streams/entry-id.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
-import { ShardReader, type RawEntry, type ReaderScript } from "./shard-reader.js";
+import { ShardReader } from "./shard-reader.js";
 import { EntrySize } from "./entry-size.js";
 import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -38,7 +38,7 @@ import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
 import { deliveryOf, runsOf, type DecodedEntry, type EntryEvent, type StreamEntry } from "./shard-entries.js";
 
-export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete" | ReaderScript;
+export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete" | "claim-orphans";
 
 export interface ShardActorDeps {
   shard: number;
@@ -88,6 +88,8 @@ const PACED_BELOW_EVENTS = 100;
 const CLOCK_GRACE_MS = 100;
 const DUE_PAGE = 500;
 const MAX_DUE_PAGES_PER_TICK = 100;
+/** How often an idle shard looks for entries a stale reader took (see claim-orphans.lua). */
+const IDLE_CLAIM_INTERVAL_MS = 1000;
 /** Longest a requested tick waits for the stream to drain. */
 const MAX_SETTLE_DELAY_MS = 2000;
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
@@ -115,12 +117,14 @@ export class ShardActor {
   private readonly reads: ShardReader;
   /** Whether the earlier owners' pending entries are ours yet (done once, before the first read). */
   private tookOver = false;
+  /** When entries pending under other consumers were last looked for while the shard was idle. */
+  private lastIdleClaimAt = Date.now();
 
   constructor(private readonly deps: ShardActorDeps) {
     this.attempts = new DeliveryAttempts(deps.maxProcessingAttempts);
     this.readSize = new ReadSize(deps.readBatchSize, deps.readBatchMax);
-    const { reader, client, scripts, keys, shard, leaseValue, workerId } = deps;
-    this.reads = new ShardReader({ reader, client, scripts, keys, shard, leaseValue, workerId, blockMs: BLOCK_MS });
+    const { reader, scripts, keys, shard, leaseValue, workerId } = deps;
+    this.reads = new ShardReader({ reader, scripts, keys, shard, leaseValue, workerId, blockMs: BLOCK_MS });
   }
 
   get shard(): number {
@@ -154,9 +158,8 @@ export class ShardActor {
         // under a lease its worker keeps renewing. The claimed entries are read before new ones.
         if (!this.tookOver) {
           await ensureConsumerGroup(client, keys.stream(shard));
-          if (!(await this.reads.claimOrphans())) this.leaseLost();
+          await this.claimOrphans();
           this.tookOver = true;
-          this.pendingFirst = true;
           continue;
         }
         // Due verdicts wait for the stream to drain (events received before a deadline apply first), but
@@ -178,6 +181,11 @@ export class ShardActor {
         if (entries.length === 0) {
           if (this.pendingFirst) this.pendingFirst = false;
           else this.streamDrained = true;
+          // Entries a stale reader took while no commit of ours came to refuse them (see claim-orphans.lua).
+          if (Date.now() - this.lastIdleClaimAt >= IDLE_CLAIM_INTERVAL_MS) {
+            this.lastIdleClaimAt = Date.now();
+            await this.claimOrphans();
+          }
           continue;
         }
         this.streamDrained = !this.pendingFirst && entries.length < count;
@@ -193,6 +201,9 @@ export class ShardActor {
         this.deps.logger.warn({ err: error, shard }, "shard batch failed; retrying from pending entries");
         this.deps.hot.dropShard(shard);
         this.pendingFirst = true;
+        // A Redis that came back without the stream's group (restarted with nothing on disk): take the
+        // shard over again, which creates it, rather than fail every read.
+        if (String(error).includes("NOGROUP")) this.tookOver = false;
         await sleep(200);
       }
     }
@@ -232,11 +243,7 @@ export class ShardActor {
   }
 
   private async read(count: number): Promise<StreamEntry[]> {
-    const raw: RawEntry[] | "lease-lost" = this.pendingFirst ? await this.reads.pending(count) : await this.reads.fresh(count);
-    if (raw === "lease-lost") {
-      this.leaseLost();
-      return [];
-    }
+    const raw = this.pendingFirst ? await this.reads.pending(count) : await this.reads.fresh(count);
     let events = 0;
     let largest = 0;
     const entries = raw.map(([rawId, fields]): StreamEntry => {
@@ -553,6 +560,11 @@ export class ShardActor {
       this.leaseLost();
       return result;
     }
+    if (!result.ok && result.reason === "foreign-pending") {
+      this.deps.logger.warn({ shard: this.deps.shard }, "stream entries pending under another consumer (a stale reader); claiming them before committing");
+      await this.claimOrphans();
+      return result;
+    }
     if (!result.ok) {
       this.deps.logger.info({ shard: this.deps.shard, key: result.reason === "create-conflict" ? result.key : undefined }, "outcome created concurrently; reprocessing batch");
       return result;
@@ -565,6 +577,16 @@ export class ShardActor {
       return { ok: false, reason: "unreplicated" };
     }
     return result;
+  }
+
+  /**
+   * Takes the entries pending under other consumers; when there were any, they are read (with ours, in
+   * stream order) before anything new.
+   */
+  private async claimOrphans(): Promise<void> {
+    const claimed = await this.reads.claimOrphans();
+    if (claimed === "lease-lost") this.leaseLost();
+    else if (claimed > 0 || !this.tookOver) this.pendingFirst = true;
   }
 
   /** Another worker has the shard: nothing more is read or written; the worker stops this actor. */

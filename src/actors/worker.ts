@@ -68,7 +68,7 @@ export function replicaAckTimeoutMs(leaseTtlMs: number): number {
 /** How often a worker measures its shards' lag and dead letters: cheap reads, a few per scrape interval. */
 export const SHARD_LAG_SAMPLE_MS = 5000;
 
-const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release", "archive-delete", "read-entries", "claim-orphans"];
+const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release", "archive-delete", "claim-orphans"];
 
 export class Worker {
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;

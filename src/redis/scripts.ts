@@ -49,16 +49,8 @@ export class Scripts<Name extends string> {
 
   /** Runs a script; bulk replies come back as Buffers (for msgpack payloads). */
   runBuffer(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.runBufferOn(this.client, name, keys, args);
-  }
-
-  /**
-   * Like runBuffer, on another connection to the same deployment (a shard's dedicated reader, whose calls
-   * must follow its blocking reads in order), counted as this client's call.
-   */
-  runBufferOn(connection: RedisClient, name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
     observers.get(this.client)?.(name);
-    return runScript(connection, this.script(name), keys, args, null);
+    return runScript(this.client, this.script(name), keys, args, null);
   }
 
   private script(name: Name): LoadedScript {

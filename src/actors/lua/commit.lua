@@ -34,14 +34,21 @@
           sent twice) and returns 1 without writing anything again
   ARGV[6..] blobs
 
-  Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken.
+  Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken,
+  0 when stream entries are pending under another consumer (see foreign-pending): applied after this
+  batch, their events would be applied out of order, so nothing is written until the owner has claimed
+  them (claim-orphans.lua) and read its pending entries again.
 ]]
 -- @include "lease-held"
+-- @include "foreign-pending"
 if not leaseHeld(KEYS[1], KEYS[4], ARGV[1]) then
   return -1
 end
 if redis.call('GET', KEYS[5]) == ARGV[5] then
   return 1
+end
+if foreignPending(KEYS[2], ARGV[2], string.match(ARGV[1], '^(.*):%d+$')) then
+  return 0
 end
 
 local ops = cmsgpack.unpack(ARGV[3])
