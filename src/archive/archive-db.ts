@@ -9,6 +9,18 @@ export type ArchiveSql = postgres.Sql;
 
 const MIGRATIONS = new URL("./migrations/", import.meta.url);
 const CONNECT_TIMEOUT_S = 5;
+
+/**
+ * Seconds before a pool connection is tried again after `retries` connections closed on an error (shared
+ * by the pool). postgres.js's own grows as 3^retries / 100 up to 20 s: after a few dozen failed passes
+ * during an outage, a statement asked for then (the archiver's next pass, or the one a stopping process
+ * waits for) waited up to 20 s for the next attempt, and the archive caught up that long after PostgreSQL
+ * came back. Capped at 1-2 s (jittered), a PostgreSQL that is down sees at most one attempt a second per
+ * pool connection once the cap is reached.
+ */
+export function reconnectBackoff(retries: number): number {
+  return Math.min(2, 0.05 * 2 ** retries) * (0.5 + Math.random() / 2);
+}
 /** Any constant shared by every Verdict process: the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x5645524449435421n;
 
@@ -22,7 +34,7 @@ export type ArchiveLocation = string | { socketPath: string };
  */
 export function openArchive(location: ArchiveLocation, stallMs = DEFAULT_OPTIONS.archiveStallMs): ArchiveSql {
   // Notices (e.g. "relation already exists, skipping") are expected and not worth a log line each.
-  const common = { onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, idle_timeout: 30 };
+  const common = { onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, idle_timeout: 30, backoff: reconnectBackoff };
   if (typeof location === "string") {
     // `socket` is a documented option postgres.js's types leave out; a variable, not a literal, passes it.
     const network = { ...common, max: 4, socket: stallGuardedSocket(stallMs, CONNECT_TIMEOUT_S * 1000) };
