@@ -4,7 +4,7 @@
 // a partition before the one its renewals use). The claim, fenced by the lease (claim-orphans.lua), brings
 // such entries back: at takeover, after a commit that refused to pass them (commit.lua), and now and then
 // while the shard is idle. Reads stay plain XREADGROUPs: fencing each read in Lua would copy every entry
-// through the script and back, which cost a worker draining a backlog about a tenth of its rate.
+// through the script and back: a worker draining a backlog measured about 0.87x (docs/performance.md).
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { Scripts } from "../redis/scripts.js";
