@@ -46,7 +46,7 @@ export interface ShardActorDeps {
   leaseValue: string;
   workerId: string;
   client: RedisClient;
-  /** Dedicated connection for the shard's reads and their blocking waits, so they never stall other commands. */
+  /** Dedicated connection for the blocking XREADGROUP, so it never stalls other commands. */
   reader: RedisClient;
   /** Shared by the worker's actors: the commits and loads of one turn leave `client` in one write. */
   cork: TurnCork;
@@ -77,7 +77,7 @@ export interface ShardActorDeps {
   metrics: ActorMetrics;
   /** The business clock: time points are processed up to it. */
   clock: () => number;
-  /** Called once when a read or a commit finds the lease gone: the worker stops this actor. */
+  /** Called once when a claim or a commit finds the lease gone: the worker stops this actor. */
   onLeaseLost(shard: number): void;
 }
 

@@ -21,6 +21,7 @@ const CONNECT_TIMEOUT_S = 5;
 export function reconnectBackoff(retries: number): number {
   return Math.min(2, 0.05 * 2 ** retries) * (0.5 + Math.random() / 2);
 }
+
 /** Any constant shared by every Verdict process: the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x5645524449435421n;
 
