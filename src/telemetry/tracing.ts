@@ -6,19 +6,21 @@
 // into the event's envelope, and the worker links its batch span to every event's request and opens a
 // span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
 import { propagation, ROOT_CONTEXT, SpanKind, trace, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
-import { envDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { OffThreadExporter } from "./off-thread-exporter.js";
+import { RecordedSpan, sampledContext, type SpanSink } from "./recorded-span.js";
 import { samplerFromEnv, type RootSampling } from "./sampler-from-env.js";
 import { SynchronousContextManager } from "./synchronous-context-manager.js";
 import { TraceIds } from "./trace-ids.js";
 
 /**
  * While tracing runs: how the SDK's sampler decides a root span, its id generator (see startRequestSpan),
- * and the tracer, looked up once (through the global provider it cost every span a few lookups).
+ * the tracer, looked up once (through the global provider it cost every span a few lookups), and where the
+ * ingress's recorded spans go (see RecordedSpan).
  */
-let running: { root: RootSampling; ids: TraceIds; tracer: Tracer } | undefined;
+let running: { root: RootSampling; ids: TraceIds; tracer: Tracer; sink: SpanSink } | undefined;
 
 /** True once `startTracing` ran in this process: the only switch the hot paths look at. */
 export function tracingEnabled(): boolean {
@@ -43,11 +45,14 @@ export interface Tracing {
 export function startTracing(role: string, env: Readonly<Record<string, string | undefined>>): Tracing {
   const { sampler, root } = samplerFromEnv(env);
   const ids = new TraceIds();
+  // Built here rather than by the SDK, so the ingress's recorded spans carry the very resource its spans do.
+  const resource = resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }).merge(detectResources({ detectors: [envDetector] }));
+  // Batches are encoded and sent by a worker thread (see OffThreadExporter).
+  const processor = new BatchSpanProcessor(new OffThreadExporter());
   const sdk = new NodeSDK({
-    resource: resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }),
-    resourceDetectors: [envDetector],
-    // Batches are encoded and sent by a worker thread (see OffThreadExporter).
-    spanProcessors: [new BatchSpanProcessor(new OffThreadExporter())],
+    resource,
+    autoDetectResources: false,
+    spanProcessors: [processor],
     sampler,
     idGenerator: ids,
     // Metrics go through prom-client's /metrics, logs through pino: nothing else to export.
@@ -59,7 +64,7 @@ export function startTracing(role: string, env: Readonly<Record<string, string |
     ...(role === "ingress" && { contextManager: new SynchronousContextManager() }),
   });
   sdk.start();
-  running = { root, ids, tracer: trace.getTracer("verdict") };
+  running = { root, ids, tracer: trace.getTracer("verdict"), sink: { processor, resource } };
   return {
     stop: async () => {
       running = undefined;
@@ -76,26 +81,25 @@ export interface RequestHeaders {
 /**
  * The span of an HTTP request, or undefined when tracing is off or the sampler drops the request. Without
  * a caller's trace (`traceparent` header), the request is decided before any span exists, by the sampler's
- * root rule applied to the trace id its span would get, so the SDK's own decision is the same: an unsampled
+ * root rule applied to the trace id its span would get, so the decision is the SDK's own: an unsampled
  * request, 99% of them at 1% sampling, then costs a header read, four Math.random words and a comparison
- * (no span, no hex id, no name), which was most of what tracing cost the ingress. With a caller's trace the
- * SDK decides. tracestate is read only when there is a traceparent to go with it.
+ * (no span, no hex id, no name), and a sampled one is a RecordedSpan. With a caller's trace the SDK decides
+ * and makes the span. tracestate is read only when there is a traceparent to go with it.
  */
 export function startRequestSpan(method: string, route: string, headers: RequestHeaders): Span | undefined {
   if (running === undefined) return undefined;
-  const { root, ids } = running;
+  const { root, ids, sink } = running;
   const traceparent = headers.getHeader("traceparent");
-  const parent = traceparent === "" ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: headers.getHeader("tracestate") });
-  if (trace.getSpanContext(parent) === undefined && !sampledAsRoot(root, ids)) {
-    ids.forgetNextTraceId();
-    return undefined;
+  const parent = traceparent === "" ? undefined : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: headers.getHeader("tracestate") });
+  const attributes = { "http.request.method": method, "http.route": route };
+  if (parent === undefined || trace.getSpanContext(parent) === undefined) {
+    if (!sampledAsRoot(root, ids)) {
+      ids.forgetNextTraceId();
+      return undefined;
+    }
+    return new RecordedSpan(sink, `${method} ${route}`, SpanKind.SERVER, sampledContext(ids.generateTraceId(), ids.generateSpanId()), undefined, attributes);
   }
-  try {
-    return tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: { "http.request.method": method, "http.route": route } }, parent);
-  } finally {
-    // Taken by the span's trace id, or left over when the SDK made none (tracing suppressed).
-    ids.forgetNextTraceId();
-  }
+  return tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes }, parent);
 }
 
 /** The root decision for the trace id `ids` holds ahead for the next root span. */
@@ -135,14 +139,19 @@ export function spanContextOf(traceparent: string): SpanContext | undefined {
 
 /**
  * A span for work done on behalf of sampled requests (their traceparents), or undefined when there are
- * none: a child of the first, so it is sampled as its request was and shows under it in a trace viewer,
- * and linked to every one of them. Work that carries no sampled request gets no span: nobody could reach
- * it from a request, and at 1% sampling creating one per call cost the ingress more than the spans it kept.
+ * none or tracing is off: a child of the first, so it shows under it in a trace viewer, and linked to
+ * every one of them. A RecordedSpan: the child of a sampled span is sampled under every sampler
+ * OTEL_TRACES_SAMPLER names (the ratio ones decide by the trace id, which it shares). Work that carries no
+ * sampled request gets no span: nobody could reach it from a request, and at 1% sampling creating one per
+ * call cost the ingress more than the spans it kept.
  */
-export function startCallerSpan(name: string, callers: readonly string[], options: Omit<SpanOptions, "links">): Span | undefined {
+export function startCallerSpan(name: string, callers: readonly string[], options: Pick<SpanOptions, "kind" | "attributes">): Span | undefined {
+  if (running === undefined) return undefined;
   const links = linksTo(callers);
-  if (links.length === 0) return undefined;
-  return tracer().startSpan(name, { ...options, links }, trace.setSpanContext(ROOT_CONTEXT, links[0]!.context));
+  const parent = links[0]?.context;
+  if (parent === undefined) return undefined;
+  const { ids, sink } = running;
+  return new RecordedSpan(sink, name, options.kind ?? SpanKind.INTERNAL, sampledContext(parent.traceId, ids.generateSpanId(), parent), parent, options.attributes, links);
 }
 
 /** Links to the spans that traceparents name (invalid ones skipped). */
