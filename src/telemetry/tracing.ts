@@ -5,7 +5,7 @@
 // The trace context crosses the queue: the ingress writes the W3C `traceparent` of each sampled request
 // into the event's envelope, and the worker links its batch span to every event's request and opens a
 // span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
-import { propagation, ROOT_CONTEXT, SpanKind, trace, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -91,15 +91,19 @@ export function startRequestSpan(method: string, route: string, headers: Request
   const { root, ids, sink } = running;
   const traceparent = headers.getHeader("traceparent");
   const parent = traceparent === "" ? undefined : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: headers.getHeader("tracestate") });
-  const attributes = { "http.request.method": method, "http.route": route };
   if (parent === undefined || trace.getSpanContext(parent) === undefined) {
     if (!sampledAsRoot(root, ids)) {
       ids.forgetNextTraceId();
       return undefined;
     }
-    return new RecordedSpan(sink, `${method} ${route}`, SpanKind.SERVER, sampledContext(ids.generateTraceId(), ids.generateSpanId()), undefined, attributes);
+    return new RecordedSpan(sink, `${method} ${route}`, SpanKind.SERVER, sampledContext(ids.generateTraceId(), ids.generateSpanId()), undefined, requestAttributes(method, route));
   }
-  return tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes }, parent);
+  return tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: requestAttributes(method, route) }, parent);
+}
+
+/** A request span's attributes at its start; made only for a span, never for an unsampled request. */
+function requestAttributes(method: string, route: string): Attributes {
+  return { "http.request.method": method, "http.route": route };
 }
 
 /** The root decision for the trace id `ids` holds ahead for the next root span. */
