@@ -19,9 +19,18 @@ export interface Metrics {
   redisMaxMemory: Gauge<"node">;
 }
 
+/**
+ * 1 in every process: the supervisor's merged /metrics omits prom-client's process_start_time_seconds but sums
+ * gauges, so this counts the processes behind any /metrics, supervised or not.
+ */
+function processCount(registry: Registry): void {
+  new Gauge({ name: "verdict_processes", help: "Verdict processes behind this /metrics endpoint, by role", registers: [registry] }).set(1);
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "verdict_" });
+  processCount(registry);
   return {
     registry,
     httpRequests: new Counter({

@@ -100,6 +100,9 @@ describe("verdict serve with role all (standalone)", () => {
     const text = await metricsText(supervisor);
     expect(sample(text, 'verdict_events_total{result="accepted",role="ingress"}')).toBe(40);
     expect(sample(text, 'verdict_events_processed_total{role="worker"}')).toBe(40);
+    // What the dashboard's process count reads: one per child, summed by role.
+    expect(sample(text, 'verdict_processes{role="ingress"}')).toBe(2);
+    expect(sample(text, 'verdict_processes{role="worker"}')).toBe(2);
     const ready = await fetch(`http://127.0.0.1:${supervisor.metricsPort}/readyz`);
     expect(await ready.json()).toEqual({ ready: true, failing: [] });
   });
