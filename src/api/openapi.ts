@@ -27,6 +27,7 @@ import type { AttemptView, MessageView } from "../webhooks/message-store.js";
 // The list bodies, named so the document names them.
 interface TaskList {
   tasks: TaskRecord[];
+  next_cursor: string | null;
 }
 interface OutcomeList {
   outcomes: OutcomeView[];
@@ -144,14 +145,14 @@ interface Operation {
 }
 
 const PAGING = {
-  limit: "Items per page, 1 to 1000 (default 50).",
-  cursor: "The `next_cursor` of the previous page.",
+  limit: "Items per page, 1 to 1000 (default 100).",
+  cursor: "The `next_cursor` of the previous page (opaque; a cursor the API did not hand out for this list is 400 VALIDATION_ERROR).",
 };
 
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
 
 /** The configuration records' four routes: PUT (201 created, 200 replaced), GET, DELETE (204), GET list. */
-function recordPaths(segment: string, what: string, put: string, record: string, list: string, paged: boolean): Record<string, Partial<Record<Method, Operation>>> {
+function recordPaths(segment: string, what: string, put: string, record: string, list: string): Record<string, Partial<Record<Method, Operation>>> {
   return {
     [`/v1/${segment}/{key}`]: {
       put: { summary: `Create or replace a ${what}`, body: put, responses: { 200: record, 201: record } },
@@ -159,7 +160,7 @@ function recordPaths(segment: string, what: string, put: string, record: string,
       delete: { summary: `Delete a ${what}`, responses: { 204: null } },
     },
     [`/v1/${segment}`]: {
-      get: { summary: `List ${what}s${paged ? ", by key" : " (every active one, unpaginated)"}`, responses: { 200: list }, ...(paged ? { query: PAGING } : {}) },
+      get: { summary: `List ${what}s by key, a page at a time`, responses: { 200: list }, query: PAGING },
     },
   };
 }
@@ -168,7 +169,7 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   "/v1/openapi.json": { get: { summary: "This document (no token needed)", responses: { 200: "OpenApiDocument" }, anonymous: true } },
   "/v1/events": { post: { summary: "Submit one event; 202 once it is durably enqueued", body: "Event", responses: { 202: "EventAccepted" } } },
   "/v1/events/batch": { post: { summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed`", body: "EventBatch", responses: { 202: "BatchAccepted" } } },
-  ...recordPaths("tasks", "task", "ContractBody", "TaskRecord", "TaskList", false),
+  ...recordPaths("tasks", "task", "ContractBody", "TaskRecord", "TaskList"),
   "/v1/outcomes": {
     post: { summary: "Open a Variant A outcome from a task (the same key and task again: 200 with the existing one)", body: "OpenOutcomeBody", responses: { 200: "OutcomeView", 201: "OutcomeView" } },
     get: {
@@ -187,9 +188,9 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   },
   "/v1/outcomes/{key}": { get: { summary: "One outcome, with its condition annotated and its progress", responses: { 200: "OutcomeView" } } },
   "/v1/outcomes/{key}/events": { get: { summary: "The outcome's applied events, oldest first", responses: { 200: "OutcomeEventList" }, query: PAGING } },
-  ...recordPaths("agents", "agent", "PutAgentBody", "AgentRecord", "AgentList", true),
-  ...recordPaths("customers", "customer", "PutCustomerBody", "CustomerRecord", "CustomerList", true),
-  ...recordPaths("rate-cards", "rate card", "PutRateCardBody", "RateCardRecord", "RateCardList", true),
+  ...recordPaths("agents", "agent", "PutAgentBody", "AgentRecord", "AgentList"),
+  ...recordPaths("customers", "customer", "PutCustomerBody", "CustomerRecord", "CustomerList"),
+  ...recordPaths("rate-cards", "rate card", "PutRateCardBody", "RateCardRecord", "RateCardList"),
   "/v1/dlq": { get: { summary: "Dead letters: events that could not be applied, with their code", responses: { 200: "DeadLetterList" }, query: { code: "Only this dead-letter code.", ...PAGING } } },
   "/v1/dlq/{id}/replay": { post: { summary: "Send a dead letter's event through its shard again", responses: { 202: "ReplayAccepted" } } },
   "/v1/charges": {
@@ -202,7 +203,7 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   "/v1/usage": { get: { summary: "Billable events per customer", responses: { 200: "UsageView" }, query: { customer_key: "One customer only." } } },
   "/v1/webhook-endpoints": {
     post: { summary: "Create a webhook endpoint (Standard Webhooks); its signing secret is in the answer", body: "CreateWebhookEndpointBody", responses: { 201: "WebhookEndpointCreated" } },
-    get: { summary: "List webhook endpoints", responses: { 200: "WebhookEndpointList" }, query: PAGING },
+    get: { summary: "List webhook endpoints by id, a page at a time", responses: { 200: "WebhookEndpointList" }, query: PAGING },
   },
   "/v1/webhook-endpoints/{id}": {
     get: { summary: "One webhook endpoint", responses: { 200: "WebhookEndpointView" } },

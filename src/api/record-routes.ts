@@ -1,12 +1,12 @@
 // The four routes every account configuration record has: PUT (upsert: 201 created, 200 replaced), GET
-// one, GET list, DELETE (204); a missing record is its kind's NOT_FOUND.
+// one, GET list (paged by key), DELETE (204); a missing record is its kind's NOT_FOUND.
 import { ApiError } from "../errors/api-error.js";
 import type { HttpErrorCode } from "../errors/codes.js";
 import type { Route } from "../ingress/router.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { RecordKind } from "../records/record-kind.js";
-import { decodeCursor, encodeCursor } from "../stores/cursor.js";
-import { invalidCursor, pathKey, paging } from "./request-checks.js";
+import { decodeRecordCursor, encodeRecordCursor } from "./record-cursor.js";
+import { pathKey, paging } from "./request-checks.js";
 
 interface Resource<T> {
   kind: RecordKind;
@@ -15,8 +15,6 @@ interface Resource<T> {
   listField: string;
   notFound: HttpErrorCode;
   build(key: string, body: unknown): T;
-  /** List every record unpaginated under `listField` (GET /v1/tasks is specified that way). */
-  listAll?: boolean;
 }
 
 export function recordRoutes<T extends object>(records: RecordStore, resource: Resource<T>): Route[] {
@@ -56,17 +54,9 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       method: "GET",
       path: `/v1/${resource.segment}`,
       async handler(req) {
-        if (resource.listAll) {
-          return { status: 200, body: { [resource.listField]: await records.all<T>(req.accountId, resource.kind) } };
-        }
         const { limit, cursor } = paging(req.query);
-        // The store pages after a key; the client sees it tagged with the kind and encoded, so a garbage
-        // or another list's cursor is refused rather than paging from wherever it happens to sort.
-        const tag = `${resource.kind}\n`;
-        const position = cursor === null ? null : decodeCursor(cursor);
-        if (position === undefined || (position !== null && (!position.startsWith(tag) || position.length === tag.length))) throw invalidCursor();
-        const page = await records.list<T>(req.accountId, resource.kind, limit, position === null ? null : position.slice(tag.length));
-        const next = page.nextCursor === null ? null : encodeCursor(tag + page.nextCursor);
+        const page = await records.list<T>(req.accountId, resource.kind, limit, decodeRecordCursor(resource.kind, cursor));
+        const next = page.nextCursor === null ? null : encodeRecordCursor(resource.kind, page.nextCursor);
         return { status: 200, body: { [resource.listField]: page.items, next_cursor: next } };
       },
     },

@@ -57,8 +57,8 @@ export interface RecordRoutes<Item, PutBody, ListBody> {
 }
 
 export interface Routes {
-  /** Variant A templates. `list` is every active task in one answer (`{tasks}`), as the spec has it. */
-  tasks: RecordRoutes<Task, PutTaskBody, { tasks: Task[] }>;
+  /** Variant A templates. */
+  tasks: RecordRoutes<Task, PutTaskBody, ListPage<"tasks", Task>>;
   outcomes: {
     /** Opens a Variant A outcome from a task (the same key and task again answers the existing one). */
     open(body: OpenOutcomeBody): Promise<Outcome>;
@@ -109,13 +109,8 @@ export function routes(transport: Transport): Routes {
     };
   }
 
-  const tasks = records<Task, PutTaskBody, "tasks">("tasks", "tasks");
   return {
-    tasks: {
-      ...tasks,
-      // Unpaginated by the spec: one answer holds every task, and iterating it ends there.
-      list: () => new PagedList<Task, { tasks: Task[] }>(() => get<{ tasks: Task[] }>("/v1/tasks"), (body) => body.tasks, () => null),
-    },
+    tasks: records<Task, PutTaskBody, "tasks">("tasks", "tasks"),
     outcomes: {
       open: (body) => send<Outcome>("POST", "/v1/outcomes", body),
       get: (key) => get<Outcome>(path`/v1/outcomes/${key}`),

@@ -58,7 +58,7 @@ export class RecordStore {
     return { items, nextCursor: names.length > limit ? (page[page.length - 1] ?? null) : null };
   }
 
-  /** Every record of a kind (GET /v1/tasks lists all active tasks, unpaginated by the spec). */
+  /** Every record of a kind, read a page at a time (the webhook fan-out needs every endpoint of an account). */
   async all<T>(accountId: string, kind: RecordKind): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | null = null;

@@ -51,6 +51,26 @@ describe("client routes", () => {
     expect((missing as VerdictError).requestId).toEqual(expect.any(String));
   });
 
+  it("pages tasks and every record list: one page awaited, every page followed by iterating", async () => {
+    const own = new VerdictClient({ baseUrl: t.base, token: (await t.newAccount()).token });
+    try {
+      const keys = Array.from({ length: 5 }, (_, i) => `task-${i}`);
+      for (const key of keys) await own.tasks.put(key, { name: key, condition: "done" });
+      const first = await own.tasks.list({ limit: 2 });
+      expect(first.tasks.map((task) => task.key)).toEqual(keys.slice(0, 2));
+      expect(first.next_cursor).toEqual(expect.any(String));
+      expect((await own.tasks.list({ limit: 2, cursor: first.next_cursor! })).tasks.map((task) => task.key)).toEqual(keys.slice(2, 4));
+      expect((await collect(own.tasks.list({ limit: 2 }).pages())).map((page) => [page.tasks.length, page.next_cursor === null])).toEqual([[2, false], [2, false], [1, true]]);
+      expect((await collect(own.tasks.list({ limit: 2 }))).map((task) => task.key)).toEqual(keys);
+      expect(await own.tasks.list()).toMatchObject({ next_cursor: null });
+      for (const key of keys) await own.customers.put(key, { name: key });
+      expect((await collect(own.customers.list({ limit: 3 }).pages())).map((page) => page.customers.map((c) => c.key))).toEqual([keys.slice(0, 3), keys.slice(3)]);
+      await expect(own.tasks.list({ cursor: "not-a-cursor" })).rejects.toMatchObject({ status: 400, code: "VALIDATION_ERROR", details: [{ path: "cursor" }] });
+    } finally {
+      await own.close();
+    }
+  });
+
   it("rejects a wrong body with the service's details", async () => {
     const error = (await client.tasks.put(unique("task"), { name: "", condition: "x" }).catch((e: unknown) => e)) as VerdictError;
     expect(error).toMatchObject({ status: 400, code: "VALIDATION_ERROR", details: [{ path: "name" }] });

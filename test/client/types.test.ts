@@ -99,7 +99,7 @@ describe("verdict/client types", () => {
     expectTypeOf<ReturnType<Client["charges"]["list"]>>().toMatchTypeOf<AsyncIterable<Charge>>();
     expectTypeOf<ReturnType<Client["dlq"]["list"]>>().toMatchTypeOf<AsyncIterable<DeadLetter>>();
     expectTypeOf<ReturnType<Client["tasks"]["list"]>>().toMatchTypeOf<AsyncIterable<Task>>();
-    expectTypeOf<Awaited<ReturnType<Client["tasks"]["list"]>>>().toEqualTypeOf<{ tasks: Task[] }>();
+    expectTypeOf<Awaited<ReturnType<Client["tasks"]["list"]>>>().toEqualTypeOf<{ tasks: Task[] } & { next_cursor: string | null }>();
     // @ts-expect-error a list of outcomes does not iterate tasks
     expectTypeOf<ReturnType<Client["outcomes"]["list"]>>().toMatchTypeOf<AsyncIterable<Task>>();
   });

@@ -15,7 +15,6 @@ export function taskRoutes(records: RecordStore): Route[] {
     segment: "tasks",
     listField: "tasks",
     notFound: "TASK_NOT_FOUND",
-    listAll: true,
     build(key, raw) {
       const body = validBody(validatePutTask(raw));
       return { key, ...contractFields(body, { valueOnly: false }) };

@@ -12,6 +12,7 @@ import { decodeCursor, encodeCursor } from "../../stores/cursor.js";
 import { checkTarget, UnsafeUrlError } from "../../webhooks/address-guard.js";
 import { endpointView, WebhookEndpointStore, type EndpointChanges } from "../../webhooks/endpoint-store.js";
 import { WebhookMessageStore } from "../../webhooks/message-store.js";
+import { decodeRecordCursor, encodeRecordCursor } from "../record-cursor.js";
 import { invalidCursor, paging, validBody } from "../request-checks.js";
 
 type Url = string & tags.MinLength<1> & tags.MaxLength<2048>;
@@ -92,10 +93,9 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
       path: "/v1/webhook-endpoints",
       async handler(req) {
         const { limit, cursor } = paging(req.query);
-        const position = cursor === null ? null : decodeCursor(cursor);
-        if (position === undefined || position === "") throw invalidCursor();
-        const page = await endpoints.list(req.accountId, limit, position);
-        return { status: 200, body: { webhook_endpoints: page.items.map(endpointView), next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor) } };
+        const page = await endpoints.list(req.accountId, limit, decodeRecordCursor("webhook-endpoint", cursor));
+        const next = page.nextCursor === null ? null : encodeRecordCursor("webhook-endpoint", page.nextCursor);
+        return { status: 200, body: { webhook_endpoints: page.items.map(endpointView), next_cursor: next } };
       },
     },
     {

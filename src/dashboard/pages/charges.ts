@@ -9,7 +9,7 @@ import { html } from "../html.js";
 import { BASE, field, layout, notice } from "../layout.js";
 import { formatMoney } from "../money.js";
 import { page, type WebResponse } from "../web.js";
-import { pager } from "./record-pages.js";
+import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
 
 /** Totals read at most this many charges (API pages of 1000): the page stays quick on a large account. */
 export const TOTALS_LIMIT = 10_000;
@@ -67,10 +67,11 @@ async function chargesPage(ctx: PageContext): Promise<WebResponse> {
   const filter = { customer_key: customer, from: when.from, to: when.to };
   let answer: { charges: ChargeRecord[]; next_cursor: string | null };
   try {
-    answer = await ctx.api("GET", "/v1/charges", { query: { ...filter, cursor: q.get("cursor") ?? undefined, limit: "50" } });
+    answer = await ctx.api("GET", "/v1/charges", { query: { ...filter, cursor: q.get("cursor") ?? undefined } });
   } catch (error) {
+    if (refusedCursor(error)) return noSuchPage(ctx, "/charges", `${BASE}/charges`);
     if (error instanceof ApiError && error.code === "VALIDATION_ERROR") {
-      return page(400, layout(ctx.viewer, "/charges", "Charges and usage", html`${notice("That page of charges is no longer available; filter again.")}${form}`));
+      return page(400, layout(ctx.viewer, "/charges", "Charges and usage", html`${notice("The service refused these dates (it keeps 1970 to 9999); filter again.")}${form}`));
     }
     throw error;
   }

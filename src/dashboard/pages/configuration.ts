@@ -50,7 +50,6 @@ export const configurationPages: DashboardRoute[] = [
     listField: "tasks",
     singular: "task",
     title: "Tasks",
-    unpaginated: true,
     fields: contractFields(false),
     columns: [
       { label: "Name", value: (task) => task.name },

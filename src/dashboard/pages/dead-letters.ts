@@ -7,7 +7,7 @@ import type { DashboardRoute, PageContext } from "../context.js";
 import { html } from "../html.js";
 import { BASE, csrfField, field, layout, notice } from "../layout.js";
 import { page, redirect, type WebResponse } from "../web.js";
-import { pager } from "./record-pages.js";
+import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
 
 /** The codes a dead letter can carry (errors/codes.ts), offered as the filter's choices. */
 const CODES = [
@@ -34,8 +34,9 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
   const code = ctx.req.query.get("code") ?? "";
   let answer: { dead_letters: DeadLetterView[]; next_cursor: string | null };
   try {
-    answer = await ctx.api("GET", "/v1/dlq", { query: { code, cursor: ctx.req.query.get("cursor") ?? undefined, limit: "50" } });
+    answer = await ctx.api("GET", "/v1/dlq", { query: { code, cursor: ctx.req.query.get("cursor") ?? undefined } });
   } catch (error) {
+    if (refusedCursor(error)) return noSuchPage(ctx, "/dead-letters", LIST);
     if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(LIST);
     throw error;
   }

@@ -9,7 +9,7 @@ import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { BASE, field, layout } from "../layout.js";
 import { page, redirect, type WebResponse } from "../web.js";
-import { pager } from "./record-pages.js";
+import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
 
 /** How often an open outcome page's stream re-reads the outcome: well inside the 2 s the page promises. */
 export const LIVE_POLL_MS = 500;
@@ -77,9 +77,10 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
   const filter = { status: q.get("status") ?? "", task_key: q.get("task_key") ?? "", agent_key: q.get("agent_key") ?? "", customer_key: q.get("customer_key") ?? "" };
   let answer: { outcomes: OutcomeView[]; next_cursor: string | null };
   try {
-    answer = await ctx.api("GET", "/v1/outcomes", { query: { ...filter, cursor: q.get("cursor") ?? undefined, limit: "50" } });
+    answer = await ctx.api("GET", "/v1/outcomes", { query: { ...filter, cursor: q.get("cursor") ?? undefined } });
   } catch (error) {
-    // A stale or edited cursor, or a status typed into the URL: start again from the first page.
+    if (refusedCursor(error)) return noSuchPage(ctx, "/outcomes", `${BASE}/outcomes`);
+    // A status typed into the URL: start again from the unfiltered list.
     if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(`${BASE}/outcomes`);
     throw error;
   }

@@ -1,5 +1,6 @@
 // The pages every configuration record kind shares (tasks, agents, customers, rate cards): a list paged
-// with the API's cursors, a form to create or edit with errors beside each field, and delete.
+// with the API's cursors, a form to create or edit with errors beside each field, and delete; and the
+// pager and "no such page" answer every list page uses.
 import type { DashboardRoute, PageContext } from "../context.js";
 import { fieldErrors, type FieldErrors } from "../field-errors.js";
 import { html, type Html, type HtmlValue } from "../html.js";
@@ -27,8 +28,6 @@ export interface RecordPages<T extends { key: string }> {
   listField: string;
   singular: string;
   title: string;
-  /** The API lists it unpaginated (GET /v1/tasks). */
-  unpaginated?: boolean;
   fields: readonly FormField[];
   columns: readonly { label: string; value(record: T): HtmlValue }[];
   /** The form's values of a stored record. */
@@ -53,9 +52,8 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
   const editPath = (key: string): string => `${recordPath(key)}/edit`;
 
   const list = async (ctx: PageContext): Promise<ListPage<T>> => {
-    const cursor = ctx.req.query.get("cursor") ?? undefined;
-    const answer = await ctx.api<Record<string, unknown>>("GET", apiList, kind.unpaginated ? {} : { query: { cursor, limit: "50" } });
-    return { items: answer[kind.listField] as T[], nextCursor: (answer.next_cursor as string | null | undefined) ?? null };
+    const answer = await ctx.api<Record<string, unknown>>("GET", apiList, { query: { cursor: ctx.req.query.get("cursor") ?? undefined } });
+    return { items: answer[kind.listField] as T[], nextCursor: answer.next_cursor as string | null };
   };
 
   const listPage = async (ctx: PageContext): Promise<WebResponse> => {
@@ -63,7 +61,7 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
     try {
       result = await list(ctx);
     } catch (error) {
-      if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(listPath);
+      if (refusedCursor(error)) return noSuchPage(ctx, `/${kind.segment}`, listPath);
       throw error;
     }
     const saved = ctx.req.query.get("saved");
@@ -193,6 +191,16 @@ ${pager(ctx, result.nextCursor)}`;
       },
     },
   ];
+}
+
+/** A cursor the API refused (edited, cut short, another list's): that list has no such page. */
+export function refusedCursor(error: unknown): boolean {
+  return error instanceof ApiError && error.code === "VALIDATION_ERROR" && (error.details ?? []).some((detail) => detail.path === "cursor");
+}
+
+/** The 404 of a list page that cannot exist, one link away from the list's first page. */
+export function noSuchPage(ctx: PageContext, nav: string, firstPage: string): WebResponse {
+  return page(404, layout(ctx.viewer, nav, "No such page", html`<p>This list has no such page: the link was changed or cut short.</p><p><a href="${firstPage}">First page</a></p>`));
 }
 
 /** "Next page" with the API's cursor; the first page is always one link away (cursors only go forward). */

@@ -12,7 +12,7 @@ import { fieldErrors, type FieldErrors } from "../field-errors.js";
 import { html, type Html } from "../html.js";
 import { BASE, csrfField, field, layout, notice } from "../layout.js";
 import { page, redirect, type WebResponse } from "../web.js";
-import { pager } from "./record-pages.js";
+import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
 
 const LIST = `${BASE}/webhooks`;
 const API = "/v1/webhook-endpoints";
@@ -86,9 +86,9 @@ function secretBox(secret: string, why: string): Html {
 async function listPage(ctx: PageContext): Promise<WebResponse> {
   let answer: { webhook_endpoints: WebhookEndpointView[]; next_cursor: string | null };
   try {
-    answer = await ctx.api("GET", API, { query: { cursor: ctx.req.query.get("cursor") ?? undefined, limit: "50" } });
+    answer = await ctx.api("GET", API, { query: { cursor: ctx.req.query.get("cursor") ?? undefined } });
   } catch (error) {
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(LIST);
+    if (refusedCursor(error)) return noSuchPage(ctx, "/webhooks", LIST);
     throw error;
   }
   const rows = answer.webhook_endpoints.map(
@@ -165,9 +165,9 @@ async function endpointPage(ctx: PageContext, endpoint: WebhookEndpointView, top
   const path = endpointPath(endpoint.id);
   let answer: { messages: MessageView[]; next_cursor: string | null };
   try {
-    answer = await ctx.api("GET", `${apiEndpoint(endpoint.id)}/messages`, { query: { cursor: ctx.req.query.get("cursor") ?? undefined, limit: "50" } });
+    answer = await ctx.api("GET", `${apiEndpoint(endpoint.id)}/messages`, { query: { cursor: ctx.req.query.get("cursor") ?? undefined } });
   } catch (error) {
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(path);
+    if (refusedCursor(error)) return noSuchPage(ctx, "/webhooks", path);
     throw error;
   }
   const rows = answer.messages.map(
