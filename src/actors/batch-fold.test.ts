@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { ArchivedOutcome } from "../archive/archived-outcomes.js";
 import { newOutcomeRecord } from "../outcomes/new-outcome.js";
+import { DEFAULT_OUTCOME_CAPS } from "../outcomes/outcome-caps.js";
 import { emptyTally } from "../outcomes/charge.js";
 import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
@@ -70,7 +71,7 @@ describe("foldBatch", () => {
   it("applies events in stream order, logs each once and acknowledges every entry", async () => {
     const writes = recorder();
     const records = recordsOf(outcome("o", "a AND b"));
-    const result = await foldBatch({ entries: [entry("1-0", ev("o", "a"), ev("o", "b")), entry("2-0", ev("o", "c"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    const result = await foldBatch({ entries: [entry("1-0", ev("o", "a"), ev("o", "b")), entry("2-0", ev("o", "c"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(writes.ops).toEqual(["ack 1-0", "log o 1-0/0", "log o 1-0/1", "ack 2-0", "dead-letter OUTCOME_NOT_OPEN 2-0/0"]);
     expect(result.ok && [...result.changed.keys()]).toEqual([outcomeRef("acct", "o")]);
     expect(result.ok && result.events).toBe(3);
@@ -82,7 +83,7 @@ describe("foldBatch", () => {
   it("skips a redelivered entry its outcome already applied, and still acknowledges it", async () => {
     const writes = recorder();
     const records = recordsOf(outcome("o", "never", { lastEntryId: "5-0" }));
-    const result = await foldBatch({ entries: [entry("5-0", ev("o", "a")), entry("6-0", ev("o", "b"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    const result = await foldBatch({ entries: [entry("5-0", ev("o", "a")), entry("6-0", ev("o", "b"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(writes.ops).toEqual(["ack 5-0", "ack 6-0", "log o 6-0/0"]);
     expect(result.ok && result.changed.get(outcomeRef("acct", "o"))?.record.observations).toHaveProperty("b");
     expect(records.get(outcomeRef("acct", "o"))?.observations).not.toHaveProperty("a");
@@ -91,7 +92,7 @@ describe("foldBatch", () => {
   it("trains its cohort with applied events and verdicts only: a redelivered or rejected event teaches nothing", async () => {
     const scoring = new BatchScoring(() => EMPTY_MODEL);
     const records = recordsOf(outcome("o", "a", { lastEntryId: "5-0" }));
-    await foldBatch({ entries: [entry("5-0", ev("o", "x")), entry("6-0", ev("o", "a")), entry("7-0", ev("o", "late"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes: recorder(), scoring });
+    await foldBatch({ entries: [entry("5-0", ev("o", "x")), entry("6-0", ev("o", "a")), entry("7-0", ev("o", "late"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes: recorder(), scoring, caps: DEFAULT_OUTCOME_CAPS });
     const [taught] = scoring.deltas;
     expect(taught?.cohort).toEqual({ accountId: "acct", kind: "task", key: "t" });
     // One outcome started with `a` and confirmed; neither the redelivered `x` nor the rejected `late` shows.
@@ -102,7 +103,7 @@ describe("foldBatch", () => {
 
   it("dead-letters a Variant A event whose outcome does not exist and lets its idempotency keys expire", async () => {
     const writes = recorder();
-    const result = await foldBatch({ entries: [entry("1-0", ev("missing", "a"))], records: new Map(), archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    const result = await foldBatch({ entries: [entry("1-0", ev("missing", "a"))], records: new Map(), archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(writes.ops).toEqual(["ack 1-0", "dead-letter OUTCOME_NOT_FOUND 1-0/0", "orphan missing"]);
     expect(writes.letters[0]).toMatchObject({ attempts: 1, message: "no outcome missing" });
     expect(result.ok && result.changed.size).toBe(0);
@@ -120,7 +121,7 @@ describe("foldBatch", () => {
     };
     const b = (action: string): EventEnvelope => ev("k", action, { variant: "B", customerKey: "cust" });
     const records = new Map<string, OutcomeRecord>();
-    const result = await foldBatch({ entries: [entry("1-0", b("start")), entry("2-0", b("done"))], records, archived: NONE_ARCHIVED, creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    const result = await foldBatch({ entries: [entry("1-0", b("start")), entry("2-0", b("done"))], records, archived: NONE_ARCHIVED, creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(created).toBe(1);
     expect(writes.ops).toEqual(["ack 1-0", "log k 1-0/0", "billable k cust", "ack 2-0", "log k 2-0/0", "billable k cust", "charge k 100"]);
     expect(result.ok && result.changed.get(outcomeRef("acct", "k"))).toMatchObject({ created: true });
@@ -131,7 +132,7 @@ describe("foldBatch", () => {
     const writes = recorder();
     const refusal: TerminalRejection = terminalRejection("CUSTOMER_NOT_FOUND", "no customer nobody");
     const creator: OutcomeCreator = { prefetch: () => {}, create: () => Promise.resolve(refusal) };
-    await foldBatch({ entries: [entry("1-0", ev("k", "a", { variant: "B", customerKey: "nobody" }))], records: new Map(), archived: NONE_ARCHIVED, creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    await foldBatch({ entries: [entry("1-0", ev("k", "a", { variant: "B", customerKey: "nobody" }))], records: new Map(), archived: NONE_ARCHIVED, creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(writes.ops).toEqual(["ack 1-0", "dead-letter CUSTOMER_NOT_FOUND 1-0/0", "orphan k"]);
   });
 
@@ -140,7 +141,7 @@ describe("foldBatch", () => {
     const archived = new Map<string, ArchivedOutcome>([[outcomeRef("acct", "k"), { status: "CONFIRMED", idempotencyKeys: new Set(["sent-before"]) }]]);
     const b = (action: string, idempotencyKey?: string): EventEnvelope => ev("k", action, { variant: "B", customerKey: "cust", ...(idempotencyKey && { idempotencyKey }) });
     const records = new Map<string, OutcomeRecord>();
-    const result = await foldBatch({ entries: [entry("1-0", b("done", "sent-before")), entry("2-0", b("done", "new")), entry("3-0", b("done"))], records, archived, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    const result = await foldBatch({ entries: [entry("1-0", b("done", "sent-before")), entry("2-0", b("done", "new")), entry("3-0", b("done"))], records, archived, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(writes.ops).toEqual(["ack 1-0", "orphan k", "ack 2-0", "orphan k", "dead-letter OUTCOME_NOT_OPEN 2-0/0", "ack 3-0", "orphan k", "dead-letter OUTCOME_NOT_OPEN 3-0/0"]);
     expect(writes.letters[0]?.message).toBe("outcome k is CONFIRMED");
     expect(result.ok && result.changed.size).toBe(0);
@@ -154,12 +155,12 @@ describe("foldBatch", () => {
     const fresh = (): Map<string, OutcomeRecord> => recordsOf(outcome("ok", "never"));
 
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const result = await foldBatch({ entries, records: fresh(), archived: NONE_ARCHIVED, creator, attempts, writes: recorder(), scoring: new BatchScoring(() => EMPTY_MODEL) });
+      const result = await foldBatch({ entries, records: fresh(), archived: NONE_ARCHIVED, creator, attempts, writes: recorder(), scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
       expect(result).toMatchObject({ ok: false, entryId: "1-0", index: 1 });
       if (!result.ok) expect(attempts.recordFailure(`${result.entryId}/${result.index}`, result.error)).toBe(attempt);
     }
     const writes = recorder();
-    const result = await foldBatch({ entries, records: fresh(), archived: NONE_ARCHIVED, creator, attempts, writes, scoring: new BatchScoring(() => EMPTY_MODEL) });
+    const result = await foldBatch({ entries, records: fresh(), archived: NONE_ARCHIVED, creator, attempts, writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
     expect(result.ok).toBe(true);
     expect(writes.ops).toEqual(["ack 1-0", "log ok 1-0/0", "dead-letter PROCESSING_FAILED 1-0/1"]);
     expect(writes.letters[0]).toMatchObject({ attempts: 2, message: "records unreachable" });
