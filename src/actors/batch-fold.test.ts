@@ -8,7 +8,7 @@ import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
-import type { EventEnvelope } from "../streams/event-envelope.js";
+import { packEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
 import { foldBatch, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { EMPTY_MODEL } from "../scores/cohort-model.js";
 import { BatchScoring } from "./batch-scoring.js";
@@ -38,6 +38,11 @@ function entry(id: string, ...events: EventEnvelope[]): DecodedEntry {
     size: events.length,
     events: events.map((event, index) => ({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes: Buffer.from(`${id}/${index}`) })),
   };
+}
+
+/** An entry whose events carry their packed envelopes, as the ingress writes them (the caps read their size). */
+function packedEntry(id: string, ...events: EventEnvelope[]): DecodedEntry {
+  return { id, size: events.length, events: events.map((event, index) => ({ index, event, ref: outcomeRef(event.accountId, event.outcomeKey), bytes: packEnvelope(event) })) };
 }
 
 /** Records every write in order, as the actor's commit would receive them. */
@@ -126,6 +131,32 @@ describe("foldBatch", () => {
     expect(writes.ops).toEqual(["ack 1-0", "log k 1-0/0", "billable k cust", "ack 2-0", "log k 2-0/0", "billable k cust", "charge k 100"]);
     expect(result.ok && result.changed.get(outcomeRef("acct", "k"))).toMatchObject({ created: true });
     expect(records.has(outcomeRef("acct", "k"))).toBe(true);
+  });
+
+  it("dead-letters an event over a cap OUTCOME_TOO_LARGE and applies the batch's other events, of its outcome and others", async () => {
+    const writes = recorder();
+    const records = recordsOf(outcome("o", "a AND b"), outcome("p", "a"));
+    const big = ev("o", "a", { properties: { value: "x".repeat(20_000) } });
+    const result = await foldBatch({ entries: [packedEntry("1-0", big, ev("o", "a"), ev("p", "a")), packedEntry("2-0", ev("o", "b"))], records, archived: NONE_ARCHIVED, creator: noCreation, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
+    expect(writes.ops.filter((op) => !op.startsWith("log"))).toEqual(["ack 1-0", "dead-letter OUTCOME_TOO_LARGE 1-0/0", "ack 2-0"]);
+    expect(writes.ops.filter((op) => op.startsWith("log")).map((op) => op.split(" ")[1])).toEqual(["o", "p", "o"]);
+    expect(writes.letters[0]?.message).toContain("VERDICT_OUTCOME_MAX_VALUE_BYTES");
+    expect(result.ok && result.changed.size).toBe(2);
+    expect(records.get(outcomeRef("acct", "o"))).toMatchObject({ status: "CONFIRMED", observations: { a: { count: 1, lastValue: null } } });
+    expect(records.get(outcomeRef("acct", "p"))?.status).toBe("CONFIRMED");
+  });
+
+  it("creates nothing for a Variant B key whose first event is too large; the key's next event creates it", async () => {
+    const writes = recorder();
+    const creator: OutcomeCreator = { prefetch: () => {}, create: (event) => Promise.resolve(agentOutcome(event.outcomeKey)) };
+    const b = (properties?: Record<string, unknown>): EventEnvelope => ev("k", "step", { variant: "B", customerKey: "cust", ...(properties && { properties }) });
+    const records = new Map<string, OutcomeRecord>();
+    const first = await foldBatch({ entries: [packedEntry("1-0", b({ value: "x".repeat(20_000) }))], records, archived: NONE_ARCHIVED, creator, attempts: new DeliveryAttempts(3), writes, scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
+    expect(writes.ops).toEqual(["ack 1-0", "orphan k", "dead-letter OUTCOME_TOO_LARGE 1-0/0"]);
+    expect(first.ok && first.changed.size).toBe(0);
+    expect(records.size).toBe(0);
+    const second = await foldBatch({ entries: [packedEntry("2-0", b({ value: 1 }))], records, archived: NONE_ARCHIVED, creator, attempts: new DeliveryAttempts(3), writes: recorder(), scoring: new BatchScoring(() => EMPTY_MODEL), caps: DEFAULT_OUTCOME_CAPS });
+    expect(second.ok && second.changed.get(outcomeRef("acct", "k"))).toMatchObject({ created: true });
   });
 
   it("dead-letters a Variant B event whose contract is refused with the creator's code", async () => {
