@@ -1,13 +1,17 @@
 // What an outcome's snapshot size costs each commit that changes it: the worker packs the whole snapshot,
 // sends it as a script argument that writes it (as commit.lua does), and a worker that does not hold the
 // outcome reads and unpacks it. The caps of docs/configuration.md (Outcome caps) were chosen from these.
+// Then what the caps' checks add to an event the fast way (far from the snapshot cap), in ns.
 // Run with `npm run bench:snapshot`; prints the median of 15 rounds per size, in ms.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newOutcomeRecord } from "../src/outcomes/new-outcome.js";
-import { packOutcome, unpackOutcome, type OutcomeRecord } from "../src/outcomes/outcome-record.js";
+import { DEFAULT_OUTCOME_CAPS, eventOverCap, snapshotRoom, type EventLimits } from "../src/outcomes/outcome-caps.js";
+import { boundSnapshotBytes, packOutcome, snapshotBytesAtMost, unpackOutcome, type OutcomeRecord } from "../src/outcomes/outcome-record.js";
+import { packEnvelope, type EventEnvelope } from "../src/streams/event-envelope.js";
 import { median, runMain, startRedis } from "./harness.js";
+import { measure } from "./micro.js";
 
 const KIB = 1024;
 const SIZES = [1 * KIB, 16 * KIB, 64 * KIB, 128 * KIB, 256 * KIB, 1024 * KIB, 4096 * KIB, 25_000 * KIB];
@@ -24,6 +28,20 @@ function outcomeOf(bytes: number): OutcomeRecord {
     record.observations[`action_${i}`] = { count: 1, hasValue: true, lastValue, lastAt: 0 };
   }
   return record;
+}
+
+/** The checks applyEventToOutcome makes for the caps on an event of a known action, a small value and a small snapshot. */
+function measureChecks(): void {
+  const record = outcomeOf(0);
+  record.observations.agent_response = { count: 1, hasValue: true, lastValue: 3, lastAt: 0 };
+  const event: EventEnvelope = { accountId: "acct", outcomeKey: "k", variant: "A", action: "agent_response", properties: { value: 4 }, receivedAt: 1 };
+  const limits: EventLimits = { caps: DEFAULT_OUTCOME_CAPS, envelopeBytes: packEnvelope(event).length };
+  const base = packOutcome(record).length;
+  measure("caps' checks per event", 1_000_000, () => {
+    boundSnapshotBytes(record, snapshotBytesAtMost(record) + snapshotRoom(record, limits.envelopeBytes));
+    if (eventOverCap(record, event, limits)) throw new Error("unexpected refusal");
+    boundSnapshotBytes(record, base);
+  });
 }
 
 async function main(): Promise<void> {
@@ -58,6 +76,7 @@ async function main(): Promise<void> {
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  measureChecks();
 }
 
 runMain(main);
