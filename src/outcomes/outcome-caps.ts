@@ -52,7 +52,7 @@ export function eventOverCap(record: OutcomeRecord, event: EventEnvelope, { caps
     if (valueBytes !== undefined) return tooLarge("properties.value takes", valueBytes, caps.maxValueBytes, "VERDICT_OUTCOME_MAX_VALUE_BYTES");
   }
   if (!Object.hasOwn(record.observations, event.action) && Object.keys(record.observations).length >= caps.maxActions) {
-    return terminalRejection("OUTCOME_TOO_LARGE", `action ${event.action} would be the outcome's ${caps.maxActions + 1}th distinct action, over the cap of ${caps.maxActions} (VERDICT_OUTCOME_MAX_ACTIONS)`);
+    return terminalRejection("OUTCOME_TOO_LARGE", `action ${event.action} is new and the outcome has ${caps.maxActions} distinct actions, the cap (VERDICT_OUTCOME_MAX_ACTIONS)`);
   }
   return undefined;
 }
