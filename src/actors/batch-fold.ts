@@ -8,6 +8,7 @@ import type { ChargeRecord } from "../outcomes/charge.js";
 import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import { dueAtOf } from "../outcomes/due-time.js";
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
+import type { OutcomeCaps } from "../outcomes/outcome-caps.js";
 import { applyEventToOutcome } from "../outcomes/outcome-step.js";
 import { isTerminalRejection, terminalRejection, type TerminalRejection } from "../outcomes/terminal-rejection.js";
 import { compareEntryIds } from "../streams/entry-id.js";
@@ -70,9 +71,17 @@ export interface FoldInput {
   writes: FoldWrites;
   /** Scores each applied event and verdict, and collects what they teach the cohorts' models. */
   scoring: BatchScoring;
+  /** What one outcome may store: an event that would pass a cap is dead-lettered OUTCOME_TOO_LARGE. */
+  caps: OutcomeCaps;
 }
 
-export async function foldBatch({ entries, records, archived, creator, attempts, writes, scoring }: FoldInput): Promise<FoldResult> {
+/** Forgets an outcome the batch created for `event`: its idempotency keys expire as an orphan's. */
+function uncreate(records: Map<string, OutcomeRecord>, writes: FoldWrites, ref: string, event: EventEnvelope): void {
+  records.delete(ref);
+  writes.orphan(event);
+}
+
+export async function foldBatch({ entries, records, archived, creator, attempts, writes, scoring, caps }: FoldInput): Promise<FoldResult> {
   const changed = new Map<string, ChangedOutcome>();
   let events = 0;
   let oldestReceivedAt = Infinity;
@@ -128,11 +137,13 @@ export async function foldBatch({ entries, records, archived, creator, attempts,
         // it), taken before the event moves it; a created outcome has none yet.
         const change = changed.get(ref) ?? (created ? { record, created, openBefore: true } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores), openBefore: record.status === "OPEN" });
         const wasOpen = record.status === "OPEN";
-        const effect = applyEventToOutcome(record, event, entry.id);
+        const effect = applyEventToOutcome(record, event, entry.id, { caps, envelopeBytes: bytes.length });
         // Scored before it trains; a rejected event neither scores nor trains.
         if (effect.logged) scoring.event(record, event);
         if (wasOpen && record.status !== "OPEN") scoring.verdict(record);
-        if (effect.changed || created) changed.set(ref, change);
+        // A key's first event that is too large creates nothing: the outcome is left as if never sent.
+        if (created && effect.rejection?.code === "OUTCOME_TOO_LARGE") uncreate(records, writes, ref, event);
+        else if (effect.changed || created) changed.set(ref, change);
         if (effect.logged) {
           writes.log(ref, event, bytes);
           // Idempotent retries never get here twice, so an applied event is counted once.

@@ -15,6 +15,7 @@ import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outc
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
 import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
+import type { OutcomeCaps } from "../outcomes/outcome-caps.js";
 import type { RedisClient } from "../redis/client.js";
 import { replicated } from "../redis/replica-acks.js";
 import type { Scripts } from "../redis/scripts.js";
@@ -63,6 +64,8 @@ export interface ShardActorDeps {
   /** Shortest time between the starts of two small reads while events keep coming (options.readIntervalMs; see pace). */
   readIntervalMs: number;
   maxProcessingAttempts: number;
+  /** What one outcome may store (outcome-caps.ts). */
+  outcomeCaps: OutcomeCaps;
   /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
   replicaAcks: number;
   replicaAckTimeoutMs: number;
@@ -351,7 +354,7 @@ export class ShardActor {
     const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
     const commit = this.newCommit();
     const deadLettered = new Map<string, number>();
-    const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring });
+    const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring, caps: this.deps.outcomeCaps });
     if (!fold.ok) {
       // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off, and
       // redo it from the snapshots; after the last attempt the event is dead-lettered instead.

@@ -17,6 +17,7 @@ import type { Logger } from "../telemetry/logger.js";
 import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
 import { desiredShards } from "./assignment.js";
 import { CohortModels } from "./cohort-models.js";
+import type { OutcomeCaps } from "../outcomes/outcome-caps.js";
 import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
@@ -33,6 +34,7 @@ export interface WorkerOptions {
   readBatchMax: number;
   readIntervalMs: number;
   maxProcessingAttempts: number;
+  outcomeCaps: OutcomeCaps;
   scoreRefreshMs: number;
 }
 
@@ -255,6 +257,7 @@ export class Worker {
       readBatchMax: options.readBatchMax,
       readIntervalMs: options.readIntervalMs,
       maxProcessingAttempts: options.maxProcessingAttempts,
+      outcomeCaps: options.outcomeCaps,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
       archive: this.archived,

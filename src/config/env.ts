@@ -110,6 +110,12 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     readBatchMax: int(env, "VERDICT_READ_BATCH_MAX", DEFAULT_OPTIONS.readBatchMax),
     readIntervalMs: int(env, "VERDICT_READ_INTERVAL_MS", DEFAULT_OPTIONS.readIntervalMs),
     maxProcessingAttempts: int(env, "VERDICT_MAX_PROCESSING_ATTEMPTS", DEFAULT_OPTIONS.maxProcessingAttempts),
+    outcomeCaps: {
+      maxActions: int(env, "VERDICT_OUTCOME_MAX_ACTIONS", DEFAULT_OPTIONS.outcomeCaps.maxActions),
+      maxValueBytes: int(env, "VERDICT_OUTCOME_MAX_VALUE_BYTES", DEFAULT_OPTIONS.outcomeCaps.maxValueBytes),
+      maxEventBytes: int(env, "VERDICT_OUTCOME_MAX_EVENT_BYTES", DEFAULT_OPTIONS.outcomeCaps.maxEventBytes),
+      maxSnapshotBytes: int(env, "VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES", DEFAULT_OPTIONS.outcomeCaps.maxSnapshotBytes),
+    },
     scoreRefreshMs: int(env, "VERDICT_SCORE_REFRESH_MS", DEFAULT_OPTIONS.scoreRefreshMs),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     logLevel: env.VERDICT_LOG_LEVEL ?? DEFAULT_OPTIONS.logLevel,

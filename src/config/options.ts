@@ -1,5 +1,6 @@
 // The service's one typed options object: every knob, its documented default, and validation at start.
 
+import { DEFAULT_OUTCOME_CAPS, type OutcomeCaps } from "../outcomes/outcome-caps.js";
 import { secretProblem } from "./secret-strength.js";
 
 export type Role = "all" | "ingress" | "worker";
@@ -74,6 +75,12 @@ export interface VerdictOptions {
   readIntervalMs: number;
   /** Attempts at an event that throws unexpectedly before it is dead-lettered. @default 5 */
   maxProcessingAttempts: number;
+  /**
+   * What one outcome may store: distinct actions, bytes of a `last_value`, of an event's properties in its
+   * log, and of its snapshot; an event that would pass one is dead-lettered OUTCOME_TOO_LARGE.
+   * @default DEFAULT_OUTCOME_CAPS (256 actions, 16 KiB, 256 KiB, 64 KiB)
+   */
+  outcomeCaps: OutcomeCaps;
   /**
    * How often a worker re-reads the merged model of each cohort it scores (docs/api.md, Scores): the lag before
    * what one shard learns reaches the scores of the others. @default 2000
@@ -152,6 +159,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   readBatchMax: 4000,
   readIntervalMs: 15,
   maxProcessingAttempts: 5,
+  outcomeCaps: DEFAULT_OUTCOME_CAPS,
   scoreRefreshMs: 2000,
   otlpEndpoint: undefined,
   logLevel: "info",
@@ -191,6 +199,10 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("readBatchMax", options.readBatchMax, 1, 100_000);
   intIn("readIntervalMs", options.readIntervalMs, 0, 1000);
   intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
+  intIn("outcomeCaps.maxActions", options.outcomeCaps.maxActions, 1, 1_000_000);
+  intIn("outcomeCaps.maxValueBytes", options.outcomeCaps.maxValueBytes, 1, 1 << 30);
+  intIn("outcomeCaps.maxEventBytes", options.outcomeCaps.maxEventBytes, 1, 1 << 30);
+  intIn("outcomeCaps.maxSnapshotBytes", options.outcomeCaps.maxSnapshotBytes, 1024, 1 << 30);
   intIn("scoreRefreshMs", options.scoreRefreshMs, 50, 600_000);
   if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);
   if (options.workerProcesses !== undefined) intIn("workerProcesses", options.workerProcesses, 1, 1024);

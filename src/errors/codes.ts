@@ -34,4 +34,6 @@ export type DeadLetterCode =
   | "CUSTOMER_NOT_FOUND"
   | "RATE_CARD_NOT_FOUND"
   | "RATE_CARD_ENTRY_NOT_FOUND"
+  /** Applying the event would pass one of its outcome's caps (outcome-caps.ts); the message names which. */
+  | "OUTCOME_TOO_LARGE"
   | "PROCESSING_FAILED";

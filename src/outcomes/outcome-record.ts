@@ -82,6 +82,22 @@ type PackedScores = [
 type PackedObservation = [count: number, hasValue: boolean, lastValue: unknown, lastAt: number];
 
 /**
+ * An upper bound of each record's packed size, so the snapshot cap is checked without packing per event:
+ * exact where a snapshot is packed or unpacked, raised by every event folded in (outcome-step.ts).
+ */
+const packedAtMost = new WeakMap<OutcomeRecord, number>();
+
+/** At least the record's packed size: known, or measured by packing it. */
+export function snapshotBytesAtMost(r: OutcomeRecord): number {
+  return packedAtMost.get(r) ?? packOutcome(r).length;
+}
+
+/** Records that the record packs to at most `bytes`; whoever changes it next raises this first. */
+export function boundSnapshotBytes(r: OutcomeRecord, bytes: number): void {
+  packedAtMost.set(r, bytes);
+}
+
+/**
  * Packs the snapshot as msgpack arrays in a fixed field order where the shape is fixed (the record, its
  * condition state, each observation): every changed outcome is packed once per committed batch, and
  * without the key strings that is about a third less to write and to read back. `v` leads, so a later
@@ -94,7 +110,7 @@ export function packOutcome(r: OutcomeRecord): Buffer {
     const o = r.observations[action]!;
     observations[action] = [o.count, o.hasValue, o.lastValue, o.lastAt];
   }
-  return msgpack.pack([
+  const bytes = msgpack.pack([
     r.v,
     r.accountId,
     r.key,
@@ -112,6 +128,8 @@ export function packOutcome(r: OutcomeRecord): Buffer {
     r.lastEntryId,
     packScores(r.scores),
   ]);
+  packedAtMost.set(r, bytes.length);
+  return bytes;
 }
 
 function packScores(s: ScoreState): PackedScores {
@@ -134,7 +152,7 @@ export function unpackOutcome(bytes: Buffer): OutcomeRecord {
     const [count, hasValue, lastValue, lastAt] = packed[action]!;
     observations[action] = { count, hasValue, lastValue, lastAt };
   }
-  return {
+  const record: OutcomeRecord = {
     v: 2,
     accountId: t[1] as string,
     key: t[2] as string,
@@ -152,4 +170,7 @@ export function unpackOutcome(bytes: Buffer): OutcomeRecord {
     lastEntryId: t[14] as string,
     scores: t[0] === 1 ? freshScoreState() : unpackScores(t[15] as PackedScores),
   };
+  // A version 1 snapshot packs again larger (with its scores): its size is measured when needed.
+  if (t[0] === 2) packedAtMost.set(record, bytes.length);
+  return record;
 }

@@ -1,7 +1,8 @@
 // The outcome's transitions without Redis: identity rules, verdict order, settlement, attribution and charges.
 import { describe, expect, it } from "vitest";
 import { newOutcomeRecord } from "./new-outcome.js";
-import type { EventEnvelope } from "../streams/event-envelope.js";
+import { packEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
+import { DEFAULT_OUTCOME_CAPS, type EventLimits } from "./outcome-caps.js";
 import { emptyTally } from "./charge.js";
 import type { AttributionMethod } from "../records/agent.js";
 import type { OutcomeRecord } from "./outcome-record.js";
@@ -31,9 +32,11 @@ function agentOutcome(condition: string, attributionMethod: AttributionMethod = 
 }
 
 let seq = 0;
-function event(action: string, at: number, extra: Partial<EventEnvelope> = {}): [EventEnvelope, string] {
+/** An event, its entry id and its limits (the default caps, and its size packed as the ingress packs it). */
+function event(action: string, at: number, extra: Partial<EventEnvelope> = {}): [EventEnvelope, string, EventLimits] {
   seq++;
-  return [{ accountId: "acct", outcomeKey: "o", variant: "A", action, receivedAt: at, ...extra }, `${at}-${seq}`];
+  const envelope: EventEnvelope = { accountId: "acct", outcomeKey: "o", variant: "A", action, receivedAt: at, ...extra };
+  return [envelope, `${at}-${seq}`, { caps: DEFAULT_OUTCOME_CAPS, envelopeBytes: packEnvelope(envelope).length }];
 }
 
 const B = (agentKey?: string, customerKey = "cust"): Partial<EventEnvelope> => ({ variant: "B", customerKey, ...(agentKey ? { agentKey } : {}) });

@@ -4,7 +4,8 @@ import { advanceTime, applyEvent, settle, type Verdict } from "../condition/inde
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { applyAttribution, chargeFor, type ChargeRecord } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
-import type { OutcomeRecord } from "./outcome-record.js";
+import { eventOverCap, scoreRoom, snapshotOverCap, snapshotRoom, type EventLimits } from "./outcome-caps.js";
+import { boundSnapshotBytes, packOutcome, snapshotBytesAtMost, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
 import { terminalRejection, type TerminalRejection } from "./terminal-rejection.js";
 
 /** What one event did: the outcome may change and the event may still be rejected (e.g. it arrived after a verdict due earlier). */
@@ -75,12 +76,18 @@ function nextSettlesAt(record: OutcomeRecord, event: EventEnvelope, at: number):
   return record.settlesAt;
 }
 
-/** Folds one event into an existing outcome, in the order the spec gives: identity, open, then apply. */
-export function applyEventToOutcome(record: OutcomeRecord, event: EventEnvelope, entryId: string): EventEffect {
+/**
+ * Folds one event into an existing outcome, in the order the spec gives: identity, open, then apply, which
+ * the outcome's caps may refuse (OUTCOME_TOO_LARGE: nothing of the event applied; time still passes).
+ */
+export function applyEventToOutcome(record: OutcomeRecord, event: EventEnvelope, entryId: string, limits: EventLimits): EventEffect {
   const mismatch = identityMismatch(record, event);
   if (mismatch) return { changed: false, logged: false, rejection: mismatch };
   if (record.status !== "OPEN") return { changed: false, logged: false, rejection: NOT_OPEN(record) };
 
+  // Raised before anything changes, by the most time passing, the event and its scores can add.
+  const atMost = snapshotBytesAtMost(record) + snapshotRoom(record, limits.envelopeBytes);
+  boundSnapshotBytes(record, atMost);
   const at = Math.max(event.receivedAt, record.clock);
   // A verdict due before this event (IDLE expiry first at the same instant, or settlement) happens first.
   const passed = passTime(record, at);
@@ -89,7 +96,30 @@ export function applyEventToOutcome(record: OutcomeRecord, event: EventEnvelope,
     if (passed.charge) effect.charge = passed.charge;
     return effect;
   }
+  const over = eventOverCap(record, event, limits);
+  if (over) return { changed: true, logged: false, rejection: over };
+  return atMost <= limits.caps.maxSnapshotBytes ? applyOpen(record, event, entryId, at) : applyMeasured(record, event, entryId, at, limits);
+}
 
+/**
+ * Near the snapshot cap the bound is not enough: the event is applied, the snapshot measured, and the
+ * outcome put back as it was when it would pass the cap (room is left for the scores, applied after).
+ */
+function applyMeasured(record: OutcomeRecord, event: EventEnvelope, entryId: string, at: number, limits: EventLimits): EventEffect {
+  const before = packOutcome(record);
+  const effect = applyOpen(record, event, entryId, at);
+  const bytes = packOutcome(record).length + scoreRoom(limits.envelopeBytes);
+  if (bytes <= limits.caps.maxSnapshotBytes) {
+    boundSnapshotBytes(record, bytes);
+    return effect;
+  }
+  Object.assign(record, unpackOutcome(before));
+  boundSnapshotBytes(record, before.length);
+  return { changed: true, logged: false, rejection: snapshotOverCap(bytes, limits.caps) };
+}
+
+/** Applies an event to an open outcome that time has been brought to `at`. */
+function applyOpen(record: OutcomeRecord, event: EventEnvelope, entryId: string, at: number): EventEffect {
   const compiled = compiledCondition(record.condition);
   // Variant B conditions read only `value`; other properties stay on the event log.
   const properties =

@@ -4,6 +4,7 @@ import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { desiredShards } from "../../src/actors/assignment.js";
 import { Worker } from "../../src/actors/worker.js";
+import { DEFAULT_OUTCOME_CAPS } from "../../src/outcomes/outcome-caps.js";
 import { terminalRejection } from "../../src/outcomes/terminal-rejection.js";
 import type { RedisClient } from "../../src/redis/client.js";
 import { Keys } from "../../src/redis/keys.js";
@@ -23,7 +24,7 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
     const worker = new Worker({
       client,
       keys,
-      options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, readBatchMax: 400, readIntervalMs: 5, maxProcessingAttempts: 3, replicaAcks: 0, scoreRefreshMs: 1000 },
+      options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, readBatchMax: 400, readIntervalMs: 5, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, replicaAcks: 0, scoreRefreshMs: 1000 },
       logger: silentLogger,
       registry: new Registry(),
       outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve(terminalRejection("AGENT_NOT_FOUND", "unused")) }),

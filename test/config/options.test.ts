@@ -1,5 +1,5 @@
 // Configuration the service refuses to start with: a token secret too short or too regular to sign with,
-// the bind addresses of the API and metrics ports, and the webhook disable period.
+// the bind addresses of the API and metrics ports, the webhook disable period and the outcome caps.
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { optionsFromEnv } from "../../src/config/env.js";
@@ -65,5 +65,16 @@ describe("duration settings", () => {
     ] as const) {
       expect(() => optionsFromEnv({ ...base, VERDICT_TOKEN_SECRET: secret, [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
     }
+  });
+});
+
+describe("outcome caps", () => {
+  it("take their defaults unless VERDICT_OUTCOME_MAX_* say otherwise, and refuse a snapshot cap under 1 KiB", () => {
+    const env = { ...base, VERDICT_TOKEN_SECRET: randomBytes(32).toString("base64") };
+    expect(optionsFromEnv(env).outcomeCaps).toEqual({ maxActions: 256, maxValueBytes: 16_384, maxEventBytes: 262_144, maxSnapshotBytes: 65_536 });
+    const set = { VERDICT_OUTCOME_MAX_ACTIONS: "10", VERDICT_OUTCOME_MAX_VALUE_BYTES: "100", VERDICT_OUTCOME_MAX_EVENT_BYTES: "1000", VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES: "4096" };
+    expect(optionsFromEnv({ ...env, ...set }).outcomeCaps).toEqual({ maxActions: 10, maxValueBytes: 100, maxEventBytes: 1000, maxSnapshotBytes: 4096 });
+    expect(() => optionsFromEnv({ ...env, VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES: "100" })).toThrow(/outcomeCaps.maxSnapshotBytes/);
+    expect(() => optionsFromEnv({ ...env, VERDICT_OUTCOME_MAX_ACTIONS: "0" })).toThrow(ConfigError);
   });
 });
