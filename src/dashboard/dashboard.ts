@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { Accounts } from "../accounts/accounts.js";
 import { Users } from "../accounts/users.js";
+import { MAX_KEY_LENGTH } from "../api/request-checks.js";
 import type { Route } from "../ingress/router.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 import type { RedisClient } from "../redis/client.js";
@@ -68,8 +69,10 @@ function matchRoute(routes: readonly CompiledRoute[], method: string, path: stri
       if (!segment.startsWith(":")) return segment === part;
       if (part === "") return false;
       try {
-        params[segment.slice(1)] = decodeURIComponent(part);
-        return true;
+        // No key, id or name is longer than the API's keys: a longer one names no page (404, not the API's 400).
+        const value = decodeURIComponent(part);
+        params[segment.slice(1)] = value;
+        return value.length <= MAX_KEY_LENGTH;
       } catch {
         return false;
       }
@@ -145,6 +148,10 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     return route.handle(ctx);
   };
 
-  const web = webHandler(handle, (error) => deps.logger.error({ err: error }, "dashboard request failed"));
+  const web = webHandler(
+    handle,
+    (error) => deps.logger.error({ err: error }, "dashboard request failed"),
+    (header) => deps.logger.warn({ header }, "dashboard answer refused: a header value held CR, LF or NUL"),
+  );
   return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
 }

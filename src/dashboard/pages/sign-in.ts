@@ -8,9 +8,13 @@ import { page, redirect, type WebResponse } from "../web.js";
 
 const INVALID = "Invalid email or password";
 
-/** Where to go after signing in: only a dashboard path, so `next` cannot send anyone off-site. */
-function safeNext(next: string | null): string {
-  return next !== null && next.startsWith(`${BASE}`) && !next.startsWith("//") && !next.includes("\\") ? next : BASE;
+/**
+ * Where to go after signing in: only a path of the dashboard (`/dashboard`, `/dashboard/...`, `/dashboard?...`),
+ * printable ASCII with no `//` and no backslash, so `next` can neither leave the site nor add a header.
+ */
+export function safeNext(next: string | null): string {
+  if (next === null || !/^\/dashboard(?:[/?#]|$)/.test(next)) return BASE;
+  return /^[\x21-\x7e]*$/.test(next) && !next.includes("//") && !next.includes("\\") ? next : BASE;
 }
 
 function signInPage(status: number, values: { email: string; next: string }, message?: string, signupOpen = true): WebResponse {
