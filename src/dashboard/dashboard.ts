@@ -12,10 +12,12 @@ import { DeadLetterStore } from "../stores/dead-letter-store.js";
 import { IngestCounts } from "../stores/ingest-counts.js";
 import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
+import type { Metrics } from "../telemetry/metrics.js";
 import { ApiClient } from "./api-client.js";
 import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
 import { html } from "./html.js";
 import { BASE, publicLayout, type Viewer } from "./layout.js";
+import { LIVE_POLL_MS, LiveHub } from "./live-hub.js";
 import { dashboardPages } from "./pages/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { csrfMatches, Sessions } from "./sessions.js";
@@ -30,6 +32,7 @@ export interface DashboardDeps {
   keys: Keys;
   shards: number;
   logger: Logger;
+  metrics: Metrics;
   signup: "open" | "closed";
   /** The public URL (VERDICT_PUBLIC_URL): the only origin form posts may come from, and https makes the cookie Secure. */
   publicUrl: string | undefined;
@@ -93,8 +96,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     accounts: deps.accounts,
     users: new Users(deps.redis, deps.keys),
     sessions: new Sessions(deps.redis, deps.keys),
-    signInLimit: new SignInLimit(deps.redis, deps.keys),
+    signInLimit: new SignInLimit(deps.redis, deps.keys, deps.clock),
     api: new ApiClient(deps.apiRoutes, deps.clock),
+    live: new LiveHub(LIVE_POLL_MS, () => deps.metrics.dashboardLiveRenders.inc()),
     stores: {
       outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
       deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards),

@@ -35,6 +35,8 @@ export interface PageResponse {
 export interface StreamResponse {
   kind: "stream";
   start(send: (event: string, data: string) => void, end: () => void): () => void;
+  /** Called instead of `start` when the client went away before the stream could begin. */
+  abandon?(): void;
 }
 
 export type WebResponse = PageResponse | StreamResponse;
@@ -125,7 +127,10 @@ export function webHandler(
     });
 
     const write = (response: WebResponse): void => {
-      if (aborted) return;
+      if (aborted) {
+        if (response.kind === "stream") response.abandon?.();
+        return;
+      }
       res.cork(() => {
         if (response.kind === "stream") {
           writeHead(res, "200 OK", SECURITY_HEADERS, STREAM_HEADERS);

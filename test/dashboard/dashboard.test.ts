@@ -46,6 +46,10 @@ describe("dashboard in Chromium", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByLabel("Account name").fill("Acme Robotics");
     await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL("**/dashboard/sign-in?**");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/dashboard/token");
     token = (await page.getByTestId("api-token").textContent()) ?? "";
     expect(token).not.toBe("");
