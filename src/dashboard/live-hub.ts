@@ -11,6 +11,8 @@ type Viewer = (fragment: string) => void;
 
 interface Channel {
   viewers: Set<Viewer>;
+  /** Viewers that joined since the last poll: they get its HTML even when nothing changed. */
+  joined: Set<Viewer>;
   /** What the last render was made from (JSON), and its HTML; undefined before the first read. */
   made?: { from: string; fragment: string };
   timer: NodeJS.Timeout;
@@ -48,23 +50,24 @@ export class LiveHub {
   }
 
   /**
-   * Sends `viewer` the view's HTML now (when already made) and on each change, until the returned function
+   * Sends `viewer` the view's HTML from the next poll on, then on each change, until the returned function
    * is called. Viewers of one `channel` (the same account, outcome and variant) share one source.
    */
   watch<T>(channel: string, source: LiveSource<T>, viewer: Viewer): () => void {
     let found = this.channels.get(channel);
     if (!found) {
-      const created: Channel = { viewers: new Set(), busy: false, timer: setInterval(() => this.poll(created, source), this.pollMs) };
+      const created: Channel = { viewers: new Set(), joined: new Set(), busy: false, timer: setInterval(() => this.poll(created, source), this.pollMs) };
       this.channels.set(channel, created);
       found = created;
     }
-    const joined = found;
-    joined.viewers.add(viewer);
-    if (joined.made) viewer(joined.made.fragment);
+    const shared = found;
+    shared.viewers.add(viewer);
+    shared.joined.add(viewer);
     return () => {
-      joined.viewers.delete(viewer);
-      if (joined.viewers.size > 0 || this.channels.get(channel) !== joined) return;
-      clearInterval(joined.timer);
+      shared.viewers.delete(viewer);
+      shared.joined.delete(viewer);
+      if (shared.viewers.size > 0 || this.channels.get(channel) !== shared) return;
+      clearInterval(shared.timer);
       this.channels.delete(channel);
     };
   }
@@ -76,7 +79,13 @@ export class LiveHub {
       .read()
       .then((data) => {
         const from = JSON.stringify(data) ?? "";
-        if (channel.made?.from === from || channel.viewers.size === 0) return;
+        const joined = [...channel.joined];
+        channel.joined.clear();
+        if (channel.made?.from === from) {
+          for (const viewer of joined) viewer(channel.made.fragment);
+          return;
+        }
+        if (channel.viewers.size === 0) return;
         this.onRender();
         channel.made = { from, fragment: source.render(data) };
         for (const viewer of channel.viewers) viewer(channel.made.fragment);

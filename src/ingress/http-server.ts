@@ -8,6 +8,7 @@ import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
+import { checkFraming } from "./framing.js";
 import { writeHead } from "./response-head.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -354,27 +355,6 @@ function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs
     if (finished) ex.stopWriting?.();
     return ok;
   });
-}
-
-/**
- * Refuses framing a proxy in front might read differently from uWS (request smuggling): uWS takes the
- * first of two Content-Length headers where others take the last, and reads any Transfer-Encoding
- * ending in chunked as chunked. Only a single length, or exactly `chunked`, is accepted.
- */
-function checkFraming(req: HttpRequest): ApiError | undefined {
-  let lengths = 0;
-  let codings = 0;
-  req.forEach((name) => {
-    if (name === "content-length") lengths++;
-    else if (name === "transfer-encoding") codings++;
-  });
-  if (lengths > 1) {
-    return new ApiError("VALIDATION_ERROR", "more than one Content-Length header", [{ path: "Content-Length", message: "send exactly one" }]);
-  }
-  if (codings > 1 || (codings === 1 && req.getHeader("transfer-encoding").toLowerCase() !== "chunked")) {
-    return new ApiError("VALIDATION_ERROR", "Transfer-Encoding must be exactly chunked", [{ path: "Transfer-Encoding", message: "only chunked is supported" }]);
-  }
-  return undefined;
 }
 
 /** Collects the body, copying each chunk (uWS reuses them) and refusing past `limit` bytes. */

@@ -8,8 +8,8 @@ import { annotatedCondition } from "../annotated-condition.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { BASE, field, layout } from "../layout.js";
-import { page, redirect, type WebResponse } from "../web.js";
 import { LIVE_STREAMS_PER_SESSION } from "../live-hub.js";
+import { page, redirect, type WebResponse } from "../web.js";
 import { pager } from "./record-pages.js";
 
 /** The stream re-checks its session this often, so signing out ends it. */
