@@ -200,6 +200,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         keys,
         shards: options.shards,
         logger,
+        metrics,
         signup: options.dashboardSignup,
         publicUrl: options.publicUrl,
         clock,

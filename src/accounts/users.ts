@@ -20,6 +20,13 @@ export class UserInputError extends Error {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** The longest email, in UTF-8 bytes, that fits in a forward path (RFC 5321, 4.5.3.1.3). */
+export const MAX_EMAIL_BYTES = 254;
+
+/** Whether an email is short enough to look up or keep; checked before anything about it is stored. */
+export function emailFits(email: string): boolean {
+  return Buffer.byteLength(email, "utf8") <= MAX_EMAIL_BYTES;
+}
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -29,7 +36,7 @@ export function normaliseEmail(email: string): string {
 export function checkNewUser(email: string, password: string): UserInputError[] {
   const problems: UserInputError[] = [];
   const normalised = normaliseEmail(email);
-  if (!EMAIL.test(normalised) || normalised.length > 320) problems.push(new UserInputError("email", "Enter an email address like name@example.com."));
+  if (!EMAIL.test(normalised) || !emailFits(normalised)) problems.push(new UserInputError("email", "Enter an email address like name@example.com."));
   if (password.length < MIN_PASSWORD_LENGTH) {
     problems.push(new UserInputError("password", `Use at least ${MIN_PASSWORD_LENGTH} characters.`));
   }

@@ -8,6 +8,7 @@ import type { IngestCounts } from "../stores/ingest-counts.js";
 import type { OutcomeStore } from "../stores/outcome-store.js";
 import type { ApiCall, ApiClient } from "./api-client.js";
 import type { Viewer } from "./layout.js";
+import type { LiveHub } from "./live-hub.js";
 import type { Session, Sessions } from "./sessions.js";
 import type { SignInLimit } from "./sign-in-limit.js";
 import type { WebRequest, WebResponse } from "./web.js";
@@ -19,6 +20,8 @@ export interface DashboardServices {
   sessions: Sessions;
   signInLimit: SignInLimit;
   api: ApiClient;
+  /** Live outcome pages' shared pollers and the per-session stream cap. */
+  live: LiveHub;
   /** Reads the API has no route for: the home page's counts. */
   stores: { outcomes: OutcomeStore; deadLetters: DeadLetterStore; ingest: IngestCounts };
   signup: "open" | "closed";

@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { Accounts } from "../accounts/accounts.js";
 import { Users } from "../accounts/users.js";
+import { MAX_KEY_LENGTH } from "../api/request-checks.js";
 import type { Route } from "../ingress/router.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 import type { RedisClient } from "../redis/client.js";
@@ -11,10 +12,12 @@ import { DeadLetterStore } from "../stores/dead-letter-store.js";
 import { IngestCounts } from "../stores/ingest-counts.js";
 import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
+import type { Metrics } from "../telemetry/metrics.js";
 import { ApiClient } from "./api-client.js";
 import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
 import { html } from "./html.js";
 import { BASE, publicLayout, type Viewer } from "./layout.js";
+import { LIVE_POLL_MS, LiveHub } from "./live-hub.js";
 import { dashboardPages } from "./pages/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { csrfMatches, Sessions } from "./sessions.js";
@@ -29,6 +32,7 @@ export interface DashboardDeps {
   keys: Keys;
   shards: number;
   logger: Logger;
+  metrics: Metrics;
   signup: "open" | "closed";
   /** The public URL (VERDICT_PUBLIC_URL): the only origin form posts may come from, and https makes the cookie Secure. */
   publicUrl: string | undefined;
@@ -68,8 +72,10 @@ function matchRoute(routes: readonly CompiledRoute[], method: string, path: stri
       if (!segment.startsWith(":")) return segment === part;
       if (part === "") return false;
       try {
-        params[segment.slice(1)] = decodeURIComponent(part);
-        return true;
+        // No key, id or name is longer than the API's keys: a longer one names no page (404, not the API's 400).
+        const value = decodeURIComponent(part);
+        params[segment.slice(1)] = value;
+        return value.length <= MAX_KEY_LENGTH;
       } catch {
         return false;
       }
@@ -90,8 +96,9 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     accounts: deps.accounts,
     users: new Users(deps.redis, deps.keys),
     sessions: new Sessions(deps.redis, deps.keys),
-    signInLimit: new SignInLimit(deps.redis, deps.keys),
+    signInLimit: new SignInLimit(deps.redis, deps.keys, deps.clock),
     api: new ApiClient(deps.apiRoutes, deps.clock),
+    live: new LiveHub(LIVE_POLL_MS, () => deps.metrics.dashboardLiveRenders.inc()),
     stores: {
       outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
       deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards),
@@ -145,6 +152,10 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     return route.handle(ctx);
   };
 
-  const web = webHandler(handle, (error) => deps.logger.error({ err: error }, "dashboard request failed"));
+  const web = webHandler(
+    handle,
+    (error) => deps.logger.error({ err: error }, "dashboard request failed"),
+    (header) => deps.logger.warn({ header }, "dashboard answer refused: a header value held CR, LF or NUL"),
+  );
   return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
 }

@@ -1,6 +1,7 @@
 // The dashboard's own small HTTP layer on the ingress's uWebSockets.js server: reads a request (headers
 // before any await, form bodies capped), writes pages, redirects and event streams, and puts the security
 // headers on every answer.
+import { writeHead } from "../ingress/response-head.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 
 export interface WebRequest {
@@ -34,6 +35,8 @@ export interface PageResponse {
 export interface StreamResponse {
   kind: "stream";
   start(send: (event: string, data: string) => void, end: () => void): () => void;
+  /** Called instead of `start` when the client went away before the stream could begin. */
+  abandon?(): void;
 }
 
 export type WebResponse = PageResponse | StreamResponse;
@@ -62,6 +65,10 @@ const SECURITY_HEADERS: Record<string, string> = {
   // Pages show the API token: never keep them in a shared or back-button cache.
   "Cache-Control": "no-store",
 };
+
+const STREAM_HEADERS = { "Content-Type": "text/event-stream" };
+/** What ends a line of an event stream (HTML Living Standard, 9.2.5). */
+const LINE_BREAK = /\r\n|\r|\n/g;
 
 /** Forms and the condition check are small; anything larger is not the dashboard's. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -92,8 +99,15 @@ export interface OpenStreams {
   closeAll(): void;
 }
 
-/** A uWS handler running `handler`; `onError` logs what escaped it (answered 500). */
-export function webHandler(handler: WebHandler, onError: (error: unknown) => void): { handle(res: HttpResponse, req: HttpRequest): void } & OpenStreams {
+/**
+ * A uWS handler running `handler`; `onError` logs what escaped it (answered 500), `onRefusedHeader` an
+ * answer refused for a header value with CR, LF or NUL (answered 400 instead).
+ */
+export function webHandler(
+  handler: WebHandler,
+  onError: (error: unknown) => void,
+  onRefusedHeader: (name: string) => void,
+): { handle(res: HttpResponse, req: HttpRequest): void } & OpenStreams {
   const streams = new Set<() => void>();
   const handle = (res: HttpResponse, req: HttpRequest): void => {
     // Everything uWS gives by reference must be read now, before the first await.
@@ -113,20 +127,25 @@ export function webHandler(handler: WebHandler, onError: (error: unknown) => voi
     });
 
     const write = (response: WebResponse): void => {
-      if (aborted) return;
+      if (aborted) {
+        if (response.kind === "stream") response.abandon?.();
+        return;
+      }
       res.cork(() => {
-        res.writeStatus(response.kind === "page" ? (STATUS_TEXT[response.status] ?? String(response.status)) : "200 OK");
-        for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.writeHeader(name, value);
         if (response.kind === "stream") {
-          res.writeHeader("Content-Type", "text/event-stream");
+          writeHead(res, "200 OK", SECURITY_HEADERS, STREAM_HEADERS);
           // Data for the stream follows as it comes; end of headers now so the browser opens it.
           res.write(": open\n\n");
           return;
         }
-        res.writeHeader("Content-Type", response.contentType ?? "text/html; charset=utf-8");
-        for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value);
-        for (const cookie of response.cookies ?? []) res.writeHeader("Set-Cookie", cookie);
-        res.end(response.body);
+        const status = STATUS_TEXT[response.status] ?? String(response.status);
+        const type = { "Content-Type": response.contentType ?? "text/html; charset=utf-8" };
+        const cookies = (response.cookies ?? []).map((cookie) => ["Set-Cookie", cookie] as const);
+        const refused = writeHead(res, status, SECURITY_HEADERS, type, response.headers, cookies);
+        if (refused === undefined) return void res.end(response.body);
+        onRefusedHeader(refused);
+        writeHead(res, STATUS_TEXT[400]!, SECURITY_HEADERS, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end("Bad request");
       });
       if (response.kind === "stream" && !aborted) {
         let stop = (): void => {};
@@ -145,8 +164,10 @@ export function webHandler(handler: WebHandler, onError: (error: unknown) => voi
         streams.add(end);
         const send = (event: string, data: string): void => {
           if (aborted) return;
-          const lines = data.split("\n").map((line) => `data: ${line}`).join("\n");
-          res.cork(() => res.write(`event: ${event}\n${lines}\n\n`));
+          // A browser ends a stream line at CR, LF or CRLF alike: each becomes a data line of its own, so no
+          // text in the data (an action, a key) can start a field or an event.
+          const lines = data.split(LINE_BREAK).map((line) => `data: ${line}`).join("\n");
+          res.cork(() => res.write(`event: ${event.replace(LINE_BREAK, "")}\n${lines}\n\n`));
         };
         stop = response.start(send, end);
       }

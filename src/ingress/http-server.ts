@@ -8,6 +8,8 @@ import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
 import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
+import { checkFraming } from "./framing.js";
+import { writeHead } from "./response-head.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
 /**
@@ -126,14 +128,13 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (ex.span) endSpan(ex.span, response.status);
     const text = response.body === undefined ? undefined : JSON.stringify(response.body);
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
-      sendStreamed(ex, response, Buffer.from(text), writeStallMs);
+      sendStreamed(ex, response, Buffer.from(text), writeStallMs, logger);
       return;
     }
     ex.res.cork(() => {
-      ex.res.writeStatus(STATUS_TEXT[response.status] ?? String(response.status));
-      ex.res.writeHeader("X-Request-Id", ex.requestId);
-      if (text !== undefined) ex.res.writeHeader("Content-Type", "application/json");
-      if (response.headers) for (const [name, value] of Object.entries(response.headers)) ex.res.writeHeader(name, value);
+      const fixed = text === undefined ? { "X-Request-Id": ex.requestId } : { "X-Request-Id": ex.requestId, "Content-Type": "application/json" };
+      const refused = writeHead(ex.res, STATUS_TEXT[response.status] ?? String(response.status), fixed, response.headers);
+      if (refused !== undefined) return answerRefusedHead(ex, logger, refused);
       // endWithoutBody(undefined, ...) makes this uWS write `Content-Length: 9223372036854775808`, which
       // leaves the client waiting for a body that never comes; without arguments it writes no length at
       // all, as a 204 must (RFC 9110, 8.6). Bodiless answers are never errors, so never close.
@@ -301,10 +302,21 @@ function endSpan(span: Span, status: number): void {
 }
 
 /**
+ * The answer in place of one whose header writeHead refused: fixed words, never the refused value, and a
+ * 400 because only request text can put a line break where a header comes from. Call inside `res.cork`.
+ */
+function answerRefusedHead(ex: Exchange, logger: Logger, refused: string): void {
+  logger.warn({ requestId: ex.requestId, route: ex.route, header: refused }, "answer refused: a header value held CR, LF or NUL");
+  const body: ErrorBody = { error: { code: "VALIDATION_ERROR", message: "the answer would have carried a header with CR, LF or NUL", request_id: ex.requestId } };
+  writeHead(ex.res, STATUS_TEXT[400]!, { "X-Request-Id": ex.requestId, "Content-Type": "application/json" });
+  ex.res.end(JSON.stringify(body));
+}
+
+/**
  * Writes a large body as the client takes it (tryEnd/onWritable), holding it in this one buffer rather
  * than a copy in uWS, and closes the connection when no byte has gone out for `stallMs`.
  */
-function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs: number): void {
+function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs: number, logger: Logger): void {
   const { res } = ex;
   let startOffset = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -327,10 +339,11 @@ function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs
   ex.stopWriting = () => clearTimeout(timer);
   let done = false;
   res.cork(() => {
-    res.writeStatus(STATUS_TEXT[response.status] ?? String(response.status));
-    res.writeHeader("X-Request-Id", ex.requestId);
-    res.writeHeader("Content-Type", "application/json");
-    if (response.headers) for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value);
+    const refused = writeHead(res, STATUS_TEXT[response.status] ?? String(response.status), { "X-Request-Id": ex.requestId, "Content-Type": "application/json" }, response.headers);
+    if (refused !== undefined) {
+      done = true;
+      return answerRefusedHead(ex, logger, refused);
+    }
     startOffset = res.getWriteOffset();
     [, done] = res.tryEnd(body, body.length);
   });
@@ -342,27 +355,6 @@ function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs
     if (finished) ex.stopWriting?.();
     return ok;
   });
-}
-
-/**
- * Refuses framing a proxy in front might read differently from uWS (request smuggling): uWS takes the
- * first of two Content-Length headers where others take the last, and reads any Transfer-Encoding
- * ending in chunked as chunked. Only a single length, or exactly `chunked`, is accepted.
- */
-function checkFraming(req: HttpRequest): ApiError | undefined {
-  let lengths = 0;
-  let codings = 0;
-  req.forEach((name) => {
-    if (name === "content-length") lengths++;
-    else if (name === "transfer-encoding") codings++;
-  });
-  if (lengths > 1) {
-    return new ApiError("VALIDATION_ERROR", "more than one Content-Length header", [{ path: "Content-Length", message: "send exactly one" }]);
-  }
-  if (codings > 1 || (codings === 1 && req.getHeader("transfer-encoding").toLowerCase() !== "chunked")) {
-    return new ApiError("VALIDATION_ERROR", "Transfer-Encoding must be exactly chunked", [{ path: "Transfer-Encoding", message: "only chunked is supported" }]);
-  }
-  return undefined;
 }
 
 /** Collects the body, copying each chunk (uWS reuses them) and refusing past `limit` bytes. */

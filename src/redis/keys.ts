@@ -227,8 +227,11 @@ export class Keys {
     return `${this.prefix}session:${idHash}`;
   }
 
-  /** Sign-in attempts of one email or client address in the current window (a counter with a TTL). */
-  signInAttempts(scope: "email" | "address", subject: string): string {
+  /**
+   * Sign-in attempts of one email (by its SHA-256: a hash with a TTL) or client network, or sign-ups of one
+   * client network, in the current window (a counter with a TTL).
+   */
+  signInAttempts(scope: "email" | "address" | "signup", subject: string): string {
     return `${this.prefix}signin:${scope}:${subject}`;
   }
 

@@ -17,6 +17,8 @@ export interface Metrics {
   redisUsedMemory: Gauge<"node">;
   /** Redis's maxmemory (0: no limit), per master node. */
   redisMaxMemory: Gauge<"node">;
+  /** Renders of a live outcome view: one per change, shared by all its open pages. */
+  dashboardLiveRenders: Counter;
 }
 
 /**
@@ -78,6 +80,11 @@ export function createMetrics(): Metrics {
       labelNames: ["node"],
       // Every process samples the same nodes: the supervisor keeps one value per node, not their sum.
       aggregator: "max",
+      registers: [registry],
+    }),
+    dashboardLiveRenders: new Counter({
+      name: "verdict_dashboard_live_renders_total",
+      help: "Renders of a live outcome view in the dashboard: one per change, shared by all pages showing it",
       registers: [registry],
     }),
   };

@@ -46,6 +46,10 @@ describe("dashboard in Chromium", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByLabel("Account name").fill("Acme Robotics");
     await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL("**/dashboard/sign-in?**");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/dashboard/token");
     token = (await page.getByTestId("api-token").textContent()) ?? "";
     expect(token).not.toBe("");
@@ -90,7 +94,7 @@ describe("dashboard in Chromium", () => {
     await page.locator("#field-condition-canonical", { hasText: "COUNT(reply)>=2 AND done" }).waitFor();
     await expect(page.locator("#field-condition-error").textContent()).resolves.toBe("");
     await page.getByRole("button", { name: "Save task" }).click();
-    await page.waitForURL("**/dashboard/tasks?saved=support");
+    await page.waitForURL("**/dashboard/tasks?notice=saved");
     await expect(page.getByRole("row", { name: /support/ }).textContent()).resolves.toContain("COUNT(reply)>=2 AND done");
     const stored = await api("GET", "/v1/tasks/support");
     expect(stored.body).toEqual({ key: "support", name: "Support ticket", goal: "The customer's problem is solved", condition: "COUNT(reply)>=2 AND done", settlement_period: "1d" });
@@ -101,12 +105,12 @@ describe("dashboard in Chromium", () => {
     await expect(page.getByLabel("Key").getAttribute("readonly")).resolves.not.toBeNull();
     await page.getByLabel("Settlement period").fill("2h");
     await page.getByRole("button", { name: "Save task" }).click();
-    await page.waitForURL("**/dashboard/tasks?saved=support");
+    await page.waitForURL("**/dashboard/tasks?notice=saved");
     expect((await api("GET", "/v1/tasks/support")).body).toMatchObject({ settlement_period: "2h" });
     await api("PUT", "/v1/tasks/temporary", { name: "Temporary", condition: "x" });
     await page.reload();
     await page.getByRole("button", { name: "Delete task temporary" }).click();
-    await page.waitForURL("**/dashboard/tasks?deleted=temporary");
+    await page.waitForURL("**/dashboard/tasks?notice=deleted");
     expect((await api("GET", "/v1/tasks/temporary")).status).toBe(404);
   });
 
@@ -170,7 +174,7 @@ describe("dashboard in Chromium", () => {
         else await page.getByLabel(label, { exact: true }).fill(value);
       }
       await page.getByRole("button", { name: save }).click();
-      await page.waitForURL("**?saved=*");
+      await page.waitForURL("**?notice=saved");
     };
     await create("Rate cards", "New rate card", [["Key", "standard"], ["Currency", "eur"], ["Entries", "support-bot 250"]], "Save rate card");
     await create("Agents", "New agent", [["Key", "support-bot"], ["Name", "Support bot"], ["Condition", "resolved"], ["Attribution method", "sum"]], "Save agent");

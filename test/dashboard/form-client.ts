@@ -32,8 +32,14 @@ export class FormClient {
     return match[1]!;
   }
 
+  /** Signs up, then in, as a person does (sign-up itself starts no session); the sign-in's reply, or the sign-up's refusal. */
   async signUp(email: string, accountName: string, password = "a long enough password"): Promise<FormReply> {
-    return this.post("/dashboard/sign-up", { email, password, account_name: accountName });
+    const reply = await this.signUpOnly(email, accountName, password);
+    return reply.status === 303 ? this.signIn(email, password) : reply;
+  }
+
+  async signUpOnly(email: string, accountName: string, password = "a long enough password", headers?: Record<string, string>): Promise<FormReply> {
+    return this.post("/dashboard/sign-up", { email, password, account_name: accountName }, headers);
   }
 
   async signIn(email: string, password: string): Promise<FormReply> {

@@ -1,11 +1,10 @@
 // The dashboard's defences over plain HTTP: security headers, cookie flags, CSRF and Origin checks, one
-// account never seeing another's data, the sign-in rate limit, closed sign-up and `verdict user add`.
+// account never seeing another's data, closed sign-up and `verdict user add` (limits: hardening.test.ts).
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { run as runUser } from "../../src/cli/user.js";
 import { SESSION_IDLE_MS, SESSION_MAX_MS, Sessions } from "../../src/dashboard/sessions.js";
-import { SIGN_IN_PER_EMAIL } from "../../src/dashboard/sign-in-limit.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { envOf } from "../support/redis.js";
 import { FormClient } from "./form-client.js";
@@ -95,27 +94,6 @@ describe("dashboard security", () => {
     const tokenB = await b.token();
     expect(tokenA).not.toBe(tokenB);
     expect(tokenA.split(".")[1]).not.toBe(tokenB.split(".")[1]);
-  });
-
-  it("limits sign-in attempts per email, with a clear message, even for the right password", async () => {
-    const email = unique("limited");
-    const password = "the right password";
-    const owner = new FormClient(t.base);
-    await owner.signUp(email, "Limited Co", password);
-    const guesser = new FormClient(t.base);
-    for (let i = 0; i < SIGN_IN_PER_EMAIL; i++) {
-      const reply = await guesser.signIn(email, `wrong guess ${i}`);
-      expect(reply.status).toBe(400);
-      expect(reply.text).toContain("Invalid email or password");
-    }
-    const blocked = await guesser.signIn(email, password);
-    expect(blocked.status).toBe(429);
-    expect(blocked.text).toContain("Too many sign-in attempts. Try again in 15 minutes.");
-    expect(blocked.setCookie).toEqual([]);
-    // Another email from the same address is not locked out by it.
-    const other = unique("other");
-    await new FormClient(t.base).signUp(other, "Other Co", password);
-    expect((await new FormClient(t.base).signIn(other, password)).status).toBe(303);
   });
 
   it("says the same for an unknown email as for a wrong password", async () => {

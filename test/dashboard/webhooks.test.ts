@@ -32,10 +32,15 @@ describe("dashboard webhooks page in Chromium", () => {
     browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(`${t.base}/dashboard/sign-up`);
-    await page.getByLabel("Email").fill(`hooks-${Date.now()}@example.com`);
+    const email = `hooks-${Date.now()}@example.com`;
+    await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("correct horse battery");
     await page.getByLabel("Account name").fill("Hook Co");
     await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL("**/dashboard/sign-in?**");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/dashboard/token");
     token = (await page.getByTestId("api-token").textContent()) ?? "";
   });

@@ -8,11 +8,10 @@ import { annotatedCondition } from "../annotated-condition.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { BASE, field, layout } from "../layout.js";
+import { LIVE_STREAMS_PER_SESSION } from "../live-hub.js";
 import { page, redirect, type WebResponse } from "../web.js";
 import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
 
-/** How often an open outcome page's stream re-reads the outcome: well inside the 2 s the page promises. */
-export const LIVE_POLL_MS = 500;
 /** The stream re-checks its session this often, so signing out ends it. */
 const LIVE_SESSION_CHECK_MS = 10_000;
 const STATUSES = ["", "OPEN", "CONFIRMED", "FAILED"] as const;
@@ -152,45 +151,57 @@ async function outcomePage(ctx: PageContext): Promise<WebResponse> {
   return page(200, layout(ctx.viewer, "/outcomes", `Outcome ${key}`, content));
 }
 
-/** Server-Sent Events: the live part's new HTML whenever it differs from what the page shows. */
+interface LiveData {
+  outcome: OutcomeView | undefined;
+  log: EventPage | undefined;
+}
+
+/**
+ * Server-Sent Events: the live part's new HTML whenever it changes, from the one poller all viewers of this
+ * outcome share (LiveHub); a session holds at most LIVE_STREAMS_PER_SESSION of them.
+ */
 async function liveStream(ctx: PageContext): Promise<WebResponse> {
   const key = ctx.params.key!;
   if (!(await getOutcome(ctx, key))) return missing(ctx, key);
   const withLog = ctx.req.query.get("log") !== "none";
+  const { live, sessions } = ctx.services;
+  const sessionId = ctx.session.id;
+  if (!live.reserve(sessionId)) {
+    const words = html`<p>This session already follows ${LIVE_STREAMS_PER_SESSION} pages live. Close one of them and reload this page.</p>`;
+    return page(429, layout(ctx.viewer, "/outcomes", "Too many live pages", words));
+  }
+  const source = {
+    read: async (): Promise<LiveData> => {
+      const outcome = await getOutcome(ctx, key);
+      return { outcome, log: outcome && withLog ? await eventPage(ctx, key, undefined) : undefined };
+    },
+    render: ({ outcome, log }: LiveData): string => {
+      if (!outcome) return "";
+      return log ? html`${outcomeLive(outcome)}${eventLog(key, log, true)}`.text : outcomeLive(outcome).text;
+    },
+  };
   return {
     kind: "stream",
     start(send, end) {
-      let last = "";
-      let busy = false;
-      let lastSessionCheck = Date.now();
+      const leave = live.watch(`${ctx.session.accountId}\n${key}\n${withLog ? "log" : "none"}`, source, (fragment) => send("update", fragment));
+      const sessionCheck = setInterval(() => {
+        sessions.touch(sessionId).then(
+          (session) => {
+            if (!session) end();
+          },
+          () => {},
+        );
+      }, LIVE_SESSION_CHECK_MS);
       let stopped = false;
-      const tick = async (): Promise<void> => {
-        if (Date.now() - lastSessionCheck > LIVE_SESSION_CHECK_MS) {
-          lastSessionCheck = Date.now();
-          if (!(await ctx.services.sessions.touch(ctx.session.id))) return end();
-        }
-        const outcome = await getOutcome(ctx, key);
-        const fragment = !outcome ? "" : withLog ? html`${outcomeLive(outcome)}${eventLog(key, await eventPage(ctx, key, undefined), true)}`.text : outcomeLive(outcome).text;
-        if (fragment !== last && !stopped) {
-          send("update", fragment);
-          last = fragment;
-        }
-      };
-      const timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        tick()
-          .catch(() => {
-            // Redis briefly away: the page keeps what it shows and the next tick tries again.
-          })
-          .finally(() => (busy = false));
-      }, LIVE_POLL_MS);
-      const stop = (): void => {
+      return () => {
+        if (stopped) return;
         stopped = true;
-        clearInterval(timer);
+        clearInterval(sessionCheck);
+        leave();
+        live.release(sessionId);
       };
-      return stop;
     },
+    abandon: () => live.release(sessionId),
   };
 }
 

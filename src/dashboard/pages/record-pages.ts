@@ -64,8 +64,9 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
       if (refusedCursor(error)) return noSuchPage(ctx, `/${kind.segment}`, listPath);
       throw error;
     }
-    const saved = ctx.req.query.get("saved");
-    const deleted = ctx.req.query.get("deleted");
+    // Fixed words chosen by the code in the URL: a link can choose which, never what it says.
+    const done = ctx.req.query.get("notice");
+    const message = done === "saved" ? `The ${kind.singular} was saved.` : done === "deleted" ? `The ${kind.singular} was deleted.` : undefined;
     const rows = result.items.map(
       (record) => html`<tr>
   <td><a href="${editPath(record.key)}">${record.key}</a></td>
@@ -73,7 +74,7 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
   <td><form method="post" action="${recordPath(record.key)}/delete" class="inline">${csrfField(ctx.viewer)}<button type="submit" class="secondary" aria-label="Delete ${kind.singular} ${record.key}">Delete</button></form></td>
 </tr>`,
     );
-    const content = html`${notice(saved ? `Saved ${kind.singular} ${saved}.` : deleted ? `Deleted ${kind.singular} ${deleted}.` : undefined, "ok")}
+    const content = html`${notice(message, "ok")}
 <p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
 ${
   rows.length === 0
@@ -138,7 +139,7 @@ ${pager(ctx, result.nextCursor)}`;
       if (!found) throw error;
       return formPage(ctx, 400, isNew ? undefined : key, { ...values, key }, found);
     }
-    return redirect(`${listPath}?saved=${encodeURIComponent(key)}`);
+    return redirect(`${listPath}?notice=saved`);
   };
 
   const exists = async (ctx: PageContext, key: string): Promise<boolean> => (await get(ctx, key)) !== undefined;
@@ -187,7 +188,7 @@ ${pager(ctx, result.nextCursor)}`;
           if (error instanceof ApiError && error.status === 404) return missing(ctx, key);
           throw error;
         }
-        return redirect(`${listPath}?deleted=${encodeURIComponent(key)}`);
+        return redirect(`${listPath}?notice=deleted`);
       },
     },
   ];
@@ -206,6 +207,8 @@ export function noSuchPage(ctx: PageContext, nav: string, firstPage: string): We
 /** "Next page" with the API's cursor; the first page is always one link away (cursors only go forward). */
 export function pager(ctx: PageContext, nextCursor: string | null): Html {
   const query = new URLSearchParams(ctx.req.query);
+  // A notice belongs to the change just made, not to the pages after it.
+  query.delete("notice");
   const onFirst = !query.has("cursor");
   query.delete("cursor");
   const first = query.toString();

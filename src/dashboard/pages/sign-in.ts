@@ -1,5 +1,6 @@
 // Sign up, sign in and sign out: the only dashboard routes open without a session (sign out needs one).
-import { checkNewUser, normaliseEmail, UserInputError } from "../../accounts/users.js";
+import { hashPassword } from "../../accounts/password.js";
+import { checkNewUser, emailFits, normaliseEmail, UserInputError } from "../../accounts/users.js";
 import type { DashboardRoute, PublicContext } from "../context.js";
 import { html } from "../html.js";
 import { BASE, field, notice, publicLayout } from "../layout.js";
@@ -7,18 +8,35 @@ import { clearedSessionCookie, sessionCookie } from "../session-cookie.js";
 import { page, redirect, type WebResponse } from "../web.js";
 
 const INVALID = "Invalid email or password";
+/** Fixed words for the `notice` code of the sign-in page's URL. */
+const NOTICES: Record<string, string> = {
+  "signed-up": "Thank you for signing up. Sign in with the email and password you chose.",
+};
 
-/** Where to go after signing in: only a dashboard path, so `next` cannot send anyone off-site. */
-function safeNext(next: string | null): string {
-  return next !== null && next.startsWith(`${BASE}`) && !next.startsWith("//") && !next.includes("\\") ? next : BASE;
+function waitWords(ms: number): string {
+  if (ms < 60_000) {
+    const seconds = Math.ceil(ms / 1000);
+    return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  }
+  const minutes = Math.ceil(ms / 60_000);
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
 
-function signInPage(status: number, values: { email: string; next: string }, message?: string, signupOpen = true): WebResponse {
+/**
+ * Where to go after signing in: only a path of the dashboard (`/dashboard`, `/dashboard/...`, `/dashboard?...`),
+ * printable ASCII with no `//` and no backslash, so `next` can neither leave the site nor add a header.
+ */
+export function safeNext(next: string | null): string {
+  if (next === null || !/^\/dashboard(?:[/?#]|$)/.test(next)) return BASE;
+  return /^[\x21-\x7e]*$/.test(next) && !next.includes("//") && !next.includes("\\") ? next : BASE;
+}
+
+function signInPage(status: number, values: { email: string; next: string }, message?: string, signupOpen = true, ok?: string): WebResponse {
   return page(
     status,
     publicLayout(
       "Sign in",
-      html`${notice(message)}
+      html`${notice(message)}${notice(ok, "ok")}
 <form method="post" action="${BASE}/sign-in" novalidate>
   <input type="hidden" name="next" value="${values.next}">
   ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true })}
@@ -37,12 +55,12 @@ interface SignUpValues {
 
 type SignUpErrors = Partial<Record<"email" | "password" | "account_name", string>>;
 
-function signUpPage(status: number, values: SignUpValues, errors: SignUpErrors = {}): WebResponse {
+function signUpPage(status: number, values: SignUpValues, errors: SignUpErrors = {}, message?: string): WebResponse {
   return page(
     status,
     publicLayout(
       "Sign up",
-      html`<form method="post" action="${BASE}/sign-up" novalidate>
+      html`${notice(message)}<form method="post" action="${BASE}/sign-up" novalidate>
   ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true, error: errors.email })}
   ${field("Password", "password", "", { type: "password", autocomplete: "new-password", required: true, error: errors.password, hint: "At least 12 characters." })}
   ${field("Account name", "account_name", values.accountName, { required: true, error: errors.account_name, hint: "Your team or company; you can have one account per email." })}
@@ -57,6 +75,21 @@ const signUpClosed = (): WebResponse =>
   page(403, publicLayout("Sign up", html`<p>Sign-up is closed on this server. Ask an operator to add you with <code>verdict user add</code>.</p>
 <p><a href="${BASE}/sign-in">Sign in</a></p>`));
 
+/** Makes the account and its user, or, when the email is taken, does the same hashing work and nothing else. */
+async function register(ctx: PublicContext, values: SignUpValues, password: string): Promise<void> {
+  if (await ctx.services.users.isTaken(values.email)) {
+    await hashPassword(password);
+    return;
+  }
+  const account = await ctx.services.accounts.create(values.accountName);
+  try {
+    await ctx.services.users.add(account.account_id, values.email, password);
+  } catch (error) {
+    // Lost a race for the email to another sign-up: taken, like above.
+    if (!(error instanceof UserInputError)) throw error;
+  }
+}
+
 async function startSession(ctx: PublicContext, accountId: string, email: string, next: string): Promise<WebResponse> {
   const session = await ctx.services.sessions.create(accountId, email);
   return redirect(next, [sessionCookie(session.id, ctx.services.secureCookie)]);
@@ -67,7 +100,8 @@ export const signInRoutes: DashboardRoute[] = [
     method: "GET",
     path: "/sign-in",
     public: true,
-    handle: (ctx) => signInPage(200, { email: "", next: safeNext(ctx.req.query.get("next")) }, undefined, ctx.services.signup === "open"),
+    handle: (ctx) =>
+      signInPage(200, { email: "", next: safeNext(ctx.req.query.get("next")) }, undefined, ctx.services.signup === "open", NOTICES[ctx.req.query.get("notice") ?? ""]),
   },
   {
     method: "POST",
@@ -78,13 +112,13 @@ export const signInRoutes: DashboardRoute[] = [
       const password = ctx.req.form.get("password") ?? "";
       const next = safeNext(ctx.req.form.get("next"));
       const open = ctx.services.signup === "open";
+      // No user has such an email: refused before the limiter or anything else stores a byte of it.
+      if (!emailFits(email)) return signInPage(400, { email: "", next }, INVALID, open);
       const waitMs = await ctx.services.signInLimit.attempt(email, ctx.req.address);
-      if (waitMs > 0) {
-        const minutes = Math.ceil(waitMs / 60_000);
-        return signInPage(429, { email, next }, `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, open);
-      }
+      if (waitMs > 0) return signInPage(429, { email, next }, `Too many sign-in attempts. Try again in ${waitWords(waitMs)}.`, open);
       const user = await ctx.services.users.authenticate(email, password);
       if (!user) return signInPage(400, { email, next }, INVALID, open);
+      await ctx.services.signInLimit.succeeded(email);
       return startSession(ctx, user.account_id, user.email, next);
     },
   },
@@ -106,17 +140,13 @@ export const signInRoutes: DashboardRoute[] = [
       for (const problem of checkNewUser(values.email, password)) errors[problem.field] = problem.message;
       if (values.accountName === "") errors.account_name = "Enter a name for the account.";
       else if (values.accountName.length > 200) errors.account_name = "Use at most 200 characters.";
-      if (!errors.email && (await ctx.services.users.isTaken(values.email))) errors.email = "An account already uses this email. Sign in instead.";
       if (Object.keys(errors).length > 0) return signUpPage(400, values, errors);
-      const account = await ctx.services.accounts.create(values.accountName);
-      try {
-        const user = await ctx.services.users.add(account.account_id, values.email, password);
-        return await startSession(ctx, account.account_id, user.email, `${BASE}/token`);
-      } catch (error) {
-        // Lost a race for the email to another sign-up: same answer as when it was taken before.
-        if (error instanceof UserInputError) return signUpPage(400, values, { [error.field]: error.message });
-        throw error;
-      }
+      const waitMs = await ctx.services.signInLimit.signUp(ctx.req.address);
+      if (waitMs > 0) return signUpPage(429, values, {}, `Too many sign-ups from your network. Try again in ${waitWords(waitMs)}.`);
+      await register(ctx, values, password);
+      // The same answer, after the same work, whether or not the email already had an account: signing in
+      // is what tells, and only the owner's password does.
+      return redirect(`${BASE}/sign-in?notice=signed-up&next=${encodeURIComponent(`${BASE}/token`)}`);
     },
   },
   {

@@ -52,6 +52,8 @@ for (const region of document.querySelectorAll("[data-live]")) {
   const source = new EventSource(region.getAttribute("data-live"));
   source.addEventListener("update", (event) => {
     region.innerHTML = event.data;
+    // The new HTML's countdowns are empty until filled: fill them now, not at the next second.
+    tickCountdowns();
   });
 }
 
