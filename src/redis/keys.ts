@@ -201,6 +201,11 @@ export class Keys {
     return `${this.accountTag(accountId)}:wh:failing`;
   }
 
+  /** The account's events-per-second token bucket (a hash: tokens left, time of the last refill), shared by every ingress. */
+  eventBucket(accountId: string): string {
+    return `${this.accountTag(accountId)}:event-bucket`;
+  }
+
   account(accountId: string): string {
     return `${this.accountTag(accountId)}:account`;
   }
