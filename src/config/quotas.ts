@@ -49,6 +49,14 @@ export const QUOTA_SETTINGS: Readonly<Record<keyof QuotaOptions, string>> = Obje
   eventBurst: "VERDICT_QUOTA_EVENT_BURST",
 });
 
+/**
+ * An account's open outcomes allowed on one shard: its quota divided over the shards, rounded up. A shard's
+ * count lives in the shard's slot, where the scripts that open and close outcomes can keep it atomically.
+ */
+export function openOutcomesPerShard(quota: number, shards: number): number {
+  return Math.ceil(quota / shards);
+}
+
 /** Problems with the quotas, each naming its setting; empty when they are usable. */
 export function quotaProblems(quotas: QuotaOptions): string[] {
   const problems: string[] = [];

@@ -95,6 +95,14 @@ export class Keys {
     return `${this.shardTag(shard)}:outcomes:${accountId}`;
   }
 
+  /**
+   * Open outcomes of each account on this shard (hash account -> count): the open-outcome quota's share on
+   * the shard, kept by open-outcome.lua and by the shard's commits.
+   */
+  openOutcomes(shard: number): string {
+    return `${this.shardTag(shard)}:open-outcomes`;
+  }
+
   /** The account's dead letters on this shard (a stream); the DLQ API merges the shards. */
   deadLetters(shard: number, accountId: string): string {
     return `${this.shardTag(shard)}:dlq:${accountId}`;

@@ -37,7 +37,7 @@ export interface ResourceRouteDeps {
 
 export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive, quotas }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys, quotas);
-  const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes);
+  const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes, quotas.openOutcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
   // its delivery: replayed again after an unconfirmed enqueue put the letter back, it is a duplicate if the
   // first replay did get in, so it applies once.
