@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VerdictClient, VerdictError, type TaskEvent } from "../../src/client/index.js";
+import { DEFAULT_QUOTAS } from "../../src/config/quotas.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { seeded, startFaultProxy, type Fault, type FaultProxy } from "./fault-proxy.js";
 
@@ -20,7 +21,8 @@ describe("client delivery through faults", () => {
   let task: string;
 
   beforeAll(async () => {
-    t = await startTestApp("standalone");
+    // The faults are the proxy's: an events-per-second quota this fast a sender would meet is not one of them.
+    t = await startTestApp("standalone", { quotas: { ...DEFAULT_QUOTAS, eventsPerSecond: 1_000_000, eventBurst: 1_000_000 } });
     proxy = await startFaultProxy(t.base, 7);
     task = unique("task");
     // A condition no test event meets: the outcomes stay open, so every event lands in their logs.
