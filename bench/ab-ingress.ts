@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { cpuSecondsOf, load, median, rotatingRounds, runMain, singleBodies, startRedis } from "./harness.js";
+import { BENCH_QUOTAS, cpuSecondsOf, load, median, rotatingRounds, runMain, singleBodies, startRedis } from "./harness.js";
 
 type AppModule = typeof import("../src/app.js");
 type AccountsModule = typeof import("../src/accounts/accounts.js");
@@ -45,6 +45,7 @@ async function startSide(name: string, dist: string, redisUrl: string): Promise<
   const { silentLogger } = (await import(from("src/telemetry/logger.js"))) as LoggerModule;
   const options = {
     ...DEFAULT_OPTIONS,
+    quotas: BENCH_QUOTAS,
     role: "ingress" as const,
     port: 0,
     metricsPort: 0,

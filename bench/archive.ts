@@ -20,7 +20,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { startVerdict, type VerdictApp } from "../src/app.js";
 import { queueSettled } from "../src/cli/archive.js";
 import { DEFAULT_OPTIONS, type VerdictOptions } from "../src/config/options.js";
-import { api, apiOk, cpuSecondsOf, cpuSecondsOfCommand, now, runMain, sleep, startRedis } from "./harness.js";
+import { BENCH_QUOTAS, api, apiOk, cpuSecondsOf, cpuSecondsOfCommand, now, runMain, sleep, startRedis } from "./harness.js";
 
 const SETTLED = Number(process.env.BENCH_ARCHIVE_OUTCOMES ?? 100_000);
 const OPEN = 20_000;
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
   const sql = postgres(`${SERVER}/${database}`, { max: 1, onnotice: () => {} });
   const options = {
     ...DEFAULT_OPTIONS,
+    quotas: BENCH_QUOTAS,
     port: 0,
     metricsPort: 0,
     redis: { kind: "standalone" as const, url: redis.url },

@@ -6,7 +6,23 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
+import { QUOTA_SETTINGS, type QuotaOptions } from "../src/config/quotas.js";
 import type { LoadResult, LoadSpec } from "./load.js";
+
+/** Quotas no bench reaches: a bench measures one account at full speed, not the limits put on tenants. */
+export const BENCH_QUOTAS: QuotaOptions = {
+  tasks: 1_000_000,
+  agents: 1_000_000,
+  customers: 1_000_000,
+  rateCards: 1_000_000,
+  webhookEndpoints: 1_000_000,
+  openOutcomes: 1_000_000_000,
+  eventsPerSecond: 1_000_000_000,
+  eventBurst: 1_000_000_000,
+};
+
+/** BENCH_QUOTAS as the environment of a spawned process. */
+const BENCH_QUOTA_ENV = Object.fromEntries((Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]).map((name) => [QUOTA_SETTINGS[name], String(BENCH_QUOTAS[name])]));
 
 export type { LoadResult, LoadSpec } from "./load.js";
 
@@ -246,6 +262,7 @@ export async function spawnVerdict(role: "ingress" | "worker" | "all", env: Verd
         VERDICT_LOG_LEVEL: "warn",
         VERDICT_PORT: String(port),
         VERDICT_METRICS_PORT: String(metricsPort),
+        ...BENCH_QUOTA_ENV,
         ...env.extra,
       },
       // BENCH_DEBUG: show the processes' logs (warnings and worse; pino writes to stdout).

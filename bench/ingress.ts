@@ -11,7 +11,7 @@ import { startVerdict } from "../src/app.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { silentLogger } from "../src/telemetry/logger.js";
 import { startBare } from "./bare-server.js";
-import { batchBodies, load as runLoad, medianRound, rate, rotatingRounds, runMain, singleBodies, startRedis, type LoadResult } from "./harness.js";
+import { BENCH_QUOTAS, batchBodies, load as runLoad, medianRound, rate, rotatingRounds, runMain, singleBodies, startRedis, type LoadResult } from "./harness.js";
 
 /** Measured seconds per server and scenario, split over the rounds. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     const bare = await startBare(redis.port);
     const options = {
       ...DEFAULT_OPTIONS,
+      quotas: BENCH_QUOTAS,
       role: "ingress" as const,
       port: 0,
       metricsPort: 0,

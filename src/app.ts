@@ -16,6 +16,7 @@ import { createDashboard } from "./dashboard/dashboard.js";
 import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
 import type { Route } from "./ingress/router.js";
+import { EventRateLimiter } from "./ingress/event-rate.js";
 import { eventRoutes } from "./ingress/routes/events.js";
 import type { RedisClient } from "./redis/client.js";
 import { SettlementMonitor } from "./monitor/settlement-monitor.js";
@@ -191,8 +192,9 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql) } }), liveness);
-      routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql) } }), liveness);
+      const rate = new EventRateLimiter(enqueueRedis, keys, options.quotas);
+      routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
         accounts: context.accounts,

@@ -7,6 +7,8 @@ export type CommitResult =
   | { ok: true }
   | { ok: false; reason: "lease-lost" }
   | { ok: false; reason: "create-conflict"; key: string }
+  /** Nothing written: outcomes opened meanwhile (POST /v1/outcomes) left no room for the batch's under the open-outcome quota. */
+  | { ok: false; reason: "open-quota" }
   /** Nothing written: entries of the stream are pending under another consumer, a worker that lost the shard. */
   | { ok: false; reason: "foreign-pending" }
   /** Committed on the master, but fewer replicas than required acknowledged it in time. */
@@ -134,6 +136,14 @@ export class BatchCommit {
     this.ops.push(expireMs === undefined ? ["count", this.key(key), field, by] : ["count", this.key(key), field, by, expireMs]);
   }
 
+  /**
+   * Adds `by` (more than 0) to an account's open outcomes on the shard; the whole commit fails if that would
+   * take the count past `limit` (outcomes opened meanwhile by the API), so the batch is folded again.
+   */
+  openQuota(key: string, accountId: string, by: number, limit: number): void {
+    this.ops.push(["open-quota", this.key(key), accountId, by, limit]);
+  }
+
   ack(entryId: string): void {
     this.acks.push(entryId);
   }
@@ -149,6 +159,7 @@ export class BatchCommit {
     if (reply === -1) return { ok: false, reason: "lease-lost" };
     if (reply === 0) return { ok: false, reason: "foreign-pending" };
     const op = this.ops[-2 - reply - 1];
+    if (op?.[0] === "open-quota") return { ok: false, reason: "open-quota" };
     const keyIndex = typeof op?.[1] === "number" ? op[1] : 0;
     return { ok: false, reason: "create-conflict", key: this.keys[keyIndex - 1] ?? "" };
   }

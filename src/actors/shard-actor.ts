@@ -37,6 +37,7 @@ import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
+import type { OpenOutcomeQuota } from "./open-outcome-quota.js";
 import { deliveryOf, runsOf, type DecodedEntry, type EntryEvent, type StreamEntry } from "./shard-entries.js";
 
 export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete" | "claim-orphans";
@@ -58,6 +59,8 @@ export interface ShardActorDeps {
   models: CohortModels;
   /** A creator per batch: configuration is read once per batch, as it is when the batch runs. */
   outcomeCreator: () => OutcomeCreator;
+  /** The open-outcome quota's share of this shard: guards the batch's creations and counts its changes. */
+  openQuota: OpenOutcomeQuota;
   readBatchSize: number;
   /** What reads grow to under a sustained backlog (ReadSize). */
   readBatchMax: number;
@@ -342,15 +345,24 @@ export class ShardActor {
     if (tracingEnabled()) this.linkBatchToRequests(entries);
     const records = await this.load(refs);
     const archived = await this.archivedAmong(refs, records);
-    const creator = this.deps.outcomeCreator();
-    for (const entry of entries) for (const { event, ref } of entry.events) if (event.variant === "B" && !records.has(ref) && !archived.has(ref)) creator.prefetch(event);
+    const unguarded = this.deps.outcomeCreator();
+    // Accounts whose events may open outcomes: the open-outcome quota reads their counts.
+    const creating = new Set<string>();
+    for (const entry of entries) {
+      for (const { event, ref } of entry.events) {
+        if (event.variant === "B" && !records.has(ref) && !archived.has(ref)) {
+          unguarded.prefetch(event);
+          creating.add(event.accountId);
+        }
+      }
+    }
     const cohorts: Cohort[] = distinctCohorts(records.values());
     for (const entry of entries) {
       for (const { event, ref } of entry.events) {
         if (event.variant === "B" && event.agentKey !== undefined && !records.has(ref) && !archived.has(ref)) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
       }
     }
-    await this.deps.models.ensure(cohorts);
+    const [creator] = await Promise.all([this.deps.openQuota.guard(unguarded, creating), this.deps.models.ensure(cohorts)]);
     const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
     const commit = this.newCommit();
     const deadLettered = new Map<string, number>();
@@ -537,6 +549,7 @@ export class ShardActor {
       }
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
     }
+    this.deps.openQuota.stage(commit, changed);
   }
 
   private async execute(commit: BatchCommit): Promise<CommitResult> {
@@ -569,7 +582,7 @@ export class ShardActor {
       return result;
     }
     if (!result.ok) {
-      this.deps.logger.info({ shard: this.deps.shard, key: result.reason === "create-conflict" ? result.key : undefined }, "outcome created concurrently; reprocessing batch");
+      this.deps.logger.info({ shard: this.deps.shard, key: result.reason === "create-conflict" ? result.key : undefined }, "outcome created concurrently, or the open-outcome quota filled meanwhile; reprocessing batch");
       return result;
     }
     // Committed on the master; until the replicas hold it a failover could undo it, so memory (which is

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
+import { DEFAULT_QUOTAS, openOutcomesPerShard, type QuotaOptions } from "../config/quotas.js";
 import { duplicateClient, type RedisClient } from "../redis/client.js";
 import type { ArchiveSql } from "../archive/archive-db.js";
 import type { ArchiveMetrics } from "../archive/archive-metrics.js";
@@ -21,6 +22,7 @@ import type { OutcomeCaps } from "../outcomes/outcome-caps.js";
 import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
+import { OpenOutcomeQuota } from "./open-outcome-quota.js";
 import { ShardActor, type ActorScript } from "./shard-actor.js";
 import { readShardLag } from "./shard-lag.js";
 
@@ -36,6 +38,8 @@ export interface WorkerOptions {
   maxProcessingAttempts: number;
   outcomeCaps: OutcomeCaps;
   scoreRefreshMs: number;
+  /** The account quotas the worker enforces: open outcomes, a share per shard. @default DEFAULT_QUOTAS */
+  quotas?: Pick<QuotaOptions, "openOutcomes">;
 }
 
 /** The PostgreSQL archive a worker moves its shards' settled outcomes to, when one is configured. */
@@ -238,6 +242,7 @@ export class Worker {
 
   private own(shard: number, leaseValue: string): void {
     const { client, keys, options, logger, outcomeCreator } = this.deps;
+    const openQuota = options.quotas?.openOutcomes ?? DEFAULT_QUOTAS.openOutcomes;
     const reader = duplicateClient(client);
     // The actor sees a dropped connection as a failed read and retries; ioredis reconnects by itself.
     reader.on("error", (error: Error) => logger.debug({ err: error, shard }, "shard reader connection error"));
@@ -253,6 +258,7 @@ export class Worker {
       hot: this.hot,
       models: this.models,
       outcomeCreator,
+      openQuota: new OpenOutcomeQuota(client, keys.openOutcomes(shard), openQuota, openOutcomesPerShard(openQuota, options.shards)),
       readBatchSize: options.readBatchSize,
       readBatchMax: options.readBatchMax,
       readIntervalMs: options.readIntervalMs,

@@ -167,8 +167,8 @@ function recordPaths(segment: string, what: string, put: string, record: string,
 
 const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   "/v1/openapi.json": { get: { summary: "This document (no token needed)", responses: { 200: "OpenApiDocument" }, anonymous: true } },
-  "/v1/events": { post: { summary: "Submit one event; 202 once it is durably enqueued", body: "Event", responses: { 202: "EventAccepted" } } },
-  "/v1/events/batch": { post: { summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed`", body: "EventBatch", responses: { 202: "BatchAccepted" } } },
+  "/v1/events": { post: { summary: "Submit one event; 202 once it is durably enqueued, 429 QUOTA_EXCEEDED past the account's events per second", body: "Event", responses: { 202: "EventAccepted" } } },
+  "/v1/events/batch": { post: { summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed` (`rate_limited`: past the account's events per second)", body: "EventBatch", responses: { 202: "BatchAccepted" } } },
   ...recordPaths("tasks", "task", "ContractBody", "TaskRecord", "TaskList"),
   "/v1/outcomes": {
     post: { summary: "Open a Variant A outcome from a task (the same key and task again: 200 with the existing one)", body: "OpenOutcomeBody", responses: { 200: "OutcomeView", 201: "OutcomeView" } },

@@ -26,6 +26,12 @@ interface FlushWaiter {
 
 const ITEM_PATH = /^events\[(\d+)\]/;
 
+/**
+ * The least wait before events refused for the account's rate go again: what the service's `Retry-After`
+ * says on a 429 for it (its bucket refills at least one event a second).
+ */
+const RATE_LIMITED_RETRY_MS = 1000;
+
 /** The resolving functions of the promise `track` just made, left here by `captureResolvers` and read at once. */
 const captured: Pick<PendingEvent, "resolve" | "reject"> = { resolve: () => {}, reject: () => {} };
 
@@ -208,14 +214,24 @@ export class EventSender {
     }
   }
 
-  /** A 202: items not in `failed` are in; failed ones (and, by the cascade rule, their outcome's later ones) go again. */
+  /**
+   * A 202: items not in `failed` are in; failed ones (and, by the cascade rule, their outcome's later ones) go
+   * again. Items refused for the account's rate wait like after a 429, and never count as attempts: the
+   * service took none of them and asked for a slower pace, which a client that keeps its buffer absorbs.
+   */
   private answered(batch: PendingEvent[], answer: BatchAccepted): void {
     const reasons = new Map<number, string>();
     for (const { index, reason } of answer.failed) reasons.set(index, reason);
     const failures = { rejected: 0, unconfirmed: 0, givenUp: 0 };
+    let rateLimited = 0;
     this.settleLanes(batch, (event, index) => {
       const reason = reasons.get(index);
       if (reason === undefined) return "accept";
+      if (reason === "rate_limited") {
+        rateLimited++;
+        event.attempts--;
+        return "throttle";
+      }
       if (reason === "unconfirmed") failures.unconfirmed++;
       else failures.rejected++;
       if (event.attempts < this.options.retry.maxAttempts) return "retry";
@@ -228,6 +244,9 @@ export class EventSender {
       const code = failures.unconfirmed > 0 ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
       const error = new VerdictError(202, code, `batch answered 202 with ${failures.unconfirmed} unconfirmed and ${failures.rejected} rejected items`);
       this.report(error, { events: count, willRetry: failures.givenUp < count });
+    }
+    if (rateLimited > 0 && this.options.onError) {
+      this.report(new VerdictError(202, "QUOTA_EXCEEDED", `batch answered 202 with ${rateLimited} items refused for the account's events-per-second quota`), { events: rateLimited, willRetry: true });
     }
   }
 
@@ -253,20 +272,23 @@ export class EventSender {
   }
 
   /**
-   * Decides each event of a returned batch (`accept`, `retry` after a backoff, `resend` at once, or the error
-   * to reject it with) and hands each lane back to the queue with its events to send again.
+   * Decides each event of a returned batch (`accept`, `retry` after a backoff, `throttle`: retry no sooner
+   * than the rate quota allows, `resend` at once, or the error to reject it with) and hands each lane back to
+   * the queue with its events to send again.
    */
-  private settleLanes(batch: PendingEvent[], decide: (event: PendingEvent, index: number) => "accept" | "retry" | "resend" | VerdictError, retryAfterMs = 0): void {
+  private settleLanes(batch: PendingEvent[], decide: (event: PendingEvent, index: number) => "accept" | "retry" | "throttle" | "resend" | VerdictError, retryAfterMs = 0): void {
     let lane: Lane | undefined;
     const again: PendingEvent[] = [];
     let backoff = false;
+    let floorMs = retryAfterMs;
     const handBack = (): void => {
       if (!lane) return;
-      const attempt = again[0]?.attempts ?? 1;
-      this.queue.settle(lane, again, backoff ? retryDelayMs(attempt, this.options.retry, retryAfterMs) : 0);
+      const attempt = Math.max(1, again[0]?.attempts ?? 1);
+      this.queue.settle(lane, again, backoff ? retryDelayMs(attempt, this.options.retry, floorMs) : 0);
       // queue.settle links the events and keeps no list, so one serves every lane of the batch.
       again.length = 0;
       backoff = false;
+      floorMs = retryAfterMs;
     };
     // A batch holds each lane's events together, in lane order (OrderingQueue.take).
     for (let index = 0; index < batch.length; index++) {
@@ -277,9 +299,10 @@ export class EventSender {
       }
       const decision = decide(event, index);
       if (decision === "accept") this.accept(event);
-      else if (decision === "retry" || decision === "resend") {
+      else if (decision === "retry" || decision === "resend" || decision === "throttle") {
         again.push(event);
-        backoff ||= decision === "retry";
+        backoff ||= decision !== "resend";
+        if (decision === "throttle") floorMs = Math.max(floorMs, RATE_LIMITED_RETRY_MS);
       } else this.reject(event, decision);
     }
     handBack();

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { QUOTA_SETTINGS, type QuotaOptions } from "./quotas.js";
 import { ConfigError, DEFAULT_OPTIONS, validateOptions, type RedisTarget, type Role, type VerdictOptions } from "./options.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -86,6 +87,21 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   return raw === "true";
 }
 
+/** Every VERDICT_QUOTA_* setting, each falling back to its default. */
+function quotas(env: Env): QuotaOptions {
+  const setting = (name: keyof QuotaOptions): number => int(env, QUOTA_SETTINGS[name], DEFAULT_OPTIONS.quotas[name]);
+  return {
+    tasks: setting("tasks"),
+    agents: setting("agents"),
+    customers: setting("customers"),
+    rateCards: setting("rateCards"),
+    webhookEndpoints: setting("webhookEndpoints"),
+    openOutcomes: setting("openOutcomes"),
+    eventsPerSecond: setting("eventsPerSecond"),
+    eventBurst: setting("eventBurst"),
+  };
+}
+
 export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}): VerdictOptions {
   const dataDir = resolve(env.VERDICT_DATA_DIR ?? ".verdict");
   const redis = redisTarget(env, dataDir);
@@ -129,6 +145,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
     webhookDisableAfterMs: env.VERDICT_WEBHOOK_DISABLE_AFTER ? parseDurationSetting("VERDICT_WEBHOOK_DISABLE_AFTER", env.VERDICT_WEBHOOK_DISABLE_AFTER) : DEFAULT_OPTIONS.webhookDisableAfterMs,
+    quotas: quotas(env),
     ...overrides,
   });
 }

@@ -1,6 +1,7 @@
 // The service's one typed options object: every knob, its documented default, and validation at start.
 
 import { DEFAULT_OUTCOME_CAPS, type OutcomeCaps } from "../outcomes/outcome-caps.js";
+import { DEFAULT_QUOTAS, quotaProblems, type QuotaOptions } from "./quotas.js";
 import { secretProblem } from "./secret-strength.js";
 
 export type Role = "all" | "ingress" | "worker";
@@ -134,6 +135,8 @@ export interface VerdictOptions {
    * @default 5 days
    */
   webhookDisableAfterMs: number;
+  /** Per-account quotas (src/config/quotas.ts). @default DEFAULT_QUOTAS */
+  quotas: QuotaOptions;
 }
 
 /** Standard Webhooks' customary retry schedule. */
@@ -173,6 +176,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
   webhookDisableAfterMs: DEFAULT_WEBHOOK_DISABLE_AFTER_MS,
+  quotas: DEFAULT_QUOTAS,
 });
 
 export class ConfigError extends Error {
@@ -225,6 +229,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
     problems.push("webhookRetryScheduleMs must be at most 50 delays, each from 0 to 7 days");
   }
   intIn("webhookDisableAfterMs", options.webhookDisableAfterMs, 1, 365 * 24 * 3600 * 1000);
+  problems.push(...quotaProblems(options.quotas));
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;
 }

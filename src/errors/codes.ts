@@ -16,6 +16,8 @@ export const HTTP_ERROR_STATUS = {
   OUTCOME_EXISTS: 409,
   VALIDATION_ERROR: 400,
   PAYLOAD_TOO_LARGE: 413,
+  /** A per-account quota is full: 403 for what the account stores, 429 (with Retry-After) for its event rate. */
+  QUOTA_EXCEEDED: 403,
   QUEUE_REJECTED: 503,
   QUEUE_UNCONFIRMED: 503,
   /** Redis does not answer (down, restarting, stalled): reads and writes of the API, not event submission. */
@@ -36,4 +38,6 @@ export type DeadLetterCode =
   | "RATE_CARD_ENTRY_NOT_FOUND"
   /** Applying the event would pass one of its outcome's caps (outcome-caps.ts); the message names which. */
   | "OUTCOME_TOO_LARGE"
+  /** A Variant B event would open an outcome beyond the account's open-outcome quota. */
+  | "QUOTA_EXCEEDED"
   | "PROCESSING_FAILED";

@@ -60,10 +60,12 @@ const STATUS_TEXT: Record<number, string> = {
   204: "204 No Content",
   400: "400 Bad Request",
   401: "401 Unauthorized",
+  403: "403 Forbidden",
   404: "404 Not Found",
   405: "405 Method Not Allowed",
   409: "409 Conflict",
   413: "413 Payload Too Large",
+  429: "429 Too Many Requests",
   500: "500 Internal Server Error",
   503: "503 Service Unavailable",
 };
@@ -159,6 +161,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
         code: apiError.code,
         message: apiError.message,
         ...(apiError.details !== undefined && { details: apiError.details }),
+        ...(apiError.quota !== undefined && { quota: apiError.quota.name, limit: apiError.quota.limit }),
         request_id: ex.requestId,
       },
     };

@@ -1,5 +1,7 @@
 // Account configuration records (tasks, agents, customers, rate cards): JSON under the account's hash tag,
 // upserted and listed atomically, listed in key order with a cursor.
+import { DEFAULT_QUOTAS, type QuotaName, type QuotaOptions } from "../config/quotas.js";
+import { quotaExceeded } from "../errors/quota-exceeded.js";
 import type { RedisClient } from "../redis/client.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../redis/keys.js";
@@ -12,24 +14,38 @@ export interface Page<T> {
 
 type RecordScript = "put-record" | "delete-record";
 
+/** Each kind's quota: its option, the name a QUOTA_EXCEEDED gives it, and how its message says it. */
+const QUOTA_OF: Readonly<Record<RecordKind, { option: keyof QuotaOptions; name: QuotaName; what: string }>> = {
+  task: { option: "tasks", name: "tasks", what: "tasks" },
+  agent: { option: "agents", name: "agents", what: "agents" },
+  customer: { option: "customers", name: "customers", what: "customers" },
+  "rate-card": { option: "rateCards", name: "rate_cards", what: "rate cards" },
+  "webhook-endpoint": { option: "webhookEndpoints", name: "webhook_endpoints", what: "webhook endpoints" },
+};
+
+/** The script's answer when the account's quota of the kind is full. */
+const QUOTA_FULL = -1;
+
 export class RecordStore {
   private readonly scripts: Scripts<RecordScript>;
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
+    private readonly quotas: QuotaOptions = DEFAULT_QUOTAS,
   ) {
     this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["put-record", "delete-record"]);
   }
 
-  /** Creates or replaces; true when it was created. */
+  /** Creates or replaces; true when it was created. A creation beyond the kind's quota throws QUOTA_EXCEEDED. */
   async put(accountId: string, kind: RecordKind, key: string, record: object): Promise<boolean> {
-    const created = await this.scripts.run(
-      "put-record",
-      [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)],
-      [JSON.stringify(record), key],
+    const quota = QUOTA_OF[kind];
+    const limit = this.quotas[quota.option];
+    const created = Number(
+      await this.scripts.run("put-record", [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)], [JSON.stringify(record), key, limit]),
     );
-    return Number(created) === 1;
+    if (created === QUOTA_FULL) throw quotaExceeded(quota.name, limit, quota.what);
+    return created === 1;
   }
 
   async get<T>(accountId: string, kind: RecordKind, key: string): Promise<T | undefined> {

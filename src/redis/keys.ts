@@ -95,6 +95,14 @@ export class Keys {
     return `${this.shardTag(shard)}:outcomes:${accountId}`;
   }
 
+  /**
+   * Open outcomes of each account on this shard (hash account -> count): the open-outcome quota's share on
+   * the shard, kept by open-outcome.lua and by the shard's commits.
+   */
+  openOutcomes(shard: number): string {
+    return `${this.shardTag(shard)}:open-outcomes`;
+  }
+
   /** The account's dead letters on this shard (a stream); the DLQ API merges the shards. */
   deadLetters(shard: number, accountId: string): string {
     return `${this.shardTag(shard)}:dlq:${accountId}`;
@@ -199,6 +207,11 @@ export class Keys {
   /** Since when each of the account's webhook endpoints has failed every attempt (hash endpoint -> ms). */
   webhookFailingSince(accountId: string): string {
     return `${this.accountTag(accountId)}:wh:failing`;
+  }
+
+  /** The account's events-per-second token bucket (a hash: tokens left, time of the last refill), shared by every ingress. */
+  eventBucket(accountId: string): string {
+    return `${this.accountTag(accountId)}:event-bucket`;
   }
 
   account(accountId: string): string {

@@ -15,6 +15,11 @@ import { indexMember, keyOfIndexMember, type ScoreName } from "../outcomes/outco
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { ArchivedOutcomes, ArchiveListOrder } from "../archive/archived-outcomes.js";
+import { DEFAULT_QUOTAS, openOutcomesPerShard } from "../config/quotas.js";
+import { quotaExceeded } from "../errors/quota-exceeded.js";
+
+/** open-outcome.lua's answer when the account's share of the open-outcome quota on the shard is full. */
+const OPEN_QUOTA_FULL = -1;
 
 export interface OpenRequest {
   accountId: string;
@@ -63,12 +68,16 @@ export interface ListFilter {
 export class OutcomeStore {
   private readonly scripts: Scripts<"open-outcome">;
 
-  /** `archive`: where settled outcomes go after their hot retention; reads fall back to it. */
+  /**
+   * `archive`: where settled outcomes go after their hot retention; reads fall back to it. `openQuota`: the
+   * account's open outcomes allowed, a share of it on each shard (docs/api.md, Quotas).
+   */
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
     private readonly archive?: ArchivedOutcomes,
+    private readonly openQuota: number = DEFAULT_QUOTAS.openOutcomes,
   ) {
     this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["open-outcome"]);
   }
@@ -110,11 +119,19 @@ export class OutcomeStore {
     const archived = await this.archive?.get(accountId, key);
     if (archived) return { kind: sameTask(archived, request.taskKey) ? "existing" : "conflict", record: archived };
     const shard = this.shardOf(accountId, key);
+    const perShard = openOutcomesPerShard(this.openQuota, this.shards);
     const existing = await this.scripts.runBuffer(
       "open-outcome",
-      [this.keys.outcome(shard, accountId, key), this.keys.outcomeIndex(shard, accountId), this.keys.due(shard), this.keys.idempotency(shard, accountId, key)],
-      [packOutcome(record), indexMember(now, key), outcomeRef(accountId, key), dueAtOf(record) ?? -1],
+      [
+        this.keys.outcome(shard, accountId, key),
+        this.keys.outcomeIndex(shard, accountId),
+        this.keys.due(shard),
+        this.keys.idempotency(shard, accountId, key),
+        this.keys.openOutcomes(shard),
+      ],
+      [packOutcome(record), indexMember(now, key), outcomeRef(accountId, key), dueAtOf(record) ?? -1, accountId, perShard],
     );
+    if (existing === OPEN_QUOTA_FULL) throw quotaExceeded("open_outcomes", this.openQuota, `open outcomes (${perShard} on each of its ${this.shards} shards)`);
     if (!Buffer.isBuffer(existing)) return { kind: "created", record };
     const current = unpackOutcome(existing);
     return { kind: sameTask(current, request.taskKey) ? "existing" : "conflict", record: current };

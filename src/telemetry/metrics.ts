@@ -43,7 +43,7 @@ export function createMetrics(): Metrics {
     }),
     events: new Counter({
       name: "verdict_events_total",
-      help: "Events received at the edge, by result: accepted, duplicate, rejected, unconfirmed",
+      help: "Events received at the edge, by result: accepted, duplicate, rejected, unconfirmed, rate_limited",
       labelNames: ["result"],
       registers: [registry],
     }),

@@ -76,7 +76,7 @@ describe("verdict/client types", () => {
     expectTypeOf<Client["track"]>().returns.resolves.toEqualTypeOf<void>();
     expectTypeOf<Client["events"]["send"]>().returns.resolves.toEqualTypeOf<EventAccepted>();
     expectTypeOf<Client["events"]["batch"]>().returns.resolves.toEqualTypeOf<BatchAccepted>();
-    expectTypeOf<BatchAccepted["failed"][number]["reason"]>().toEqualTypeOf<"rejected" | "unconfirmed">();
+    expectTypeOf<BatchAccepted["failed"][number]["reason"]>().toEqualTypeOf<"rejected" | "unconfirmed" | "rate_limited">();
     expectTypeOf<Client["outcomes"]["get"]>().returns.resolves.toEqualTypeOf<Outcome>();
     expectTypeOf<Outcome["status"]>().toEqualTypeOf<"OPEN" | "CONFIRMED" | "FAILED">();
     expectTypeOf<Client["tasks"]["put"]>().returns.resolves.toEqualTypeOf<Task>();

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { startVerdict, type VerdictApp } from "../../src/app.js";
 import { Accounts } from "../../src/accounts/accounts.js";
 import { DEFAULT_OPTIONS, type VerdictOptions } from "../../src/config/options.js";
+import { DEFAULT_QUOTAS } from "../../src/config/quotas.js";
 import { endpointOf, uniquePrefix, type Deployment } from "./redis.js";
 
 export interface TestApp {
@@ -32,6 +33,9 @@ export function testOptions(deployment: Deployment, overrides: Partial<VerdictOp
     shards: 8,
     leaseTtlMs: 2000,
     logLevel: "silent",
+    // Suites load one account at full speed to test other things; the quota suites and the two-tenant test set
+    // the rate they test.
+    quotas: { ...DEFAULT_QUOTAS, eventsPerSecond: 1_000_000, eventBurst: 1_000_000 },
     ...overrides,
   };
 }

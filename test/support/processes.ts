@@ -25,6 +25,8 @@ export function envFor(options: VerdictOptions): Record<string, string> {
     VERDICT_TOKEN_SECRET: options.tokenSecret,
     VERDICT_SHARDS: String(options.shards),
     VERDICT_LEASE_TTL_MS: String(options.leaseTtlMs),
+    VERDICT_QUOTA_EVENTS_PER_SECOND: String(options.quotas.eventsPerSecond),
+    VERDICT_QUOTA_EVENT_BURST: String(options.quotas.eventBurst),
     VERDICT_LOG_LEVEL: "warn",
   };
   const redis = options.redis;

@@ -29,12 +29,15 @@
                                    (billable usage; events received per minute)
           {"model", k, a, ms}      ARGV[a] is msgpack {counts, sums}, each {field, n, ...}: HINCRBY KEYS[k]
                                    per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
+          {"open-quota", k, f, n, limit}  HINCRBY KEYS[k] f n; precondition: the field plus n is at most
+                                   limit (an account's open outcomes on the shard, n > 0)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
           sent twice) and returns 1 without writing anything again
   ARGV[6..] blobs
 
-  Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken,
+  Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken
+  or open-quota operation i found no room,
   0 when stream entries are pending under another consumer (see foreign-pending): applied after this
   batch, their events would be applied out of order, so nothing is written until the owner has claimed
   them (claim-orphans.lua) and read its pending entries again.
@@ -56,6 +59,9 @@ local acks = cmsgpack.unpack(ARGV[4])
 
 for i, op in ipairs(ops) do
   if op[1] == 'create' and redis.call('EXISTS', KEYS[op[2]]) == 1 then
+    return -2 - i
+  end
+  if op[1] == 'open-quota' and (tonumber(redis.call('HGET', KEYS[op[2]], op[3])) or 0) + op[4] > op[5] then
     return -2 - i
   end
 end
@@ -90,6 +96,8 @@ for _, op in ipairs(ops) do
     if redis.call('EXISTS', KEYS[op[3]]) == 0 then
       redis.call('PEXPIRE', KEYS[op[2]], op[4])
     end
+  elseif kind == 'open-quota' then
+    redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
   elseif kind == 'count' then
     redis.call('HINCRBY', KEYS[op[2]], op[3], op[4])
     if op[5] then

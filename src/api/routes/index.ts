@@ -1,6 +1,7 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
 import type { ArchivedCharges } from "../../archive/archived-charges.js";
 import type { ArchivedOutcomes } from "../../archive/archived-outcomes.js";
+import type { QuotaOptions } from "../../config/quotas.js";
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";
 import { ChargeStore } from "../../stores/charge-store.js";
@@ -30,11 +31,13 @@ export interface ResourceRouteDeps {
   webhookAllowPrivateUrls: boolean;
   /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
   archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges } | undefined;
+  /** Per-account quotas: records refuse creations beyond theirs, outcomes beyond the open-outcome quota. */
+  quotas: QuotaOptions;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive }: ResourceRouteDeps): Route[] {
-  const records = new RecordStore(redis, keys);
-  const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes);
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive, quotas }: ResourceRouteDeps): Route[] {
+  const records = new RecordStore(redis, keys, quotas);
+  const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes, quotas.openOutcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
   // its delivery: replayed again after an unconfirmed enqueue put the letter back, it is a duplicate if the
   // first replay did get in, so it applies once.

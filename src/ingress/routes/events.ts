@@ -1,9 +1,11 @@
 // POST /v1/events and POST /v1/events/batch: validate, stamp, shard and enqueue; answer only what Redis confirmed.
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
+import { rateExceeded } from "../../errors/quota-exceeded.js";
 import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/enqueue.js";
 import { packEnvelope, type EventEnvelope } from "../../streams/event-envelope.js";
 import { shardOf } from "../../streams/shard.js";
 import { childrenByLabel, type Metrics } from "../../telemetry/metrics.js";
+import type { EventRateLimiter } from "../event-rate.js";
 import type { Route } from "../router.js";
 import { parseBatch, parseEvent } from "../validate-events.js";
 
@@ -14,11 +16,20 @@ export interface EventRouteDeps {
   enqueuer: ShardEnqueuer;
   shards: number;
   metrics: Metrics;
+  /** The events-per-second quota: each request's events are taken from its account's bucket first. */
+  rate: EventRateLimiter;
+  /** The quota's rate, named in the answer that refuses an event for it. */
+  eventsPerSecond: number;
   /** Payload bytes per sequential chunk of one shard within a batch. @default 1 MiB */
   batchChunkBytes?: number;
 }
 
-type Failure = "rejected" | "unconfirmed";
+/** `rate_limited`: beyond the account's events-per-second quota, never enqueued; send it again later. */
+type Failure = "rejected" | "unconfirmed" | "rate_limited";
+type Result = EnqueueResult | "rate_limited";
+
+/** Seconds a refused sender waits: the bucket refills at least one event a second. */
+const RATE_RETRY_AFTER_SECONDS = 1;
 
 /** The 202 body of POST /v1/events. */
 export interface EventAccepted {
@@ -47,16 +58,16 @@ function prepare(envelope: EventEnvelope, index: number, shards: number, tracepa
 }
 
 export function eventRoutes(deps: EventRouteDeps): Route[] {
-  const { enqueuer, shards, metrics } = deps;
+  const { enqueuer, shards, metrics, rate } = deps;
   const chunkBytes = deps.batchChunkBytes ?? 1024 * 1024;
-  const counters = childrenByLabel(metrics.events, ["accepted", "duplicate", "rejected", "unconfirmed"] as const);
-  const count = (result: EnqueueResult, n = 1): void => counters[result === "appended" ? "accepted" : result].inc(n);
+  const counters = childrenByLabel(metrics.events, ["accepted", "duplicate", "rejected", "unconfirmed", "rate_limited"] as const);
+  const count = (result: Result, n = 1): void => counters[result === "appended" ? "accepted" : result].inc(n);
 
   /**
    * Writes one shard's share of a batch in send order, chunk after chunk. Once an outcome's event fails,
    * its later events are not sent (rejected: never sent); other outcomes carry on.
    */
-  async function writeShard(shard: number, items: Prepared[], results: EnqueueResult[], traceparent: string | undefined): Promise<void> {
+  async function writeShard(shard: number, items: Prepared[], results: Result[], traceparent: string | undefined): Promise<void> {
     const failedOutcomes = new Set<string>();
     let at = 0;
     while (at < items.length) {
@@ -88,6 +99,10 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
       maxBodyBytes: MAX_EVENT_BODY_BYTES,
       async handler(req) {
         const { shard, item } = prepare(parseEvent(req.body, req), 0, shards, req.traceparent);
+        if ((await rate.take(req.accountId, 1)) === 0) {
+          count("rate_limited");
+          throw rateExceeded(deps.eventsPerSecond, RATE_RETRY_AFTER_SECONDS);
+        }
         const [result] = await enqueuer.submit(shard, [item], req.traceparent);
         count(result!);
         switch (result) {
@@ -105,26 +120,30 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
       maxBodyBytes: MAX_BATCH_BODY_BYTES,
       async handler(req) {
         const events = parseBatch(req.body, req);
+        // The events beyond what the bucket grants are the request's last ones: an outcome whose event is
+        // refused has none of its later ones sent either, as when an enqueue fails.
+        const granted = await rate.take(req.accountId, events.length);
         const byShard = new Map<number, Prepared[]>();
-        for (let index = 0; index < events.length; index++) {
+        for (let index = 0; index < granted; index++) {
           const prepared = prepare(events[index]!, index, shards, req.traceparent);
           const list = byShard.get(prepared.shard);
           if (list) list.push(prepared);
           else byShard.set(prepared.shard, [prepared]);
         }
-        const results: EnqueueResult[] = new Array<EnqueueResult>(events.length);
+        const results: Result[] = new Array<Result>(events.length).fill("rate_limited", granted);
         await Promise.all([...byShard].map(([shard, items]) => writeShard(shard, items, results, req.traceparent)));
 
         const failed: BatchAccepted["failed"] = [];
         const duplicates: number[] = [];
-        const tally: Record<EnqueueResult, number> = { appended: 0, duplicate: 0, rejected: 0, unconfirmed: 0 };
+        const tally: Record<Result, number> = { appended: 0, duplicate: 0, rejected: 0, unconfirmed: 0, rate_limited: 0 };
         results.forEach((result, index) => {
-          if (result === "rejected" || result === "unconfirmed") failed.push({ index, reason: result });
+          if (result === "rejected" || result === "unconfirmed" || result === "rate_limited") failed.push({ index, reason: result });
           else if (result === "duplicate") duplicates.push(index);
           tally[result]++;
         });
-        for (const [result, n] of Object.entries(tally) as [EnqueueResult, number][]) if (n > 0) count(result, n);
-        return { status: 202, body: { accepted: events.length - failed.length, failed, duplicates } satisfies BatchAccepted };
+        for (const [result, n] of Object.entries(tally) as [Result, number][]) if (n > 0) count(result, n);
+        const body = { accepted: events.length - failed.length, failed, duplicates } satisfies BatchAccepted;
+        return granted < events.length ? { status: 202, body, headers: { "Retry-After": String(RATE_RETRY_AFTER_SECONDS) } } : { status: 202, body };
       },
     },
   ];
