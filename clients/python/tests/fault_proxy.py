@@ -22,6 +22,8 @@ class FaultProxy:
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.counts: Dict[str, int] = {"refuse": 0, "drop": 0, "delay": 0, "forward": 0}
+        #: Each fault strikes at least once: the first batch requests are refused, dropped and delayed.
+        self.script = ["refuse", "drop", "delay"] if refuse and drop and delay else []
         self.gate = threading.Event()
         self.gate.set()
         proxy = self
@@ -45,6 +47,7 @@ class FaultProxy:
 
     def set_rates(self, *, refuse: float = 0.0, drop: float = 0.0, delay: float = 0.0) -> None:
         self.rates = (refuse, drop, delay)
+        self.script = []
 
     def hold(self) -> None:
         self.gate.clear()
@@ -56,6 +59,10 @@ class FaultProxy:
         refuse, drop, delay = self.rates
         with self.lock:
             draw = self.random.random()
+            if self.script:
+                kind = self.script.pop(0)
+                self.counts[kind] += 1
+                return kind
             kind = "refuse" if draw < refuse else "drop" if draw < refuse + drop else "delay" if draw < refuse + drop + delay else "forward"
             self.counts[kind] += 1
         return kind
