@@ -3,6 +3,7 @@ forwarding, forwards and drops the answer (the connection closes unanswered), or
 client's timeout, at the rates given; `hold()` parks every batch request until `release()`."""
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -24,6 +25,9 @@ class FaultProxy:
         self.counts: Dict[str, int] = {"refuse": 0, "drop": 0, "delay": 0, "forward": 0}
         #: Each fault strikes at least once: the first batch requests are refused, dropped and delayed.
         self.script = ["refuse", "drop", "delay"] if refuse and drop and delay else []
+        #: Batch answers rewritten with every item in `failed`: "unconfirmed" (forwarded first) or "quota"
+        #: (not forwarded; refused for the account's event rate).
+        self.fail_items: Optional[str] = None
         self.gate = threading.Event()
         self.gate.set()
         proxy = self
@@ -74,6 +78,9 @@ class FaultProxy:
         if request.path.startswith("/v1/events/batch"):
             self.gate.wait()
             kind = self.fault()
+        if kind == "forward" and self.fail_items is not None and request.path.startswith("/v1/events/batch"):
+            self.answer_failed_items(request, body)
+            return
         if kind == "refuse":
             payload = b'{"error":{"code":"QUEUE_REJECTED","message":"injected by the fault proxy","request_id":"proxy"}}'
             self.answer(request, 503, {"content-type": "application/json", "retry-after": "0"}, payload)
@@ -92,6 +99,18 @@ class FaultProxy:
             return
         answer_headers = {k: v for k, v in response.headers.items() if k.lower() not in HOP_HEADERS | {"content-encoding"}}
         self.answer(request, response.status_code, answer_headers, response.content)
+
+    def answer_failed_items(self, request: BaseHTTPRequestHandler, body: bytes) -> None:
+        count = len(json.loads(body)["events"])
+        if self.fail_items == "unconfirmed":
+            self.upstream.post(request.path, content=body, headers={"authorization": request.headers["authorization"], "content-type": "application/json"})
+            failed = [{"index": i, "reason": "unconfirmed"} for i in range(count)]
+        else:
+            failed = [{"index": i, "reason": "rejected", "code": "QUOTA_EXCEEDED"} for i in range(count)]
+        with self.lock:
+            self.counts[self.fail_items] = self.counts.get(self.fail_items, 0) + 1
+        payload = json.dumps({"accepted": 0, "failed": failed, "duplicates": []}).encode()
+        self.answer(request, 202, {"content-type": "application/json", "retry-after": "0"}, payload)
 
     @staticmethod
     def answer(request: BaseHTTPRequestHandler, status: int, headers: Dict[str, str], payload: bytes) -> None:

@@ -121,3 +121,30 @@ def test_retries_running_out_raise_with_the_last_error(service: Service, proxy: 
         error = client.track({"outcome_key": key, "action": "step"}).exception(30)
     assert isinstance(error, VerdictError) and error.status == 503 and error.code == "QUEUE_REJECTED"
     assert proxy.counts["refuse"] == 3
+
+
+@pytest.mark.parametrize("failure", ["unconfirmed", "quota"])
+def test_failed_batch_items_go_again_in_order_until_accepted(service: Service, proxy: FaultProxy, failure: str) -> None:
+    keys = open_outcomes(service, put_task(service), 3)
+    proxy.set_rates()
+    proxy.fail_items = failure
+    with VerdictClient(proxy.base_url, service.token, retry=RETRY, flush_interval=0) as client:
+        futures = [client.track({"outcome_key": keys[i % 3], "action": "step", "properties": {"seq": i}}) for i in range(30)]
+        for _ in range(1200):  # until two batch answers were rewritten (a minute at most)
+            if proxy.counts.get(failure, 0) >= 2:
+                break
+            threading.Event().wait(0.05)
+        proxy.fail_items = None
+        client.flush()
+    assert all(future.result(0) is None for future in futures)
+    for n, key in enumerate(keys):
+        assert [e["properties"]["seq"] for e in log_of(service, key, 10)] == list(range(n, 30, 3))
+
+
+def test_items_refused_for_the_rate_raise_quota_exceeded_when_retries_run_out(service: Service, proxy: FaultProxy) -> None:
+    [key] = open_outcomes(service, put_task(service), 1)
+    proxy.set_rates()
+    proxy.fail_items = "quota"
+    with VerdictClient(proxy.base_url, service.token, retry=Retry(max_attempts=2, base_delay=0.001, max_delay=0.01)) as client:
+        error = client.track({"outcome_key": key, "action": "step"}).exception(30)
+    assert isinstance(error, VerdictError) and error.status == 429 and error.code == "QUOTA_EXCEEDED"
