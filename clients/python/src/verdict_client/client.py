@@ -22,6 +22,9 @@ from .types import VerdictEvent
 
 logger = logging.getLogger("verdict_client")
 
+#: Seconds the loop waits after a `track` wakes it before it admits what has arrived.
+DRAIN_DELAY = 0.002
+
 _Inbox = List[Tuple[Any, "concurrent.futures.Future[None]", Optional[str]]]
 
 
@@ -55,7 +58,7 @@ class VerdictClient(Routes):
             idempotency=idempotency,
         )
         super().__init__(httpx.Client(base_url=self._options.base_url, timeout=timeout), self._options)
-        self._room = threading.Condition()
+        self._room = threading.Condition(threading.Lock())
         #: Events tracked and not yet settled (the inbox's, the sender's).
         self._held = 0
         self._inbox: _Inbox = []
@@ -96,7 +99,7 @@ class VerdictClient(Routes):
             wake = not self._wake_pending
             self._wake_pending = True
         if wake:
-            self._loop.call_soon_threadsafe(self._drain)
+            self._loop.call_soon_threadsafe(self._drain_soon)
         return future
 
     def flush(self, timeout: Optional[float] = None) -> None:
@@ -132,9 +135,18 @@ class VerdictClient(Routes):
             logger.error("verdict_client: the background thread failed", exc_info=error)
             self._fault = error
         finally:
-            if not self._loop.is_running():
-                self._loop.run_until_complete(self._async_http.aclose())
-                self._loop.close()
+            # Sends still pending after a close that timed out end here, not on a closed connection pool.
+            pending = asyncio.all_tasks(self._loop)
+            for task in pending:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            self._loop.run_until_complete(self._async_http.aclose())
+            self._loop.close()
+
+    def _drain_soon(self) -> None:
+        # A moment's delay gathers a burst of `track` calls into one wake-up: waking the loop per event (a
+        # write to its self-pipe and a turn of the loop each) cost more than the rest of the event's way.
+        self._loop.call_later(min(DRAIN_DELAY, self._options.flush_interval), self._drain)
 
     def _drain(self) -> None:
         with self._room:
