@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the suites need from the machine besides node_modules: redis-server, Debian's Chromium, promtool,
-# docker-compose (v1), python3 with venv (the Python client's suite) and PostgreSQL answering on 127.0.0.1:5432.
-# `npm test` runs this first, so a machine that lacks one stops at once with the command that installs it
-# instead of failing suites one by one; `.ci/run` runs it with --install (as root: apt-get, and starting the machine's PostgreSQL when it is down).
+# docker-compose (v1), python3 with venv (the Python client's suite) and PostgreSQL answering on
+# 127.0.0.1:5432. `npm test` runs this first, so a machine that lacks one stops at once with the command that
+# installs it instead of failing suites one by one; `.ci/run` runs it with --install (as root: apt-get, and
+# starting the machine's PostgreSQL when it is down).
 set -euo pipefail
 
 install=false
