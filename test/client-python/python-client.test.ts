@@ -34,7 +34,7 @@ describe("the Python client (verdict-client)", () => {
 
   it("installs with pip, passes its pytest suite against the real service and mypy --strict", async () => {
     await step("python3", ["-m", "venv", join(dir, "venv")]);
-    await step(python, ["-m", "pip", "install", "-q", "hatchling", "httpx", "pytest", "pytest-asyncio", "mypy"]);
+    await step(python, ["-m", "pip", "install", "-q", "hatchling", "httpx", "pytest", "pytest-asyncio", "mypy", "opentelemetry-api"]);
     // The build backend is the one just installed: no isolated build environment to fetch it again.
     await step(python, ["-m", "pip", "install", "-q", "--no-build-isolation", PACKAGE]);
     await step(python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], { VERDICT_REPO: REPO });

@@ -8,7 +8,7 @@ import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Tuple
 
 import httpx
 
@@ -22,6 +22,8 @@ class FaultProxy:
         self.delay_seconds = delay_seconds
         self.random = random.Random(seed)
         self.lock = threading.Lock()
+        #: (path, traceparent header or None) of every request, in arrival order.
+        self.traceparents: List[Tuple[str, Optional[str]]] = []
         self.counts: Dict[str, int] = {"refuse": 0, "drop": 0, "delay": 0, "forward": 0}
         #: Each fault strikes at least once: the first batch requests are refused, dropped and delayed.
         self.script = ["refuse", "drop", "delay"] if refuse and drop and delay else []
@@ -74,6 +76,8 @@ class FaultProxy:
     def handle(self, request: BaseHTTPRequestHandler) -> None:
         length = int(request.headers.get("content-length") or 0)
         body = request.rfile.read(length) if length else b""
+        with self.lock:
+            self.traceparents.append((request.path, request.headers.get("traceparent")))
         kind = "forward"
         if request.path.startswith("/v1/events/batch"):
             self.gate.wait()
