@@ -3,28 +3,33 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).parent
-CACHE = tempfile.mkdtemp(prefix="verdict-mypy-")
 
 
-def mypy(*paths: str) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("mypy-cache"))
+
+
+def mypy(cache: str, *paths: str) -> subprocess.CompletedProcess[str]:
     # One cache for the run's three checks: the standard library's stubs are read once.
-    command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", CACHE, *paths]
+    command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", cache, *paths]
     return subprocess.run(command, capture_output=True, text=True, cwd=HERE, timeout=300)
 
 
-def test_the_package_and_the_typed_usage_pass_mypy_strict() -> None:
+def test_the_package_and_the_typed_usage_pass_mypy_strict(cache: str) -> None:
     # `-p` checks the installed package, as its users' mypy finds it (through py.typed).
     for args in (["-p", "verdict_client"], [str(HERE / "typed_usage" / "usage_ok.py")]):
-        result = mypy(*args)
+        result = mypy(cache, *args)
         assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_strict_catches_every_mistake_of_the_bad_usage() -> None:
-    result = mypy(str(HERE / "typed_usage" / "usage_bad.py"))
+def test_mypy_strict_catches_every_mistake_of_the_bad_usage(cache: str) -> None:
+    result = mypy(cache, str(HERE / "typed_usage" / "usage_bad.py"))
     assert result.returncode == 1, result.stdout + result.stderr
     flagged = {int(line.split(":")[1]) for line in result.stdout.splitlines() if ": error:" in line}
     source = (HERE / "typed_usage" / "usage_bad.py").read_text().splitlines()
