@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the suites need from the machine besides node_modules: redis-server, Debian's Chromium, promtool,
-# docker-compose (v1) and PostgreSQL answering on 127.0.0.1:5432. `npm test` runs this first, so a machine that
-# lacks one stops at once with the command that installs it instead of failing suites one by one; `.ci/run`
-# runs it with --install (as root: apt-get, and starting the machine's PostgreSQL when it is down).
+# docker-compose (v1), python3 with venv (the Python client's suite) and PostgreSQL answering on
+# 127.0.0.1:5432. `npm test` runs this first, so a machine that lacks one stops at once with the command that
+# installs it instead of failing suites one by one; `.ci/run` runs it with --install (as root: apt-get, and
+# starting the machine's PostgreSQL when it is down).
 set -euo pipefail
 
 install=false
@@ -21,6 +22,9 @@ for need in "${needs[@]}"; do
   read -r command package <<<"$need"
   command -v "$command" >/dev/null 2>&1 || missing+=("$package")
 done
+
+# The Python client's suite (test/client-python) makes a virtualenv: python3 with venv and ensurepip.
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=("python3-venv")
 
 postgres_up() { command -v pg_isready >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432; }
 

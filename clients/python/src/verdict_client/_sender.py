@@ -1,0 +1,304 @@
+"""Delivery behind `track`, on one asyncio loop: batches admitted events per outcome lane, sends up to
+`max_in_flight` batches at once, and retries failed items in order until each is accepted or given up.
+
+Both clients drive it: the async one in the caller's loop, the sync one in its background thread's loop.
+Each front end bounds what it admits (backpressure) and is told through `on_settled` when an event settles.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
+
+import httpx
+
+from ._backoff import parse_retry_after, retry_delay
+from ._errors import VerdictError
+from ._http import headers_for, read_answer, transport_error
+from ._options import Options
+from ._queue import Lane, OrderingQueue, Pending
+from ._uuid7 import uuid7
+
+logger = logging.getLogger("verdict_client")
+
+#: The service's batch body limit (interface spec, Limits): 5 MiB.
+MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024
+#: `{"events":[` and `]}` around the items.
+ENVELOPE_BYTES = len('{"events":[]}')
+#: `,"idempotency_key":"<UUID v7>"` added to an event's JSON.
+KEY_FIELD_BYTES = len(',"idempotency_key":""') + 36
+ITEM_PATH = re.compile(r"^events\[(\d+)\]")
+BATCH_PATH = "/v1/events/batch"
+
+Decision = Union[str, VerdictError]
+Settle = Callable[[Pending, Optional[VerdictError]], None]
+
+
+class _FlushWaiter:
+    __slots__ = ("remaining", "below", "future")
+
+    def __init__(self, remaining: int, below: int, future: "asyncio.Future[None]") -> None:
+        self.remaining = remaining
+        self.below = below
+        self.future = future
+
+
+class Sender:
+    def __init__(self, options: Options, http: httpx.AsyncClient, loop: asyncio.AbstractEventLoop, on_settled: Settle) -> None:
+        self._options = options
+        self.http = http
+        self._loop = loop
+        self._on_settled = on_settled
+        self._queue = OrderingQueue(loop, self._pump)
+        self._flush_waiters: List[_FlushWaiter] = []
+        self._tasks: Set["asyncio.Task[None]"] = set()
+        self._next_seq = 0
+        self.buffered = 0
+        self.in_flight = 0
+        self._linger: Optional[asyncio.TimerHandle] = None
+        #: A partial batch has waited `flush_interval`: it may go without filling up.
+        self._lingered = False
+        #: An unexpected error of the background work, raised by the front end's next call.
+        self.fault: Optional[BaseException] = None
+
+    def admit(self, event: Any, future: Any, traceparent: Optional[str]) -> None:
+        """Serialises the event (minting its idempotency key) and queues it on its outcome's lane."""
+        pending = Pending(self._next_seq, traceparent, future)
+        self._next_seq += 1
+        self.buffered += 1
+        try:
+            text = json.dumps(event, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as error:
+            # A set, a cycle, a NaN: nothing could send it.
+            self._settle(pending, VerdictError(0, "VALIDATION_ERROR", f"the event cannot be serialised as JSON: {error}"))
+            return
+        # A malformed event (not a dict, no key) still goes to the service, which says what is wrong with it.
+        is_dict = isinstance(event, dict)
+        if self._options.idempotency == "auto" and is_dict and "idempotency_key" not in event:
+            pending.idempotency_key = uuid7()
+        # Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
+        key = event.get("outcome_key", event.get("key")) if is_dict else None
+        pending.json = text
+        pending.size = len(text) + (0 if pending.idempotency_key is None else KEY_FIELD_BYTES)
+        pending.lane = self._queue.lane(key if isinstance(key, str) else "")
+        if pending.size + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES:
+            message = f"the event is {pending.size} bytes: no batch can carry it (5 MiB body limit)"
+            self._settle(pending, VerdictError(0, "PAYLOAD_TOO_LARGE", message))
+            return
+        self._queue.push(pending)
+        self._pump()
+
+    async def flush(self) -> None:
+        """Returns once every event admitted before the call has settled (accepted or rejected)."""
+        if self.buffered == 0:
+            return
+        future: asyncio.Future[None] = self._loop.create_future()
+        self._flush_waiters.append(_FlushWaiter(self.buffered, self._next_seq, future))
+        self._pump()
+        await future
+
+    def _pump(self) -> None:
+        """Sends what may go now: full batches at once, a partial one after `flush_interval` or on `flush()`."""
+        max_batch, max_in_flight = self._options.max_batch_size, self._options.max_in_flight
+        while self.in_flight < max_in_flight and self._queue.ready_events > 0:
+            if self._queue.ready_events < max_batch and not self._lingered and not self._flush_waiters:
+                if self._linger is None:
+                    self._linger = self._loop.call_later(self._options.flush_interval, self._lingered_out)
+                return
+            batch = self._queue.take(max_batch, MAX_BATCH_BODY_BYTES - ENVELOPE_BYTES)
+            if not batch:
+                break
+            self.in_flight += 1
+            task = self._loop.create_task(self._send(batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if self._queue.ready_events == 0:
+            self._lingered = False
+
+    def _lingered_out(self) -> None:
+        self._linger = None
+        self._lingered = True
+        self._pump()
+
+    async def _send(self, batch: List[Pending]) -> None:
+        in_flight = True
+        try:
+            answer, failure, retry_after = await self._request(batch)
+            in_flight = False
+            self.in_flight -= 1
+            if answer is not None:
+                self._answered(batch, answer, retry_after)
+            else:
+                assert failure is not None
+                self._failed(batch, failure)
+        except asyncio.CancelledError:
+            raise  # the loop is shutting down (a close that timed out)
+        except Exception as error:  # never dies silently: logged, kept for the next call, the batch settled
+            if in_flight:
+                self.in_flight -= 1
+            self._died(error, batch)
+        self._pump()
+
+    async def _request(self, batch: List[Pending]) -> Tuple[Optional[Dict[str, Any]], Optional[VerdictError], float]:
+        """The batch's 202 body and its `Retry-After`, or the error the request ended with."""
+        items: List[str] = []
+        # The batch continues the trace of its first event tracked inside a span.
+        traceparent: Optional[str] = None
+        for event in batch:
+            event.attempts += 1
+            if traceparent is None:
+                traceparent = event.traceparent
+            key = event.idempotency_key
+            items.append(event.json if key is None else with_idempotency_key(event.json, key))
+        body = '{"events":[' + ",".join(items) + "]}"
+        headers = headers_for(self._options.token, True, traceparent)
+        try:
+            response = await self.http.post(BATCH_PATH, content=body.encode(), headers=headers)
+        except httpx.HTTPError as error:
+            return None, transport_error(error, self._options.timeout, "POST", BATCH_PATH), 0.0
+        try:
+            answer = read_answer("POST", BATCH_PATH, response)
+        except VerdictError as error:
+            return None, error, 0.0
+        if not isinstance(answer, dict) or not isinstance(answer.get("failed"), list):
+            return None, VerdictError(response.status_code, "UNEXPECTED_RESPONSE", "the batch answer is not the service's 202 body"), 0.0
+        return answer, None, parse_retry_after(response.headers.get("retry-after")) or 0.0
+
+    def _answered(self, batch: List[Pending], answer: Dict[str, Any], retry_after: float) -> None:
+        """A 202: items not in `failed` are in; failed ones (and, by the cascade rule, their outcome's later
+        ones) go again. Items refused for the account's rate (`rate_limited`) wait like after a 429 and never
+        count as attempts: the service took none of them and asked for a slower pace."""
+        failed: Dict[int, Dict[str, Any]] = {}
+        for item in answer["failed"]:
+            if isinstance(item, dict) and isinstance(item.get("index"), int):
+                failed[item["index"]] = item
+        max_attempts = self._options.retry.max_attempts
+
+        def decide(event: Pending, index: int) -> Decision:
+            item = failed.get(index)
+            if item is None:
+                return "accept"
+            reason = item.get("reason")
+            if reason == "rate_limited":
+                event.attempts -= 1
+                return "retry"
+            if event.attempts < max_attempts:
+                return "retry"
+            code = "EVENT_UNCONFIRMED" if reason == "unconfirmed" else "EVENT_REJECTED"
+            return VerdictError(202, code, f"the service answered {reason} for this event on each of {event.attempts} attempts")
+
+        if failed:
+            logger.debug("batch answered 202 with %d failed items; they go again", len(failed))
+        self._settle_lanes(batch, decide, retry_after)
+
+    def _failed(self, batch: List[Pending], error: VerdictError) -> None:
+        """The whole request failed: resend on a retryable answer, reject what the service refused otherwise."""
+        blamed: Optional[Dict[int, List[Any]]] = None
+        if error.status == 400 and error.code == "VALIDATION_ERROR":
+            blamed = blamed_items(error.details)
+        logger.debug("batch of %d events failed: %s", len(batch), error)
+        max_attempts = self._options.retry.max_attempts
+
+        def decide(event: Pending, index: int) -> Decision:
+            if error.retryable:
+                return "retry" if event.attempts < max_attempts else error
+            if blamed is None:
+                return error
+            details = blamed.get(index)
+            if details is not None:
+                message = "; ".join(f"{d.get('path')}: {d.get('message')}" for d in details if isinstance(d, dict))
+                return VerdictError(400, "VALIDATION_ERROR", message, details, request_id=error.request_id)
+            # Valid, but the batch was refused whole for another item: nothing was enqueued, so this send does
+            # not count against the event's attempts, and it may go again at once.
+            event.attempts -= 1
+            return "resend"
+
+        self._settle_lanes(batch, decide, error.retry_after or 0.0)
+
+    def _settle_lanes(self, batch: List[Pending], decide: Callable[[Pending, int], Decision], retry_after: float) -> None:
+        """Decides each event of a returned batch and hands each lane back with its events to send again."""
+        lane: Optional[Lane] = None
+        again: List[Pending] = []
+        backoff = False
+
+        def hand_back() -> None:
+            if lane is None:
+                return
+            attempt = again[0].attempts if again else 1
+            delay = retry_delay(attempt, self._options.retry, retry_after) if backoff else 0.0
+            self._queue.settle(lane, list(again), delay)
+
+        # A batch holds each lane's events together, in lane order (OrderingQueue.take).
+        for index, event in enumerate(batch):
+            if event.lane is not lane:
+                hand_back()
+                lane, again, backoff = event.lane, [], False
+            decision = decide(event, index)
+            if decision == "accept":
+                self._settle(event, None)
+            elif decision == "retry" or decision == "resend":
+                again.append(event)
+                backoff = backoff or decision == "retry"
+            else:
+                assert isinstance(decision, VerdictError)
+                self._settle(event, decision)
+        hand_back()
+
+    def _settle(self, event: Pending, error: Optional[VerdictError]) -> None:
+        if event.settled:
+            return
+        event.settled = True
+        self.buffered -= 1
+        try:
+            self._on_settled(event, error)
+        finally:
+            self._notify_flush(event.seq)
+
+    def _notify_flush(self, seq: int) -> None:
+        if not self._flush_waiters:
+            return
+        done = False
+        for waiter in self._flush_waiters:
+            if seq < waiter.below:
+                waiter.remaining -= 1
+                if waiter.remaining == 0:
+                    if not waiter.future.done():
+                        waiter.future.set_result(None)
+                    done = True
+        if done:
+            self._flush_waiters = [w for w in self._flush_waiters if w.remaining > 0]
+
+    def _died(self, error: BaseException, batch: List[Pending]) -> None:
+        """An unexpected error in the background: logged, kept for the next call, and the batch's unsettled
+        events fail with it, so no `track` waits forever."""
+        logger.error("verdict_client: background delivery failed", exc_info=error)
+        self.fault = error
+        failure = VerdictError(0, "CLIENT_FAILED", f"the client's background delivery failed: {error!r}")
+        for event in batch:
+            if not event.settled:
+                self._settle(event, failure)
+            if event.lane is not None and event.lane.busy:
+                self._queue.settle(event.lane, [], 0.0)
+
+
+def with_idempotency_key(text: str, key: str) -> str:
+    """The event's JSON (an object's) with its minted key as the last field; `{}` has no field to follow."""
+    if text == "{}":
+        return '{"idempotency_key":"' + key + '"}'
+    return text[:-1] + ',"idempotency_key":"' + key + '"}'
+
+
+def blamed_items(details: Any) -> Optional[Dict[int, List[Any]]]:
+    """The batch items a VALIDATION_ERROR points at (`events[12].action`), with their details."""
+    if not isinstance(details, list) or not details:
+        return None
+    items: Dict[int, List[Any]] = {}
+    for detail in details:
+        match = ITEM_PATH.match(str(detail.get("path", ""))) if isinstance(detail, dict) else None
+        # A detail about the batch as a whole (say, its length) blames every item alike.
+        if match is None:
+            return None
+        items.setdefault(int(match.group(1)), []).append(detail)
+    return items
