@@ -34,6 +34,7 @@ export interface WorkerOptions {
   readIntervalMs: number;
   maxProcessingAttempts: number;
   scoreRefreshMs: number;
+  dlqMaxEventBytes: number;
 }
 
 /** The PostgreSQL archive a worker moves its shards' settled outcomes to, when one is configured. */
@@ -255,6 +256,7 @@ export class Worker {
       readBatchMax: options.readBatchMax,
       readIntervalMs: options.readIntervalMs,
       maxProcessingAttempts: options.maxProcessingAttempts,
+      deadLetterMaxEventBytes: options.dlqMaxEventBytes,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
       archive: this.archived,
