@@ -130,14 +130,22 @@ export class DeadLetterStore {
    * another replay holds it, so a letter replayed twice at once is sent once.
    */
   async claim(accountId: string, id: string): Promise<ClaimedLetter | undefined> {
+    const { archive } = this;
     const hot = await this.get(accountId, id);
     if (hot) {
       const record = hot.record.truncated ? await this.whole(accountId, hot) : hot.record;
-      // Removing it first makes a concurrent second replay find nothing in Redis.
-      if (await this.remove(accountId, id)) return this.claimedHot(accountId, hot, record);
+      if (!archive) {
+        // Removing it first makes a concurrent second replay find nothing.
+        return (await this.remove(accountId, id)) ? { record, release: () => this.restore(accountId, hot) } : undefined;
+      }
+      // Marked replayed in the archive first: a second replay finds it taken, and a copy the archiver made
+      // from Redis meanwhile cannot bring it back. Its Redis entry may already be gone (moved): it is ours.
+      const row = { accountId, shard: hot.shard, entryId: hot.entryId, letter: packDeadLetter(record) };
+      if (!(await archive.claimCopy(row))) return undefined;
+      await this.remove(accountId, id);
+      return { record, release: () => archive.release(row) };
     }
     const position = parsePosition(id);
-    const { archive } = this;
     if (!archive || !position || position.shard >= this.shards || !storableInstant(position.entryId)) return undefined;
     const record = await archive.claim(accountId, position);
     if (!record) return undefined;
@@ -147,21 +155,6 @@ export class DeadLetterStore {
       throw truncatedError(id);
     }
     return { record, release: () => archive.release(row) };
-  }
-
-  /** A letter taken off its stream: recorded as replayed in the archive, if there is one. */
-  private async claimedHot(accountId: string, hot: Located, record: DeadLetterRecord): Promise<ClaimedLetter | undefined> {
-    const { archive } = this;
-    if (!archive) return { record, release: () => this.restore(accountId, hot) };
-    const row = { accountId, shard: hot.shard, entryId: hot.entryId, letter: packDeadLetter(record) };
-    let claimed: boolean;
-    try {
-      claimed = await archive.claimCopy(row);
-    } catch (error) {
-      await this.restore(accountId, hot);
-      throw error;
-    }
-    return claimed ? { record, release: () => archive.release(row) } : undefined;
   }
 
   /** The whole letter of one Redis keeps truncated: in the archive, or still in its shard's queue of whole events. */
