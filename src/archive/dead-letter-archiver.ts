@@ -150,6 +150,8 @@ export class DeadLetterArchiver {
     const cutoff = this.now() - this.deps.retentionMs;
     let start = copied ? `(${copied.upTo}` : "-";
     for (let moved = 0; ; ) {
+      // Within the count, only an aged first letter makes a page worth reading (ids are in time order).
+      if (moved >= excess && !(await this.agedFirst(stream, start, cutoff))) return;
       const entries = (await redis.xrangeBuffer(stream, start, "+", "COUNT", PAGE)) as [Buffer, Buffer[]][];
       const due = entries.map(([id, fields]) => ({ entryId: id.toString(), letter: fields[1]! }));
       const selected = due.slice(0, countWhile(due, (entry, i) => moved + i < excess || entryTimeMs(entry.entryId) < cutoff));
@@ -162,6 +164,12 @@ export class DeadLetterArchiver {
       if (selected.length < PAGE || this.stopping) return;
       start = `(${upTo}`;
     }
+  }
+
+  /** Whether the stream's first letter from `start` was set aside before `cutoff`. */
+  private async agedFirst(stream: string, start: string, cutoff: number): Promise<boolean> {
+    const [first] = await this.deps.redis.xrange(stream, start, "+", "COUNT", 1);
+    return first !== undefined && entryTimeMs(first[0]) < cutoff;
   }
 
   /** Without an archive: drops the account's letters past the retention or beyond its count on this shard. */

@@ -80,9 +80,6 @@ export interface DeadLetterStoreOptions {
   maxEventBytes: number;
 }
 
-/** Whole events looked for in a shard's queue of them (the archiver empties it every second). */
-const WHOLE_QUEUE_SCAN = 1000;
-
 export class DeadLetterStore {
   private readonly archive: ArchivedDeadLetters | undefined;
   private readonly maxEventBytes: number;
@@ -157,19 +154,16 @@ export class DeadLetterStore {
     return { record, release: () => archive.release(row) };
   }
 
-  /** The whole letter of one Redis keeps truncated: in the archive, or still in its shard's queue of whole events. */
+  /**
+   * The whole letter of one Redis keeps truncated, from the archive. Until the archiver has copied it (within
+   * about a second, unless PostgreSQL is away) the replay is refused as unavailable, to be tried again.
+   */
   private async whole(accountId: string, letter: Located): Promise<DeadLetterRecord> {
-    const archived = await this.archive?.whole(accountId, letter);
+    if (!this.archive) throw truncatedError(formatPosition(letter));
+    const archived = await this.archive.whole(accountId, letter);
     if (archived && !archived.truncated) return archived;
-    if (this.archive) {
-      const queued = await this.client.xrangeBuffer(this.keys.deadLetterWholeEvents(letter.shard), "-", "+", "COUNT", WHOLE_QUEUE_SCAN);
-      for (const [, fields] of queued as [Buffer, Buffer[]][]) {
-        if (fields[3]?.toString() !== letter.entryId) continue;
-        const record = unpackDeadLetter(fields[1]!);
-        if (record.event.accountId === accountId) return record;
-      }
-    }
-    throw truncatedError(formatPosition(letter));
+    if (archived || !(await this.client.exists(this.keys.deadLetterWholeEvents(letter.shard)))) throw truncatedError(formatPosition(letter));
+    throw new ApiError("SERVICE_UNAVAILABLE", "the whole event of this dead letter is not in the archive yet; try again shortly", undefined, { retryAfterSeconds: 1 });
   }
 
   /** Removes a replayed letter; true when it was still there (a concurrent replay removes it once). */

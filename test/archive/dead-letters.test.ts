@@ -133,7 +133,8 @@ describe.each(DEPLOYMENTS)("dead letters beyond the per-account count, and overs
   beforeAll(async () => {
     db = await createTestDatabase();
     // 16 over 8 shards: each shard keeps an account's newest 2 in Redis.
-    t = await startTestApp(deployment, { archiveUrl: db.url, shards: 8, dlqMaxPerAccount: 16, dlqMaxEventBytes: MAX_EVENT_BYTES });
+    // A 5 MB event takes a loaded machine's Redis a while to store: no "unconfirmed" for it.
+    t = await startTestApp(deployment, { archiveUrl: db.url, shards: 8, dlqMaxPerAccount: 16, dlqMaxEventBytes: MAX_EVENT_BYTES, enqueueTimeoutMs: 30_000 });
   }, 60_000);
 
   afterAll(async () => {
