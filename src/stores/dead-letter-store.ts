@@ -181,10 +181,13 @@ export class DeadLetterStore {
   }
 }
 
-/** Whether an entry id's time is one PostgreSQL's timestamptz (and a Date) can hold: else no row has it. */
+/** First instant of year 10000: the archive's month partitions hold years 0000-9999 only. */
+const ARCHIVABLE_BEFORE_MS = 253_402_300_800_000;
+
+/** Whether an entry id could be an archived letter's (a time the partitions hold, a sequence bigint holds). */
 function storableInstant(entryId: string): boolean {
-  const ms = Number(entryId.split("-")[0]);
-  return ms <= 8_640_000_000_000_000 && BigInt(entryId.split("-")[1]!) <= 9_223_372_036_854_775_807n;
+  const [ms, seq] = entryId.split("-");
+  return Number(ms) < ARCHIVABLE_BEFORE_MS && BigInt(seq!) <= 9_223_372_036_854_775_807n;
 }
 
 function truncatedError(id: string): ApiError {

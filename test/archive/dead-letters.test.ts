@@ -123,6 +123,13 @@ describe.each(DEPLOYMENTS)("dead letters moved to PostgreSQL after their retenti
     expect((await h.walk(100)).some((l) => l.id === letter!.id)).toBe(false);
     expect((await h.rows()).find((row) => row.entry === letter!.id)?.replayed_at).not.toBeNull();
   }, 60_000);
+
+  it("answers 404 to a replay of ids no letter can have, in Redis or in the archive", async () => {
+    for (const id of ["0-253402300800000-0", "0-8640000000000000-0", "0-1-9223372036854775808", "0-1-0", "8-1-0", "0-18446744073709551615-18446744073709551615"]) {
+      const reply = await t.request("POST", `/v1/dlq/${encodeURIComponent(id)}/replay`);
+      expect([reply.status, (reply.body as { error: { code: string } }).error.code], id).toEqual([404, "DEAD_LETTER_NOT_FOUND"]);
+    }
+  });
 });
 
 describe.each(DEPLOYMENTS)("dead letters beyond the per-account count, and oversized events (%s)", (deployment) => {
