@@ -5,6 +5,9 @@ import { Worker, type WorkerArchive } from "./actors/worker.js";
 import { migrate } from "./archive/archive-db.js";
 import { createArchiveMetrics } from "./archive/archive-metrics.js";
 import { ArchivedCharges } from "./archive/archived-charges.js";
+import { ArchivedDeadLetters } from "./archive/archived-dead-letters.js";
+import { DeadLetterArchiver } from "./archive/dead-letter-archiver.js";
+import { createDeadLetterArchiveMetrics } from "./archive/dead-letter-metrics.js";
 import { ArchivedOutcomes } from "./archive/archived-outcomes.js";
 import { openConfiguredArchive } from "./archive/configured-archive.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
@@ -192,7 +195,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql) } }), liveness);
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql), deadLetters: new ArchivedDeadLetters(archive.sql) }, deadLetterMaxEventBytes: options.dlqMaxEventBytes }), liveness);
       const rate = new EventRateLimiter(enqueueRedis, keys, options.quotas);
       routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
@@ -247,6 +250,20 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         // Stopped before the worker (stoppers run last first): its last pass still has the worker's shards.
         stoppers.push(() => archiver.stop());
       }
+      // Without an archive too: the same limits then drop dead letters, so Redis stays bounded.
+      const deadLetterArchiver = new DeadLetterArchiver({
+        redis,
+        keys,
+        sql: archive?.sql,
+        shardCount: options.shards,
+        shards: () => worker.ownedShards,
+        retentionMs: options.dlqRetentionMs,
+        maxPerAccount: options.dlqMaxPerAccount,
+        logger,
+        metrics: createDeadLetterArchiveMetrics(metrics.registry),
+      });
+      deadLetterArchiver.start();
+      stoppers.push(() => deadLetterArchiver.stop());
       // The shard owner dispatches the shard's webhooks: stopped before the worker gives its shards up.
       const dispatcher = new WebhookDispatcher({
         client: redis,

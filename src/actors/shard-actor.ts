@@ -9,7 +9,7 @@ import { linksTo, spanContextOf, tracer, tracingEnabled } from "../telemetry/tra
 import { dueAtOf } from "../outcomes/due-time.js";
 import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { scoresOf } from "../scores/score-state.js";
-import { packDeadLetter } from "../outcomes/dead-letter.js";
+import { boundedLetter, packDeadLetter } from "../outcomes/dead-letter.js";
 import { packNotification } from "../outcomes/notification.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
@@ -69,6 +69,8 @@ export interface ShardActorDeps {
   maxProcessingAttempts: number;
   /** What one outcome may store (outcome-caps.ts). */
   outcomeCaps: OutcomeCaps;
+  /** A dead letter's event larger than this keeps only a prefix in Redis (options.dlqMaxEventBytes). */
+  deadLetterMaxEventBytes: number;
   /** Replicas that must hold each commit before it counts (WAIT); 0 trusts the master. */
   replicaAcks: number;
   replicaAckTimeoutMs: number;
@@ -459,8 +461,12 @@ export class ShardActor {
       },
       billable: (event, customerKey) => commit.count(keys.usage(shard, event.accountId), customerKey, 1),
       deadLetter: (letter) => {
-        const bytes = packDeadLetter(letter);
+        const whole = packDeadLetter(letter);
+        const kept = boundedLetter(letter, whole.length, this.deps.deadLetterMaxEventBytes);
+        const bytes = kept === letter ? whole : packDeadLetter(kept);
         commit.append(keys.deadLetters(shard, letter.event.accountId), bytes);
+        // Follows the append, so the archiver learns which letter the whole event belongs to.
+        if (kept !== letter && this.deps.archive) commit.queueForArchive(keys.deadLetterWholeEvents(shard), whole);
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
         commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }));
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);

@@ -40,6 +40,7 @@ export interface WorkerOptions {
   scoreRefreshMs: number;
   /** The account quotas the worker enforces: open outcomes, a share per shard. @default DEFAULT_QUOTAS */
   quotas?: Pick<QuotaOptions, "openOutcomes">;
+  dlqMaxEventBytes: number;
 }
 
 /** The PostgreSQL archive a worker moves its shards' settled outcomes to, when one is configured. */
@@ -264,6 +265,7 @@ export class Worker {
       readIntervalMs: options.readIntervalMs,
       maxProcessingAttempts: options.maxProcessingAttempts,
       outcomeCaps: options.outcomeCaps,
+      deadLetterMaxEventBytes: options.dlqMaxEventBytes,
       replicaAcks: options.replicaAcks,
       replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
       archive: this.archived,

@@ -3,7 +3,7 @@
 // planner statistics fresh as they fill it.
 import type { ArchiveSql } from "./archive-db.js";
 
-export type PartitionedTable = "charges" | "outcomes" | "outcome_events";
+export type PartitionedTable = "charges" | "outcomes" | "outcome_events" | "dead_letters";
 
 /** Rows a process inserts into a partition before it first analyses it. */
 const FIRST_ANALYZE_ROWS = 1000;

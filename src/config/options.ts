@@ -121,6 +121,21 @@ export interface VerdictOptions {
    */
   archiveStallMs: number;
   /**
+   * How long a dead letter stays in Redis before it moves to the archive (dropped, without one: counted in
+   * verdict_dead_letters_dropped_total). @default 24 h
+   */
+  dlqRetentionMs: number;
+  /**
+   * Dead letters an account keeps in Redis, split evenly over the shards (each keeps the newest
+   * ceil(n / shards)); older ones move to the archive at once (dropped, without one). @default 10,000
+   */
+  dlqMaxPerAccount: number;
+  /**
+   * A dead letter whose event packs to more than this keeps only this many bytes of its properties' JSON in
+   * Redis; the whole event goes to the archive and a replay sends it whole. @default 8 KiB
+   */
+  dlqMaxEventBytes: number;
+  /**
    * Delays between a webhook message's failed attempts and the next (ms, with jitter); a message failing
    * one attempt more than there are delays is `failed`. @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
    */
@@ -173,6 +188,9 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   archiveUrl: undefined,
   hotRetentionMs: 24 * 3_600_000,
   archiveStallMs: 30_000,
+  dlqRetentionMs: 24 * 3_600_000,
+  dlqMaxPerAccount: 10_000,
+  dlqMaxEventBytes: 8192,
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
   webhookDisableAfterMs: DEFAULT_WEBHOOK_DISABLE_AFTER_MS,
@@ -222,6 +240,9 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   }
   if (!Number.isInteger(options.hotRetentionMs) || options.hotRetentionMs < 0) problems.push("hotRetentionMs must be a whole number of ms, 0 or more");
   if (!Number.isInteger(options.archiveStallMs) || options.archiveStallMs < 1) problems.push("archiveStallMs must be a whole number of ms, 1 or more");
+  if (!Number.isInteger(options.dlqRetentionMs) || options.dlqRetentionMs < 0) problems.push("dlqRetentionMs must be a whole number of ms, 0 or more");
+  intIn("dlqMaxPerAccount", options.dlqMaxPerAccount, 1, 100_000_000);
+  intIn("dlqMaxEventBytes", options.dlqMaxEventBytes, 256, 64 * 1024 * 1024);
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
   }

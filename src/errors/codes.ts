@@ -14,6 +14,8 @@ export const HTTP_ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   OUTCOME_EXISTS: 409,
+  /** A dead letter whose event Redis kept only a prefix of, with no archive holding the whole event. */
+  DEAD_LETTER_TRUNCATED: 409,
   VALIDATION_ERROR: 400,
   PAYLOAD_TOO_LARGE: 413,
   /** A per-account quota is full: 403 for what the account stores, 429 (with Retry-After) for its event rate. */

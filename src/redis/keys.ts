@@ -116,6 +116,23 @@ export class Keys {
     return `${this.shardTag(shard)}:dlq-accounts`;
   }
 
+  /**
+   * Whole events of this shard's dead letters that keep only a prefix in Redis (a stream, written by the commit
+   * that sets the letter aside: field d the whole letter, p its entry in the account's dead-letter stream),
+   * until the dead-letter archiver has copied them to PostgreSQL.
+   */
+  deadLetterWholeEvents(shard: number): string {
+    return `${this.shardTag(shard)}:dlq-whole`;
+  }
+
+  /**
+   * Dead letters of this shard copied to PostgreSQL and still in Redis (a stream: field a the account, e the
+   * last entry copied, n how many), deleted from Redis a grace period after their copy.
+   */
+  deadLettersCopied(shard: number): string {
+    return `${this.shardTag(shard)}:dlq-copied`;
+  }
+
   /** The account's charges on this shard (a stream, one entry per confirmed Variant B outcome). */
   charges(shard: number, accountId: string): string {
     return `${this.shardTag(shard)}:charges:${accountId}`;

@@ -1,6 +1,6 @@
 // The two-command start archives too: `verdict serve` with the embedded Redis and no VERDICT_ARCHIVE_URL runs
 // PGlite under <dataDir>/pglite, settled outcomes leave Redis after their hot retention and read the same
-// from it, and they still do after a SIGTERM and a start on the same data dir.
+// from it (dead letters too, after theirs), and they still do after a SIGTERM and a start on the same data dir.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -20,6 +20,7 @@ const settled = [...settledA, ...settledB];
 interface Answers {
   outcomes: Map<string, { outcome: unknown; events: unknown }>;
   charges: unknown;
+  deadLetters: unknown;
 }
 
 describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHIVE_URL)", () => {
@@ -31,6 +32,7 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
     VERDICT_ARCHIVE_URL: "",
     VERDICT_DATA_DIR: dataDir,
     VERDICT_HOT_RETENTION: "2s",
+    VERDICT_DLQ_RETENTION: "2s",
     VERDICT_INGRESS_PROCESSES: "1",
     VERDICT_WORKER_PROCESSES: "1",
     VERDICT_TOKEN_SECRET: randomBytes(32).toString("base64url"),
@@ -58,7 +60,7 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
   async function answers(): Promise<Answers> {
     const outcomes = new Map<string, { outcome: unknown; events: unknown }>();
     for (const key of settled) outcomes.set(key, { outcome: await get(`/v1/outcomes/${key}`), events: await get(`/v1/outcomes/${key}/events?limit=100`) });
-    return { outcomes, charges: await get("/v1/charges?limit=100") };
+    return { outcomes, charges: await get("/v1/charges?limit=100"), deadLetters: await get("/v1/dlq?limit=100") };
   }
 
   /** Keys of the embedded Redis that name one of these outcomes. */
@@ -74,6 +76,24 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
         found.push(...keys.filter((key) => names.some((name) => key.endsWith(`:${name}`))));
       } while (cursor !== "0");
       return found;
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  /** Dead letters in the embedded Redis (entries of every dead-letter stream). */
+  async function deadLettersInRedis(): Promise<number> {
+    const redis = new Redis({ path: join(dataDir, "redis.sock"), lazyConnect: true });
+    try {
+      await redis.connect();
+      let total = 0;
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", "*:dlq:*", "COUNT", 1000);
+        cursor = next;
+        for (const key of keys) total += await redis.xlen(key);
+      } while (cursor !== "0");
+      return total;
     } finally {
       redis.disconnect();
     }
@@ -122,8 +142,13 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
       for (const key of settled) if (!(await confirmed(key))) return undefined;
       return true;
     }, 30_000, "every outcome confirmed");
+    // Events for outcomes nobody opened, one too large to keep whole in Redis.
+    const ghosts = [{ outcome_key: "ghost-0", action: "step" }, { outcome_key: "ghost-1", action: "step", properties: { blob: "z".repeat(20_000) } }];
+    expect((await send("POST", "/v1/events/batch", { events: ghosts })).status).toBe(202);
+    await eventually(async () => (((await get("/v1/dlq?limit=100")) as { dead_letters: unknown[] }).dead_letters.length === 2 ? true : undefined), 30_000, "both dead letters listed");
     before = await answers();
     expect((before.charges as { charges: unknown[] }).charges).toHaveLength(settledB.length);
+    await eventually(async () => ((await deadLettersInRedis()) === 0 ? true : undefined), 30_000, "no dead letter in Redis");
 
     await eventually(async () => ((await redisKeysOf(settled)).length === 0 ? true : undefined), 20_000, "no Redis key of a settled outcome");
     // The same search finds the outcome that stays open: the keys of the settled ones are gone, not missed.
@@ -131,6 +156,7 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
     const after = await answers();
     expect(after.outcomes).toEqual(before.outcomes);
     expect(after.charges).toEqual(before.charges);
+    expect(after.deadLetters).toEqual(before.deadLetters);
     expect(statSync(join(dataDir, "pglite", "PG_VERSION")).isFile()).toBe(true);
     // Only this user may connect to the archive's socket.
     expect(statSync(join(dataDir, "pglite.sock")).mode & 0o777).toBe(0o600);
@@ -144,6 +170,7 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
     const after = await answers();
     expect(after.outcomes).toEqual(before.outcomes);
     expect(after.charges).toEqual(before.charges);
+    expect(after.deadLetters).toEqual(before.deadLetters);
   }, 60_000);
 
   it("lets verdict migrate and verdict archive run work on the archive the service serves", () => {

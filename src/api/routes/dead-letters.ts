@@ -34,15 +34,13 @@ export function deadLetterRoutes(deadLetters: DeadLetterStore, enqueueReplay: Re
       path: "/v1/dlq/:id/replay",
       async handler(req) {
         const id = req.params.id ?? "";
-        const letter = await deadLetters.get(req.accountId, id);
-        // Removing first makes a concurrent second replay of the same letter a 404, never a second event.
-        if (!letter || !(await deadLetters.remove(req.accountId, id))) {
-          throw new ApiError("DEAD_LETTER_NOT_FOUND", `no dead letter ${id}`);
-        }
+        // In Redis or in the archive; claiming it makes a concurrent second replay a 404, never a second event.
+        const letter = await deadLetters.claim(req.accountId, id);
+        if (!letter) throw new ApiError("DEAD_LETTER_NOT_FOUND", `no dead letter ${id}`);
         try {
           await enqueueReplay({ ...letter.record.event, receivedAt: req.receivedAt }, letter.record.source);
         } catch (error) {
-          await deadLetters.restore(req.accountId, letter);
+          await letter.release();
           throw error;
         }
         return { status: 202, body: { replayed: true, id } satisfies ReplayAccepted };

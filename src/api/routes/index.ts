@@ -1,5 +1,6 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
 import type { ArchivedCharges } from "../../archive/archived-charges.js";
+import type { ArchivedDeadLetters } from "../../archive/archived-dead-letters.js";
 import type { ArchivedOutcomes } from "../../archive/archived-outcomes.js";
 import type { QuotaOptions } from "../../config/quotas.js";
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
@@ -30,12 +31,14 @@ export interface ResourceRouteDeps {
   /** Webhook URLs may resolve to private addresses (VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS). */
   webhookAllowPrivateUrls: boolean;
   /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
-  archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges } | undefined;
+  archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges; deadLetters: ArchivedDeadLetters } | undefined;
   /** Per-account quotas: records refuse creations beyond theirs, outcomes beyond the open-outcome quota. */
   quotas: QuotaOptions;
+  /** Dead letters' events larger than this are presented truncated (options.dlqMaxEventBytes). */
+  deadLetterMaxEventBytes: number;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive, quotas }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive, quotas, deadLetterMaxEventBytes }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys, quotas);
   const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes, quotas.openOutcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
@@ -50,7 +53,7 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAl
   return [
     ...taskRoutes(records),
     ...outcomeRoutes(outcomes, records, clock),
-    ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
+    ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards, { archive: archive?.deadLetters, maxEventBytes: deadLetterMaxEventBytes }), replay),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
     ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, clock }),
