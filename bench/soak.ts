@@ -7,12 +7,15 @@
 // `COUNT(step)>=3 AND done`: an outcome missing an event never confirms, so "no outcome still OPEN at the
 // end" is the loss check; then every confirmed outcome is listed (pages of 1,000) and must show exactly 3
 // steps and 1 done: the duplication check. Failed batch items are resent with the same idempotency keys
-// before the outcome moves on, as a client of the spec would.
+// before the outcome moves on, as a client of the spec would. Alongside, as a careless fleet does, 5% more
+// events go to outcomes never opened and 2% to outcomes already settled (soak-strays.ts): each must be in the
+// dead-letter queue exactly once at the end, by its code.
 //
 // Every minute it prints each process's RSS and heap, Redis used_memory, the shard streams' total length,
 // the p99 of 202-to-visible (probes: one event, then GET until it shows), and the outcomes settled. It
-// fails if an outcome stays OPEN, a dead letter appears, or a process's memory grows without bound (the
-// last third of the run's samples above 1.5x, plus 64 MiB, the first third's highest).
+// fails if an outcome stays OPEN, the dead letters are not exactly the strays, or a process's memory grows
+// without bound (the last third of the run's samples above 1.5x, plus 64 MiB, the first third's highest);
+// with --archive also if Redis's used_memory grows more than 1 MB a minute over the second half.
 //
 // The rate: by default half of the capacity measured first in the same run, on the same processes (the
 // issue's "half of the measured capacity"): for the hot retention plus 60 s, lanes of this same load shape
@@ -26,7 +29,7 @@
 // replaced, in the background while the load goes on); --archive (every process gets VERDICT_ARCHIVE_URL, a
 // fresh database on the machine's PostgreSQL, VERDICT_BENCH_POSTGRES, dropped at the end; Redis must then
 // stay flat: it fails if Redis grows like a process would fail) with --retention DURATION (default 60s,
-// VERDICT_HOT_RETENTION).
+// VERDICT_HOT_RETENTION and VERDICT_DLQ_RETENTION).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,6 +40,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { Keys } from "../src/redis/keys.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { durationMs } from "../src/config/env.js";
+import { deadLettersByCode, secondHalfGrowthPerMinute, StrayTraffic, strayMismatches } from "./soak-strays.js";
 import { api, apiOk, killAll, metric, metricSum, now, rssOf, runMain, sleep, spawnVerdict, startRedis, stopChild, type VerdictEnv, type VerdictProcess } from "./harness.js";
 
 const { values: flags } = parseArgs({
@@ -58,6 +62,8 @@ const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const PROBES = 8;
 /** The spec's limit of events per batch request: a tick's events go out in chunks of this many, concurrently. */
 const MAX_BATCH = 500;
+/** With the archive on, Redis may grow by at most this much a minute over the second half (bytes). */
+const MAX_GROWTH_PER_MINUTE = 1e6;
 /** Capacity phase: lanes sending tick after tick, each starting this many outcomes a tick (batches of ~500). */
 const CAPACITY_LANES = 4;
 const CAPACITY_NEW_PER_TICK = 125;
@@ -97,7 +103,7 @@ async function main(): Promise<void> {
   const database = flags.archive ? `verdict_soak_${randomBytes(5).toString("hex")}` : undefined;
   const admin = database ? postgres(`${POSTGRES}/postgres`, { max: 1, onnotice: () => {} }) : undefined;
   if (database) await admin!.unsafe(`CREATE DATABASE ${database}`);
-  const archive = database ? { VERDICT_ARCHIVE_URL: `${POSTGRES}/${database}`, VERDICT_HOT_RETENTION: flags.retention } : undefined;
+  const archive = database ? { VERDICT_ARCHIVE_URL: `${POSTGRES}/${database}`, VERDICT_HOT_RETENTION: flags.retention, VERDICT_DLQ_RETENTION: flags.retention } : undefined;
   const env: VerdictEnv = { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "data"), extra: archive ?? {} };
   const ingress = await spawnVerdict("ingress", env);
   const workers: VerdictProcess[] = [await spawnVerdict("worker", env), await spawnVerdict("worker", env)];
@@ -111,6 +117,8 @@ async function main(): Promise<void> {
   let serial = 0;
   let settled = 0;
   let resent = 0;
+  /** The fleet's stray events, sent alongside its load once the soak proper starts. */
+  const strays = new StrayTraffic();
 
   /** One lane of the load: its outcomes in flight, each to get its next event in the lane's next tick. */
   type Lane = InFlight[];
@@ -121,11 +129,11 @@ async function main(): Promise<void> {
   };
 
   /** Sends events until every one is accepted; failed batch items are resent with the same idempotency keys. */
-  async function sendAll(outcomes: InFlight[]): Promise<void> {
-    let pending = outcomes;
+  async function sendAll(events: object[]): Promise<void> {
+    let pending = events;
     const since = now();
     while (pending.length > 0) {
-      const reply = await api(port, token, "POST", "/v1/events/batch", { events: pending.map(event) }).catch(() => undefined);
+      const reply = await api(port, token, "POST", "/v1/events/batch", { events: pending }).catch(() => undefined);
       if (now() - since > 60_000) throw new Error(`a batch not accepted for 60 s: ${reply?.status} ${JSON.stringify(reply?.body).slice(0, 300)}`);
       if (reply?.status !== 202) {
         await sleep(100);
@@ -158,11 +166,14 @@ async function main(): Promise<void> {
     lane.push(...started);
     const chunks: InFlight[][] = [];
     for (let i = 0; i < lane.length; i += MAX_BATCH) chunks.push(lane.slice(i, i + MAX_BATCH));
-    await Promise.all(chunks.map(sendAll));
+    const strayEvents = strays.alongside(lane.length);
+    await Promise.all([...chunks.map((chunk) => sendAll(chunk.map(event))), ...(strayEvents.length > 0 ? [sendAll(strayEvents)] : [])]);
     let kept = 0;
     for (const o of lane) {
-      if (++o.stage === STAGES.length) settled++;
-      else lane[kept++] = o;
+      if (++o.stage === STAGES.length) {
+        settled++;
+        if (o.variant === "A") strays.settled(o.key);
+      } else lane[kept++] = o;
     }
     lane.length = kept;
   }
@@ -233,6 +244,7 @@ async function main(): Promise<void> {
   console.log(
     `soak: ${MINUTES} min, ${outcomesPerSecond} outcomes/s (${outcomesPerSecond * STAGES.length} events/s${flags.rate === "half" ? ", half the capacity measured" : ""}), a worker killed every ${KILL_EVERY_MS / 1000} s${archive ? `, archive to PostgreSQL after ${flags.retention}` : ", no archive"}`,
   );
+  strays.start();
   const started = now();
   const endsAt = started + MINUTES * 60_000;
   const settledBefore = settled;
@@ -321,7 +333,7 @@ async function main(): Promise<void> {
   console.log(`load ended after ${((now() - started) / 60_000).toFixed(1)} min; finishing ${lane.length} outcomes in flight and draining`);
   await finish(lane);
   const open = await drained(120_000);
-  const letters = (await apiOk(port, token, "GET", "/v1/dlq?limit=10")) as { dead_letters: unknown[] };
+  const letters = await deadLettersByCode((path) => apiOk(port, token, "GET", path));
   // Every settled outcome applied each of its events exactly once.
   let confirmed = 0;
   let miscounted: string | undefined;
@@ -345,7 +357,14 @@ async function main(): Promise<void> {
   if (open > 0) failures.push("outcomes still OPEN 2 minutes after the last event: an event was lost");
   if (confirmed !== settled) failures.push(`${confirmed} outcomes CONFIRMED, ${settled} sent to completion`);
   if (miscounted) failures.push(`an outcome applied an event twice: ${miscounted}`);
-  if (letters.dead_letters.length > 0) failures.push(`${letters.dead_letters.length}+ dead letters: ${JSON.stringify(letters.dead_letters[0])}`);
+  console.log(`dead letters: ${JSON.stringify(letters)}; strays sent: ${JSON.stringify(strays.sent)}`);
+  failures.push(...strayMismatches(letters, strays.sent));
+  const growth = secondHalfGrowthPerMinute(samples);
+  console.log(`redis used_memory by minute: ${samples.map((s) => `${s.minute}: ${(s.redisBytes / 1e6).toFixed(2)} MB`).join(", ")}`);
+  if (growth !== undefined) {
+    console.log(`redis grew ${(growth / 1e6).toFixed(3)} MB a minute over the second half`);
+    if (database && growth > MAX_GROWTH_PER_MINUTE) failures.push(`redis grew ${(growth / 1e6).toFixed(2)} MB a minute over the second half (at most ${MAX_GROWTH_PER_MINUTE / 1e6} MB with the archive on)`);
+  }
   // Growth: only processes sampled throughout (the ingress; workers are replaced, so compare by slot).
   const third = Math.max(1, Math.floor(samples.length / 3));
   for (const name of Object.keys(samples[0]?.memory ?? {})) {

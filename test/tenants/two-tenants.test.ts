@@ -1,0 +1,232 @@
+// Two tenants on one service, as `npm start` runs it (a supervisor with an ingress and a worker process):
+// account A floods every way the probe of issue 37 found (dead letters at its full rate, oversized properties,
+// more webhook endpoints than its quota, live pages of a large outcome, sign-in spam) while account B sends a
+// steady 200 events/s. B's p99 stays within 3x of its runs alone (or 30 ms), nothing of B's is refused, and
+// Redis grows by no more than A's quotas and caps allow. B's sender runs on a thread of its own, so the flood's
+// work in this process does not delay B's requests before they are sent.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Accounts } from "../../src/accounts/accounts.js";
+import { connectRedis, type RedisClient } from "../../src/redis/client.js";
+import { Keys } from "../../src/redis/keys.js";
+import { FormClient } from "../dashboard/form-client.js";
+import { eventually } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";
+import { spawnVerdict, type VerdictProcess } from "../support/processes.js";
+import { uniquePrefix } from "../support/redis.js";
+import { steadyLoad, type SteadyRun } from "./steady-sender.js";
+
+const B_RATE = 200;
+const B_SECONDS = 8;
+const B_OUTCOMES = 20;
+/** A's bounds, set low so the allowance below is tight; each is a documented setting. */
+const A_LIMITS = {
+  VERDICT_QUOTA_WEBHOOK_ENDPOINTS: 20,
+  VERDICT_DLQ_MAX_PER_ACCOUNT: 2000,
+  VERDICT_DLQ_MAX_EVENT_BYTES: 4096,
+  VERDICT_WEBHOOK_LOG_MAX: 100,
+  VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES: 1_048_576,
+} as const;
+const ENDPOINTS_TRIED = 50;
+const LIVE_PAGES = 4;
+
+describe("two tenants: one floods, the other's events are unaffected", () => {
+  let redis: PrivateRedis;
+  let db: TestDatabase;
+  let admin: RedisClient;
+  let service: VerdictProcess;
+  let base = "";
+  let tokenA = "";
+  let tokenB = "";
+  let visitorA: FormClient;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis(["--maxmemory-policy", "noeviction"]);
+    db = await createTestDatabase();
+    const prefix = uniquePrefix();
+    const secret = randomBytes(32).toString("base64url");
+    const env: Record<string, string> = {
+      REDIS_URL: redis.url,
+      VERDICT_KEY_PREFIX: prefix,
+      VERDICT_TOKEN_SECRET: secret,
+      VERDICT_LOG_LEVEL: "warn",
+      VERDICT_INGRESS_PROCESSES: "1",
+      VERDICT_WORKER_PROCESSES: "1",
+      VERDICT_ARCHIVE_URL: db.url,
+      VERDICT_HOT_RETENTION: "2s",
+      VERDICT_DLQ_RETENTION: "2s",
+      VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      ...Object.fromEntries(Object.entries(A_LIMITS).map(([name, value]) => [name, String(value)])),
+    };
+    service = await spawnVerdict("all", env);
+    base = `http://127.0.0.1:${service.port}`;
+    admin = connectRedis({ kind: "standalone", url: redis.url });
+    tokenB = (await new Accounts(admin, new Keys(prefix), secret).create("steady")).token;
+    visitorA = new FormClient(base);
+    expect((await visitorA.signUp(`flood-${Date.now()}@example.com`, "Flood Co")).status).toBe(303);
+    tokenA = await visitorA.token();
+  }, 90_000);
+
+  afterAll(async () => {
+    await service?.kill("SIGTERM");
+    admin?.disconnect();
+    await db?.drop();
+    await redis?.cleanup();
+  }, 60_000);
+
+  const call = async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
+  };
+
+  const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await admin.info("memory"))?.[1]);
+
+  it("keeps B's latency and acceptance while A floods, and Redis within A's quotas", async () => {
+    // B: a task whose outcomes stay open, so every event of the run is applied to one of them.
+    expect((await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status).toBe(201);
+    for (let i = 0; i < B_OUTCOMES; i++) expect((await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" })).status).toBe(201);
+    const steady = (round: string): Promise<SteadyRun> => steadyLoad({ base, token: tokenB, rate: B_RATE, seconds: B_SECONDS, outcomes: B_OUTCOMES, round });
+
+    const alone = await steady("alone");
+    const memoryBefore = await usedMemory();
+    const flood = new Flood(call, tokenA, visitorA);
+    await flood.prepare();
+    const flooding = flood.run(B_SECONDS * 1000 + 2000);
+    const flooded = await steady("flooded");
+    await flooding;
+    const aloneAgain = await steady("alone-again");
+
+    const baseline = Math.max(alone.p99Ms, aloneAgain.p99Ms);
+    console.log(
+      `B p99 alone ${alone.p99Ms.toFixed(1)} / ${aloneAgain.p99Ms.toFixed(1)} ms, while A floods ${flooded.p99Ms.toFixed(1)} ms; A sent ${JSON.stringify(flood.sent)}`,
+    );
+    for (const run of [alone, flooded, aloneAgain]) expect(run.refused, `B's events refused (${run.round})`).toEqual([]);
+    expect(flooded.p99Ms).toBeLessThanOrEqual(Math.max(3 * baseline, 30));
+    expect(flood.sent.endpointsRefused).toBe(ENDPOINTS_TRIED - A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS);
+    expect(flood.sent.liveStreams).toBeGreaterThan(0);
+
+    // Every event B sent was applied once.
+    const applied = await eventually(async () => {
+      let total = 0;
+      for (let i = 0; i < B_OUTCOMES; i++) {
+        const outcome = (await call(tokenB, "GET", `/v1/outcomes/b-${i}`)).body as { observations: { step?: { count: number } } };
+        total += outcome.observations.step?.count ?? 0;
+      }
+      return total === alone.sent + flooded.sent + aloneAgain.sent ? total : undefined;
+    }, 60_000, "every event of B applied");
+    expect(applied).toBe(alone.sent + flooded.sent + aloneAgain.sent);
+
+    // Once A's dead letters have had their retention, Redis holds no more of A than its bounds allow.
+    const allowance = allowanceOf(flood);
+    const grown = await eventually(async () => {
+      const growth = (await usedMemory()) - memoryBefore;
+      return growth <= allowance.total ? growth : undefined;
+    }, 60_000, "Redis within A's allowance").catch(async () => (await usedMemory()) - memoryBefore);
+    console.log(`Redis grew ${(grown / 1e6).toFixed(2)} MB; A's quotas allow ${(allowance.total / 1e6).toFixed(2)} MB: ${JSON.stringify(allowance.terms)}`);
+    expect(grown).toBeLessThanOrEqual(allowance.total);
+  }, 240_000);
+});
+
+type Call = (token: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** Account A at its worst, every way at once, until `run`'s time is up. */
+class Flood {
+  readonly sent = { deadLetterEvents: 0, oversizedEvents: 0, endpointsRefused: 0, liveStreams: 0, signIns: 0 };
+  private stopAt = 0;
+
+  constructor(
+    private readonly call: Call,
+    private readonly token: string,
+    private readonly visitor: FormClient,
+  ) {}
+
+  /**
+   * More endpoints than the quota (at a port where nothing listens: deliveries fail at once and back off, so
+   * the fan-out's storage is what is measured, not a receiver's speed), and one open outcome for the live pages.
+   */
+  async prepare(): Promise<void> {
+    for (let i = 0; i < ENDPOINTS_TRIED; i++) {
+      const reply = await this.call(this.token, "POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:9/a-${i}` });
+      if (reply.status !== 201) {
+        expect((reply.body as { error: { code: string } }).error.code).toBe("QUOTA_EXCEEDED");
+        this.sent.endpointsRefused++;
+      }
+    }
+    expect((await this.call(this.token, "PUT", "/v1/tasks/big", { name: "big", condition: "COUNT(never)>=1" })).status).toBe(201);
+    expect((await this.call(this.token, "POST", "/v1/outcomes", { key: "big", task_key: "big" })).status).toBe(201);
+  }
+
+  async run(ms: number): Promise<void> {
+    this.stopAt = Date.now() + ms;
+    await Promise.all([this.deadLetters(), this.deadLetters(), this.oversized(), this.livePages(), this.signInSpam()]);
+  }
+
+  private get going(): boolean {
+    return Date.now() < this.stopAt;
+  }
+
+  /** Batches of 500 events for outcomes never opened, back to back. */
+  private async deadLetters(): Promise<void> {
+    for (let round = 0; this.going; round++) {
+      const events = Array.from({ length: 500 }, (_, i) => ({ outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`, action: "step" }));
+      await this.call(this.token, "POST", "/v1/events/batch", { events });
+      this.sent.deadLetterEvents += events.length;
+    }
+  }
+
+  /** Events with a new action and a 250 KB value each, to the one open outcome. */
+  private async oversized(): Promise<void> {
+    const value = "x".repeat(250_000);
+    for (let i = 0; this.going; i++) {
+      await this.call(this.token, "POST", "/v1/events", { outcome_key: "big", action: `grow_${i}`, properties: { value } });
+      this.sent.oversizedEvents++;
+    }
+  }
+
+  /** Live pages of the large outcome, kept open while the flood lasts. */
+  private async livePages(): Promise<void> {
+    const controllers = Array.from({ length: LIVE_PAGES }, () => new AbortController());
+    const streams = controllers.map(async (controller) => {
+      const response = await fetch(`${this.visitor.base}/dashboard/outcomes/big/live`, { headers: { cookie: this.visitor.cookie }, signal: controller.signal });
+      if (response.status !== 200 || !response.body) return;
+      this.sent.liveStreams++;
+      const reader = response.body.getReader();
+      for (;;) if ((await reader.read()).done) return;
+    });
+    while (this.going) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const controller of controllers) controller.abort();
+    await Promise.allSettled(streams);
+  }
+
+  /** Sign-in attempts with ever new, long emails from no account. */
+  private async signInSpam(): Promise<void> {
+    const stranger = new FormClient(this.visitor.base);
+    while (this.going) {
+      await stranger.signIn(`${randomBytes(100).toString("hex")}@example.com`, "wrong password");
+      this.sent.signIns++;
+    }
+  }
+}
+
+/** What A may keep in Redis under its bounds, term by term (bytes; each term with a generous per-entry overhead). */
+function allowanceOf(flood: Flood): { total: number; terms: Record<string, number> } {
+  const terms = {
+    // Hot dead letters: at most the per-account count, each at most its event prefix plus the letter's fields.
+    deadLetters: A_LIMITS.VERDICT_DLQ_MAX_PER_ACCOUNT * (A_LIMITS.VERDICT_DLQ_MAX_EVENT_BYTES + 1024),
+    // Webhook logs: each endpoint's log capped by count; bodies once, each at most a dead letter's size.
+    webhookLogs: A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS * A_LIMITS.VERDICT_WEBHOOK_LOG_MAX * 512 + A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS * A_LIMITS.VERDICT_WEBHOOK_LOG_MAX * (A_LIMITS.VERDICT_DLQ_MAX_EVENT_BYTES + 1024),
+    // The one open outcome: its snapshot and event log within the caps.
+    outcome: 2 * A_LIMITS.VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES,
+    // Sign-in limiter keys: a hash of each email, for the window.
+    signIns: flood.sent.signIns * 256,
+    // Account records, endpoints, sessions, streams' fixed costs.
+    fixed: 2_000_000,
+  };
+  return { total: Object.values(terms).reduce((a, b) => a + b, 0), terms };
+}
