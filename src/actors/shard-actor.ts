@@ -34,6 +34,7 @@ import { ShardReader } from "./shard-reader.js";
 import { EntrySize } from "./entry-size.js";
 import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
+import { DueWake } from "./due-wake.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
 import { deliveryOf, runsOf, type DecodedEntry, type EntryEvent, type StreamEntry } from "./shard-entries.js";
@@ -127,12 +128,14 @@ export class ShardActor {
   private tookOver = false;
   /** When entries pending under other consumers were last looked for while the shard was idle. */
   private lastIdleClaimAt = Date.now();
-  /** The timer that requests a tick at the soonest due time a settle saw ahead, and that time (clock ms). */
-  private dueTimer: NodeJS.Timeout | undefined;
-  private dueTimerAt = Infinity;
+  /** Requests a tick at the soonest due time a settle saw ahead. */
+  private readonly dueWake: DueWake;
 
   constructor(private readonly deps: ShardActorDeps) {
     this.attempts = new DeliveryAttempts(deps.maxProcessingAttempts);
+    this.dueWake = new DueWake(deps.clock, () => {
+      if (!this.stopping) this.requestTick();
+    });
     this.readSize = new ReadSize(deps.readBatchSize, deps.readBatchMax);
     const { reader, scripts, keys, shard, leaseValue, workerId } = deps;
     this.reads = new ShardReader({ reader, scripts, keys, shard, leaseValue, workerId, blockMs: BLOCK_MS });
@@ -151,7 +154,7 @@ export class ShardActor {
   /** Stops after the batch in hand is committed; the reader connection is closed to end a blocking read. */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.dueTimer);
+    this.dueWake.cancel();
     this.deps.reader.disconnect();
     await this.running;
     this.deps.hot.dropShard(this.deps.shard);
@@ -659,24 +662,11 @@ export class ShardActor {
     const { client, keys, shard, hot } = this.deps;
     const ahead = await client.zrangebyscore(keys.due(shard), `(${until}`, until + DUE_LOOKAHEAD_MS, "WITHSCORES", "LIMIT", 0, MAX_PRELOADED);
     if (ahead.length === 0) return;
-    this.wakeAt(Number(ahead[1]));
+    this.dueWake.schedule(Number(ahead[1]) + CLOCK_GRACE_MS);
     const refs: string[] = [];
     for (let i = 0; i < ahead.length; i += 2) if (!hot.get(shard, ahead[i]!)) refs.push(ahead[i]!);
     for (let i = 0; i < refs.length; i += DUE_PAGE) {
       for (const [ref, record] of await this.load(refs.slice(i, i + DUE_PAGE))) hot.set(shard, ref, record);
     }
-  }
-
-  /** Requests a tick once the clock passes `dueAt` by the grace (the next whole-second tick may be later). */
-  private wakeAt(dueAt: number): void {
-    const at = dueAt + CLOCK_GRACE_MS;
-    if (this.dueTimer !== undefined && this.dueTimerAt <= at) return;
-    clearTimeout(this.dueTimer);
-    this.dueTimerAt = at;
-    this.dueTimer = setTimeout(() => {
-      this.dueTimer = undefined;
-      this.dueTimerAt = Infinity;
-      if (!this.stopping) this.requestTick();
-    }, Math.max(0, at - this.deps.clock()));
   }
 }
