@@ -314,11 +314,11 @@ export async function serveDrained(metricsPort: number, timeoutMs = 300_000): Pr
   await waitUntil(async () => (await serveCounts(metricsPort)).processed, accepted, timeoutMs, 50);
 }
 
-/** The sum of every sample of a metric, whatever its labels, on a process's metrics port. */
-export async function metricSum(metricsPort: number, name: string): Promise<number> {
+/** The sum of every sample of a metric (whatever its labels, or those whose labels include `label`) on a process's metrics port. */
+export async function metricSum(metricsPort: number, name: string, label?: string): Promise<number> {
   const text = await scrape(metricsPort);
   let sum = 0;
-  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "gm"))) sum += Number(match[1]);
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, "gm"))) if (label === undefined || match[1]?.includes(label)) sum += Number(match[2]);
   return sum;
 }
 

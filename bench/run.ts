@@ -68,6 +68,7 @@ import {
 } from "./harness.js";
 import type { ArchiveFigures } from "./archive.js";
 import type { ProbeResult } from "./probe.js";
+import type { StormFigures } from "./storm.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "archive", "client"] as const;
@@ -110,9 +111,8 @@ const PROBE_POLL_MS = 5;
 const MEMORY_OUTCOMES = 100_000;
 const MEMORY_WARMUP_OUTCOMES = 1_000;
 const MEMORY_CONDITION = "COUNT(step)>=3 AND NOT escalated AND G(score>=0) AND F(review:score>=4) AND customer_csat_set AND IDLE(1d)";
-const STORM_OUTCOMES = 10_000;
-const STORM_PERIOD = "2s";
-const STORM_PERIOD_MS = 2000;
+/** Row 6's outcomes (bench/storm.ts's STORM_OUTCOMES). */
+const STORM_OUTCOMES = Number(process.env.STORM_OUTCOMES ?? 100_000);
 const TAKEOVER_OUTCOMES = 10_000;
 const TAKEOVER_LEASE_TTL_MS = 1000;
 const SHARDS = DEFAULT_OPTIONS.shards;
@@ -249,7 +249,7 @@ interface Results {
   /** workerLagP99: the bucket bound of the worker's receipt-to-committed lag p99 meanwhile (verdict_event_lag_seconds). */
   visible?: { probe: ProbeResult; targetRate: number; achievedRate: number; workerLagP99: number | undefined };
   memory?: { outcomes: number; heapBytes: number; rssBytes: number; hot: number };
-  storm?: { outcomes: number; sendMs: number; committedMs: number; lagMs: number; listEmptyMs: number; listCalls: number; lastListMs: number; confirmed: boolean };
+  storm?: StormFigures;
   takeover?: { outcomes: number; killToLeaseMs: number; killToVisibleMs: number; leaseToVisibleMs: number };
   archive?: ArchiveFigures;
 }
@@ -645,46 +645,6 @@ async function verdictWithOneWorker(dir: string): Promise<void> {
       });
     }
 
-    if (ONLY.has("storm")) {
-      await phase(`settlement storm: ${STORM_OUTCOMES.toLocaleString("en")} outcomes, settlement_period ${STORM_PERIOD}`, async () => {
-        // Its own account, as a k6 run against a fresh deployment: the list below walks only the storm's outcomes.
-        const account = await createAccount(stack.redis);
-        const storm = { ingress: stack.ingress, token: account.token };
-        await apiOk(stack.ingress.port, storm.token, "PUT", "/v1/tasks/storm", { name: "bench storm", condition: "NOT storm_cancelled", settlement_period: STORM_PERIOD });
-        const keys = range(STORM_OUTCOMES, (i) => `storm-${i}`);
-        await openOutcomes(dir, storm, "storm", keys, new Date(Date.now() + 24 * 3600 * 1000).toISOString());
-        const confirmed = (): Promise<number> => metric(worker.metricsPort, 'verdict_verdicts_total{status="CONFIRMED"}');
-        const before = await confirmed();
-        const sent = await sendBatches(dir, stack.ingress.port, storm.token, eventBatches(keys, "storm_tick"), 10);
-        // When the worker had committed every verdict (its counter), then when the list API showed none OPEN.
-        const committedAt = await waitUntil(async () => (await confirmed()) - before, STORM_OUTCOMES, 120_000, 20);
-        let listCalls = 0;
-        let listMs = 0;
-        for (;;) {
-          const calledAt = now();
-          const page = (await apiOk(stack.ingress.port, storm.token, "GET", "/v1/outcomes?status=OPEN&task_key=storm&limit=1")) as { outcomes: unknown[] };
-          listCalls++;
-          listMs = now() - calledAt;
-          if (page.outcomes.length === 0) break;
-          if (now() - sent.endedAtMs > 120_000) throw new Error("storm: outcomes still OPEN 2 minutes after the last 202");
-          await sleep(20);
-        }
-        const listEmptyAt = now();
-        const sample = await Promise.all(
-          range(20, (i) => keys[i * 499]!).map(async (key) => ((await apiOk(stack.ingress.port, storm.token, "GET", `/v1/outcomes/${key}`)) as { status: string }).status),
-        );
-        results.storm = {
-          outcomes: STORM_OUTCOMES,
-          sendMs: sent.endedAtMs - sent.startedAtMs,
-          committedMs: committedAt - sent.endedAtMs,
-          lagMs: committedAt - sent.endedAtMs - STORM_PERIOD_MS,
-          listEmptyMs: listEmptyAt - sent.endedAtMs,
-          listCalls,
-          lastListMs: listMs,
-          confirmed: sample.every((status) => status === "CONFIRMED"),
-        };
-      });
-    }
   } finally {
     await stack.stop();
   }
@@ -979,15 +939,15 @@ function table(): string {
     met(mem ? mem.heapBytes < 2048 : undefined),
   ]);
   rows.push([
-    `6. Settlement storm: ${int(STORM_OUTCOMES)} outcomes, settlement_period ${STORM_PERIOD}, one event each at once`,
+    `6. Deadline storm: ${int(STORM_OUTCOMES)} outcomes due at one instant, the default serve (npm start), single events at 200/s meanwhile`,
     storm
-      ? `all ${int(storm.outcomes)} verdicts committed ${int(storm.committedMs)} ms after the last 202 = ${int(storm.lagMs)} ms after the last came due; the list showed none OPEN ${int(storm.listEmptyMs)} ms after the last 202 (${storm.listCalls} list calls, the last took ${int(storm.lastListMs)} ms); send took ${int(storm.sendMs)} ms; sample ${storm.confirmed ? "CONFIRMED" : "NOT CONFIRMED"}`
+      ? `all forced ${int(storm.lastForcedMs)} ms after the deadline (the first after ${int(storm.firstForcedMs)} ms), ${int(storm.verdictsPerSecond)} verdicts/s; CPU per forced verdict: worker ${storm.cpuMicros.worker} µs, ingress ${storm.cpuMicros.ingress} µs, supervisor and archive ${storm.cpuMicros.supervisor} µs, Redis ${storm.cpuMicros.redis} µs; single events meanwhile p99 ${storm.probe.p99Ms.toFixed(1)} ms`
       : "not run",
     "n/a",
     "not run (not needed)",
     "n/a",
-    "none in the issues (k6 default: lag < 5 s)",
-    met(storm ? storm.lagMs < 5000 && storm.listEmptyMs - STORM_PERIOD_MS < 5000 && storm.confirmed : undefined),
+    "issue 42: all within 1 s of the deadline, single events p99 < 100 ms",
+    met(storm ? storm.lastForcedMs < 1000 && storm.probe.p99Ms < 100 && storm.confirmed === storm.outcomes : undefined),
   ]);
   rows.push([
     `7. Takeover: SIGKILL the owner of a shard with ${int(TAKEOVER_OUTCOMES)} outcomes, a second worker running, VERDICT_LEASE_TTL_MS=${TAKEOVER_LEASE_TTL_MS}`,
@@ -1054,7 +1014,10 @@ async function main(): Promise<void> {
     if (ONLY.has("serve")) await defaultServe(dir);
     if (ONLY.has("tracing")) await tracingCost(dir);
     if (ONLY.has("replicas")) await replicaAcksCost(dir);
-    if (ONLY.has("e2e") || ONLY.has("visible") || ONLY.has("storm")) await verdictWithOneWorker(dir);
+    if (ONLY.has("e2e") || ONLY.has("visible")) await verdictWithOneWorker(dir);
+    if (ONLY.has("storm")) await phase(`deadline storm: ${STORM_OUTCOMES.toLocaleString("en")} outcomes due at one instant (bench/storm.ts)`, async () => {
+      results.storm = await runJsonChild<StormFigures>("storm", {});
+    });
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);
     if (ONLY.has("takeover")) await takeover(dir);
@@ -1132,12 +1095,12 @@ How each row is measured:
    \`${MEMORY_CONDITION}\`
    and one \`score\` event (value 5) each, which leaves them OPEN and hot in the worker (\`verdict_hot_outcomes\`
    is checked); heap again after forced GCs. The delta / ${int(MEMORY_OUTCOMES)} is the figure (RSS delta alongside).
-6. Same processes as 3, a second account: a task with \`settlement_period\` ${STORM_PERIOD} and condition
-   \`NOT storm_cancelled\`; ${int(STORM_OUTCOMES)} outcomes opened with \`settles_at\` a day ahead, then one \`storm_tick\` each in
-   ${BATCH}-event batches (10 in flight), which moves each \`settles_at\` to the event time + ${STORM_PERIOD}. The worker's
-   \`verdict_verdicts_total{status="CONFIRMED"}\` is polled every 20 ms until it rose by ${int(STORM_OUTCOMES)} (committed);
-   then \`GET /v1/outcomes?status=OPEN&task_key=storm&limit=1\` (the k6 script's poll) until it is empty. The
-   lag is the committed time minus the period.
+6. bench/storm.ts (\`npm run bench:storm\` alone): what \`npm start\` runs, \`serve\` with role all, its embedded Redis
+   and archive in a fresh data dir; ${int(STORM_OUTCOMES)} outcomes of one task (condition \`NOT storm_cancelled\`) opened with
+   the same \`settles_at\`, far enough ahead for the opening to finish. From the deadline the shards' due-time
+   indexes are polled every 10 ms until none of them is left (each worker's CONFIRMED counter must have risen
+   by as many); CPU per verdict is each process's CPU time (/proc) over that span divided by the outcomes.
+   Meanwhile 200 single events/s go to other outcomes, from a second before the deadline for 8 s.
 7. Ingress and two worker processes with \`VERDICT_LEASE_TTL_MS=${TAKEOVER_LEASE_TTL_MS}\`; ${int(TAKEOVER_OUTCOMES)} outcomes whose keys hash to one
    shard, opened and sent one event each (hot in their owner). The owner is killed with SIGKILL; one event
    for one of them is sent at once; its visibility in GET is polled every 2 ms, and the shard's lease key

@@ -35,6 +35,7 @@ import { ShardReader } from "./shard-reader.js";
 import { EntrySize } from "./entry-size.js";
 import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
+import { DueWake } from "./due-wake.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { ActorMetrics } from "./actor-metrics.js";
 import type { OpenOutcomeQuota } from "./open-outcome-quota.js";
@@ -96,6 +97,14 @@ const PACED_BELOW_EVENTS = 100;
 const CLOCK_GRACE_MS = 100;
 const DUE_PAGE = 500;
 const MAX_DUE_PAGES_PER_TICK = 100;
+/**
+ * How far past the clock a settle looks: the soonest due time in that window gets a timer of its own (the
+ * verdict is made then, not at the next whole-second tick), and the outcomes due in it are loaded now, so
+ * a deadline many outcomes share costs at its instant only their verdicts.
+ */
+const DUE_LOOKAHEAD_MS = 2000;
+/** Most outcomes one settle loads ahead of their due time (they stay hot until then). */
+const MAX_PRELOADED = 20_000;
 /** How often an idle shard looks for entries a stale reader took (see claim-orphans.lua). */
 const IDLE_CLAIM_INTERVAL_MS = 1000;
 /** Longest a requested tick waits for the stream to drain. */
@@ -127,9 +136,14 @@ export class ShardActor {
   private tookOver = false;
   /** When entries pending under other consumers were last looked for while the shard was idle. */
   private lastIdleClaimAt = Date.now();
+  /** Requests a tick at the soonest due time a settle saw ahead. */
+  private readonly dueWake: DueWake;
 
   constructor(private readonly deps: ShardActorDeps) {
     this.attempts = new DeliveryAttempts(deps.maxProcessingAttempts);
+    this.dueWake = new DueWake(deps.clock, () => {
+      if (!this.stopping) this.requestTick();
+    });
     this.readSize = new ReadSize(deps.readBatchSize, deps.readBatchMax);
     const { reader, scripts, keys, shard, leaseValue, workerId } = deps;
     this.reads = new ShardReader({ reader, scripts, keys, shard, leaseValue, workerId, blockMs: BLOCK_MS });
@@ -148,6 +162,7 @@ export class ShardActor {
   /** Stops after the batch in hand is committed; the reader connection is closed to end a blocking read. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.dueWake.cancel();
     this.deps.reader.disconnect();
     await this.running;
     this.deps.hot.dropShard(this.deps.shard);
@@ -623,33 +638,57 @@ export class ShardActor {
     // Bounded per tick: a due time that failed to move could otherwise spin here; the next tick goes on.
     for (let page = 0; page < MAX_DUE_PAGES_PER_TICK; page++) {
       const refs = await client.zrangebyscore(keys.due(shard), "-inf", until, "LIMIT", 0, DUE_PAGE);
-      if (refs.length === 0) return;
-      const records = await this.load(refs);
-      await this.deps.models.ensure(distinctCohorts(records.values()));
-      const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
-      const commit = this.newCommit();
-      const changed = new Map<string, ChangedOutcome>();
-      for (const ref of refs) {
-        const record = records.get(ref);
-        if (!record || record.status !== "OPEN") {
-          commit.due(ref, null);
-          continue;
-        }
-        const dueBefore = dueAtOf(record);
-        const scoresBefore = scoresOf(record.scores);
-        const passed = passTime(record, until);
-        if (passed.charge) this.charge(commit, record, passed.charge);
-        if (record.status !== "OPEN") scoring.verdict(record);
-        changed.set(ref, { record, created: false, dueBefore, scoresBefore, openBefore: true });
+      if (refs.length > 0 && !(await this.settlePage(refs, until))) return;
+      if (refs.length < DUE_PAGE) break;
+    }
+    await this.prepareAhead(until);
+  }
+
+  /** Forces the verdicts of one page of due outcomes in one commit; false when it did not commit. */
+  private async settlePage(refs: string[], until: number): Promise<boolean> {
+    const { shard } = this.deps;
+    const records = await this.load(refs);
+    await this.deps.models.ensure(distinctCohorts(records.values()));
+    const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
+    const commit = this.newCommit();
+    const changed = new Map<string, ChangedOutcome>();
+    for (const ref of refs) {
+      const record = records.get(ref);
+      if (!record || record.status !== "OPEN") {
+        commit.due(ref, null);
+        continue;
       }
-      this.stage(commit, changed, scoring);
-      const result = await this.execute(commit);
-      if (!result.ok) {
-        for (const ref of refs) this.deps.hot.delete(shard, ref);
-        return;
-      }
-      for (const [ref, { record }] of changed) this.deps.hot.set(shard, ref, record);
-      if (refs.length < DUE_PAGE) return;
+      const dueBefore = dueAtOf(record);
+      const scoresBefore = scoresOf(record.scores);
+      const passed = passTime(record, until);
+      if (passed.charge) this.charge(commit, record, passed.charge);
+      if (record.status !== "OPEN") scoring.verdict(record);
+      changed.set(ref, { record, created: false, dueBefore, scoresBefore, openBefore: true });
+    }
+    this.stage(commit, changed, scoring);
+    const result = await this.execute(commit);
+    if (!result.ok) {
+      for (const ref of refs) this.deps.hot.delete(shard, ref);
+      return false;
+    }
+    for (const [ref, { record }] of changed) this.deps.hot.set(shard, ref, record);
+    return true;
+  }
+
+  /**
+   * Looks DUE_LOOKAHEAD_MS past `until`: the outcomes due then are loaded into memory now (the actor is the
+   * only writer of their snapshots, so they stay what Redis holds), and the soonest of them gets a timer
+   * that requests a tick at its due time plus the clock's grace.
+   */
+  private async prepareAhead(until: number): Promise<void> {
+    const { client, keys, shard, hot } = this.deps;
+    const ahead = await client.zrangebyscore(keys.due(shard), `(${until}`, until + DUE_LOOKAHEAD_MS, "WITHSCORES", "LIMIT", 0, MAX_PRELOADED);
+    if (ahead.length === 0) return;
+    this.dueWake.schedule(Number(ahead[1]) + CLOCK_GRACE_MS);
+    const refs: string[] = [];
+    for (let i = 0; i < ahead.length; i += 2) if (!hot.get(shard, ahead[i]!)) refs.push(ahead[i]!);
+    for (let i = 0; i < refs.length; i += DUE_PAGE) {
+      for (const [ref, record] of await this.load(refs.slice(i, i + DUE_PAGE))) hot.set(shard, ref, record);
     }
   }
 }

@@ -1,0 +1,257 @@
+// The deadline storm (`npm run bench:storm`, also row 6 of `npm run bench`): STORM_OUTCOMES (default
+// 100,000) outcomes of one task opened with the same `settles_at` (condition `NOT storm_cancelled`, so each
+// is CONFIRMED at the deadline), then the time from that deadline until every one was forced, polled from
+// the shards' due-time indexes in Redis every 10 ms and checked against the workers' verdict counters.
+// Meanwhile single events go to other outcomes at 200/s and their p99 is the ingest stall, if any.
+//
+// STORM_MODE=serve (the default) runs what `npm start` runs: `serve` with role all, its embedded Redis and
+// embedded archive in a fresh data dir. STORM_MODE=workers runs `serve --role ingress` and STORM_WORKERS
+// (default 1) `--role worker` processes on a throwaway redis-server. STORM_CLI runs another build's CLI
+// (dist/src/cli/main.js of a `git worktree` of an older commit) for a before/after in one sitting.
+// Prints one line of figures, then the same as JSON on the last line.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { Accounts } from "../src/accounts/accounts.js";
+import { DEFAULT_OPTIONS } from "../src/config/options.js";
+import { Keys } from "../src/redis/keys.js";
+import { apiOk, cpuSecondsOf, freePort, load, metricSum, now, runMain, sleep, startRedis, stopChild, track } from "./harness.js";
+
+const OUTCOMES = Number(process.env.STORM_OUTCOMES ?? 100_000);
+const MODE = process.env.STORM_MODE ?? "serve";
+const WORKERS = Number(process.env.STORM_WORKERS ?? 1);
+const CLI = process.env.STORM_CLI ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const PROBE_OUTCOMES = 1000;
+const PROBE_RATE = 200;
+const OPEN_CONNECTIONS = 32;
+const TOKEN_SECRET = randomBytes(32).toString("base64url");
+const KEY_PREFIX = DEFAULT_OPTIONS.keyPrefix;
+const SHARDS = DEFAULT_OPTIONS.shards;
+
+export interface StormFigures {
+  mode: string;
+  outcomes: number;
+  /** From settles_at until the due-time indexes held none of the storm's outcomes. */
+  lastForcedMs: number;
+  /** From settles_at until the first had left the index (the monitor's reaction time). */
+  firstForcedMs: number;
+  verdictsPerSecond: number;
+  confirmed: number;
+  /** CPU µs per forced verdict over the storm (from settles_at to the last), per process kind. */
+  cpuMicros: { worker: number; ingress: number; supervisor: number; redis: number };
+  probe: { requests: number; errors: number; p50Ms: number; p99Ms: number };
+  /** Redis µs per forced verdict by command over the storm (INFO commandstats), the costliest first. */
+  redisCommands: Record<string, number>;
+}
+
+interface Target {
+  port: number;
+  metricsPorts: number[];
+  redis: Redis;
+  pids: { worker: number[]; ingress: number[]; supervisor: number[]; redis: number[] };
+  stop(): Promise<void>;
+}
+
+const NODE_FLAGS = ["--max-semi-space-size=64", ...(process.env.STORM_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+
+async function spawnServe(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; metricsPort: number }> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const child = track(
+    spawn(process.execPath, [...NODE_FLAGS, CLI, "serve", "--role", role], {
+      env: { ...process.env, VERDICT_TOKEN_SECRET: TOKEN_SECRET, VERDICT_LOG_LEVEL: "warn", VERDICT_PORT: String(port), VERDICT_METRICS_PORT: String(metricsPort), ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    }),
+  );
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serve --role ${role} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`serve --role ${role} not ready within 240 s`);
+    await sleep(100);
+  }
+  return { child, port, metricsPort };
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function roleOf(pid: number): string | undefined {
+  try {
+    return /(?:^|\0)VERDICT_ROLE=(\w+)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** What `npm start` runs: role all with the embedded Redis and archive in a fresh data dir. */
+async function serveTarget(dir: string): Promise<Target> {
+  const dataDir = join(dir, "data");
+  const serve = await spawnServe("all", { VERDICT_DATA_DIR: dataDir });
+  const pids: Target["pids"] = { worker: [], ingress: [], supervisor: [serve.child.pid!], redis: [] };
+  for (const pid of childrenOf(serve.child.pid!)) {
+    const role = roleOf(pid);
+    if (role === "ingress" || role === "worker") pids[role].push(pid);
+    else if (commOf(pid).startsWith("redis-server")) pids.redis.push(pid);
+    else pids.supervisor.push(pid);
+  }
+  const redis = new Redis({ path: join(dataDir, "redis.sock") });
+  return {
+    port: serve.port,
+    metricsPorts: [serve.metricsPort],
+    redis,
+    pids,
+    stop: async () => {
+      redis.disconnect();
+      await stopChild(serve.child, "SIGTERM", 30_000);
+    },
+  };
+}
+
+/** An ingress and WORKERS workers on a throwaway redis-server. */
+async function workersTarget(dir: string): Promise<Target> {
+  const server = await startRedis(dir);
+  const env = { REDIS_URL: server.url, VERDICT_DATA_DIR: join(dir, "data") };
+  const ingress = await spawnServe("ingress", env);
+  const workers: { child: ChildProcess; port: number; metricsPort: number }[] = [];
+  for (let i = 0; i < WORKERS; i++) workers.push(await spawnServe("worker", env));
+  // Every worker owns its shards before the storm is set up.
+  await sleep(3000);
+  return {
+    port: ingress.port,
+    metricsPorts: workers.map((w) => w.metricsPort),
+    redis: server.admin,
+    pids: { worker: workers.map((w) => w.child.pid!), ingress: [ingress.child.pid!], supervisor: [], redis: [server.child.pid!] },
+    stop: async () => {
+      await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
+      await server.stop();
+    },
+  };
+}
+
+async function open(dir: string, target: Target, token: string, task: string, keys: string[], settlesAt?: string): Promise<void> {
+  const bodies = keys.map((key) => JSON.stringify(settlesAt ? { key, task_key: task, settles_at: settlesAt } : { key, task_key: task }));
+  const result = await load(dir, { port: target.port, path: "/v1/outcomes", token, bodies, connections: OPEN_CONNECTIONS, maxRequests: keys.length, expectStatus: 201 });
+  if (result.errors > 0) throw new Error(`opening ${keys.length} outcomes of ${task}: ${result.errors} not 201`);
+}
+
+/** Members of every shard's due-time index scored at or before `at`. */
+async function dueBy(redis: Redis, keys: Keys, at: number): Promise<number> {
+  const counts = await Promise.all(Array.from({ length: SHARDS }, (_, shard) => redis.zcount(keys.due(shard), "-inf", at)));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+const cpuOf = (pids: number[]): number => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "verdict-storm-"));
+  const target = MODE === "serve" ? await serveTarget(dir) : await workersTarget(dir);
+  try {
+    const keys = new Keys(KEY_PREFIX);
+    const { token } = await new Accounts(target.redis, keys, TOKEN_SECRET).create("storm");
+    await apiOk(target.port, token, "PUT", "/v1/tasks/storm", { name: "storm", condition: "NOT storm_cancelled" });
+    await apiOk(target.port, token, "PUT", "/v1/tasks/probe", { name: "probe", condition: "never_sent" });
+    const probeKeys = Array.from({ length: PROBE_OUTCOMES }, (_, i) => `probe-${i}`);
+    // The probe outcomes open first: their rate says how long the storm's take, hence its deadline.
+    const openStarted = now();
+    await open(dir, target, token, "probe", probeKeys);
+    const perOutcomeMs = (now() - openStarted) / PROBE_OUTCOMES;
+    const settlesAt = Math.ceil((Date.now() + 5000 + 1.3 * perOutcomeMs * OUTCOMES) / 1000) * 1000;
+    const stormKeys = Array.from({ length: OUTCOMES }, (_, i) => `storm-${i}`);
+    await open(dir, target, token, "storm", stormKeys, new Date(settlesAt).toISOString());
+    if (Date.now() > settlesAt - 2000) throw new Error("opening the storm's outcomes took past its deadline");
+    const due = await dueBy(target.redis, keys, settlesAt);
+    if (due !== OUTCOMES) throw new Error(`${due} outcomes due at the deadline, not ${OUTCOMES}`);
+    const confirmedBefore = await metricSumAll(target, "verdict_verdicts_total", "CONFIRMED");
+
+    // Single events from a second before the deadline to well after it.
+    await sleep(settlesAt - 1000 - Date.now());
+    const probeBodies = probeKeys.map((key) => JSON.stringify({ outcome_key: key, action: "probe", properties: { value: 1 } }));
+    const probing = load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, ratePerSecond: PROBE_RATE, seconds: 8, expectStatus: 202 });
+    await sleep(settlesAt - Date.now());
+    const cpuAt = { worker: cpuOf(target.pids.worker), ingress: cpuOf(target.pids.ingress), supervisor: cpuOf(target.pids.supervisor), redis: cpuOf(target.pids.redis) };
+    const statsAt = commandStats(await target.redis.info("commandstats"));
+    const startedAt = Date.now();
+    let firstForcedMs = -1;
+    for (;;) {
+      const left = await dueBy(target.redis, keys, settlesAt);
+      if (left < OUTCOMES && firstForcedMs < 0) firstForcedMs = Date.now() - settlesAt;
+      if (left === 0) break;
+      if (Date.now() - settlesAt > 120_000) throw new Error(`${left} outcomes still due 2 minutes after the deadline`);
+      await sleep(10);
+    }
+    const lastForcedMs = Date.now() - settlesAt;
+    const cpu = {
+      worker: cpuOf(target.pids.worker) - cpuAt.worker,
+      ingress: cpuOf(target.pids.ingress) - cpuAt.ingress,
+      supervisor: cpuOf(target.pids.supervisor) - cpuAt.supervisor,
+      redis: cpuOf(target.pids.redis) - cpuAt.redis,
+    };
+    const statsAfter = commandStats(await target.redis.info("commandstats"));
+    const redisCommands: Record<string, number> = {};
+    for (const [name, usec] of [...statsAfter].sort((a, b) => b[1] - (statsAt.get(b[0]) ?? 0) - (a[1] - (statsAt.get(a[0]) ?? 0))).slice(0, 6)) {
+      redisCommands[name] = Number(((usec - (statsAt.get(name) ?? 0)) / OUTCOMES).toFixed(2));
+    }
+    const probe = await probing;
+    const confirmed = (await metricSumAll(target, "verdict_verdicts_total", "CONFIRMED")) - confirmedBefore;
+    const micros = (seconds: number): number => Math.round((seconds * 1e6) / OUTCOMES);
+    const figures: StormFigures = {
+      mode: MODE === "serve" ? "serve (npm start)" : `${WORKERS} worker(s), one redis-server`,
+      outcomes: OUTCOMES,
+      lastForcedMs,
+      firstForcedMs,
+      verdictsPerSecond: Math.round(OUTCOMES / (Math.max(1, Date.now() - startedAt) / 1000)),
+      confirmed,
+      cpuMicros: { worker: micros(cpu.worker), ingress: micros(cpu.ingress), supervisor: micros(cpu.supervisor), redis: micros(cpu.redis) },
+      probe: { requests: probe.requests, errors: probe.errors, p50Ms: probe.p50Ms, p99Ms: probe.p99Ms },
+      redisCommands,
+    };
+    console.error(
+      `${figures.mode}: ${OUTCOMES} forced, the first ${firstForcedMs} ms and the last ${lastForcedMs} ms after the deadline ` +
+        `(${figures.verdictsPerSecond}/s; verdict counters +${confirmed}); CPU µs per verdict: worker ${figures.cpuMicros.worker}, ` +
+        `ingress ${figures.cpuMicros.ingress}, supervisor/archive ${figures.cpuMicros.supervisor}, redis ${figures.cpuMicros.redis}; ` +
+        `single events meanwhile p50 ${probe.p50Ms.toFixed(1)} ms, p99 ${probe.p99Ms.toFixed(1)} ms (${probe.requests}, ${probe.errors} errors); ` +
+        `Redis µs per verdict by command: ${Object.entries(redisCommands).map(([name, usec]) => `${name} ${usec}`).join(", ")}`,
+    );
+    console.log(JSON.stringify(figures));
+  } finally {
+    await target.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Microseconds spent per command, from INFO commandstats. */
+function commandStats(info: string): Map<string, number> {
+  const stats = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) stats.set(match[1]!, Number(match[2]));
+  return stats;
+}
+
+/** A counter summed over every label and every metrics port of the target (role all serves its children's). */
+async function metricSumAll(target: Target, name: string, status: string): Promise<number> {
+  const values = await Promise.all(target.metricsPorts.map((port) => metricSum(port, name, `status="${status}"`)));
+  return values.reduce((a, b) => a + b, 0);
+}
+
+runMain(main);
