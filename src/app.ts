@@ -191,7 +191,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql) } }), liveness);
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax }, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql) } }), liveness);
       routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
@@ -254,6 +254,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         retryScheduleMs: options.webhookRetryScheduleMs,
         allowPrivateUrls: options.webhookAllowPrivateUrls,
         disableAfterMs: options.webhookDisableAfterMs,
+        limits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax },
         logger,
         metrics: createWebhookMetrics(metrics.registry),
       });

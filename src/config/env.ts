@@ -123,6 +123,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
     webhookDisableAfterMs: env.VERDICT_WEBHOOK_DISABLE_AFTER ? parseDurationSetting("VERDICT_WEBHOOK_DISABLE_AFTER", env.VERDICT_WEBHOOK_DISABLE_AFTER) : DEFAULT_OPTIONS.webhookDisableAfterMs,
+    webhookRetentionMs: env.VERDICT_WEBHOOK_RETENTION ? parseDurationSetting("VERDICT_WEBHOOK_RETENTION", env.VERDICT_WEBHOOK_RETENTION) : DEFAULT_OPTIONS.webhookRetentionMs,
+    webhookLogMax: int(env, "VERDICT_WEBHOOK_LOG_MAX", DEFAULT_OPTIONS.webhookLogMax),
     ...overrides,
   });
 }

@@ -127,6 +127,13 @@ export interface VerdictOptions {
    * @default 5 days
    */
   webhookDisableAfterMs: number;
+  /** Webhook messages and their attempts are kept this long after their last change. @default 7 days */
+  webhookRetentionMs: number;
+  /**
+   * Webhook messages kept per endpoint (each shard its share); delivered and failed ones beyond it leave
+   * Redis, pending ones stay until delivered, failed or past the retention. @default 2000
+   */
+  webhookLogMax: number;
 }
 
 /** Standard Webhooks' customary retry schedule. */
@@ -134,6 +141,9 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freez
 
 /** The issue's "an endpoint failing everything for 5 days is disabled". */
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+
+/** Standard Webhooks' customary week of message history. */
+export const DEFAULT_WEBHOOK_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
   role: "all",
@@ -165,6 +175,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
   webhookDisableAfterMs: DEFAULT_WEBHOOK_DISABLE_AFTER_MS,
+  webhookRetentionMs: DEFAULT_WEBHOOK_RETENTION_MS,
+  webhookLogMax: 2000,
 });
 
 export class ConfigError extends Error {
@@ -213,6 +225,8 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
     problems.push("webhookRetryScheduleMs must be at most 50 delays, each from 0 to 7 days");
   }
   intIn("webhookDisableAfterMs", options.webhookDisableAfterMs, 1, 365 * 24 * 3600 * 1000);
+  intIn("webhookRetentionMs", options.webhookRetentionMs, 1000, 365 * 24 * 3600 * 1000);
+  intIn("webhookLogMax", options.webhookLogMax, 1, 10_000_000);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;
 }

@@ -194,11 +194,37 @@ export class Keys {
     return `${this.shardTag(shard)}:wh:att:${accountId}:${endpointId}:${messageId}`;
   }
 
+  /**
+   * One message's body, stored once for every endpoint it goes to (a hash: the body and how many endpoints'
+   * messages refer to it); outlives each of them.
+   */
+  webhookBody(shard: number, messageId: string): string {
+    return `${this.shardTag(shard)}:wh:body:${messageId}`;
+  }
+
+  /** One endpoint's delivered and failed messages from this shard (sorted set message id by creation time). */
+  webhookDone(shard: number, accountId: string, endpointId: string): string {
+    return `${this.shardTag(shard)}:wh:done:${accountId}:${endpointId}`;
+  }
+
+  /**
+   * Accounts with at least one webhook endpoint, copied into every shard's slot so the commit can tell
+   * whether a notification has anyone to go to (a set; its member "*" says it is complete).
+   */
+  webhookAccounts(shard: number): string {
+    return `${this.shardTag(shard)}:wh:accounts`;
+  }
+
   // ---- per account ----
 
   /** Since when each of the account's webhook endpoints has failed every attempt (hash endpoint -> ms). */
   webhookFailingSince(accountId: string): string {
     return `${this.accountTag(accountId)}:wh:failing`;
+  }
+
+  /** Held while one of the account's webhook endpoints is created or deleted (their marks change together). */
+  webhookEndpointsLock(accountId: string): string {
+    return `${this.accountTag(accountId)}:wh:lock`;
   }
 
   account(accountId: string): string {

@@ -12,6 +12,7 @@ import { RecordStore } from "../../records/record-store.js";
 import { packEnvelope } from "../../streams/event-envelope.js";
 import type { ShardEnqueuer } from "../../streams/enqueue.js";
 import type { Keys } from "../../redis/keys.js";
+import type { MessageLogLimits } from "../../webhooks/message-store.js";
 import { shardOf } from "../../streams/shard.js";
 import { chargeRoutes } from "./charges.js";
 import { configurationRoutes } from "./configuration.js";
@@ -28,11 +29,13 @@ export interface ResourceRouteDeps {
   clock: () => number;
   /** Webhook URLs may resolve to private addresses (VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS). */
   webhookAllowPrivateUrls: boolean;
+  /** How long and how many webhook messages are kept (VERDICT_WEBHOOK_RETENTION, VERDICT_WEBHOOK_LOG_MAX). */
+  webhookLimits: MessageLogLimits;
   /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
   archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges } | undefined;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, webhookLimits, archive }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys);
   const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
@@ -50,6 +53,6 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAl
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards), replay),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
-    ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, clock }),
+    ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, limits: webhookLimits, clock }),
   ];
 }
