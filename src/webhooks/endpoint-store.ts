@@ -85,10 +85,13 @@ export class WebhookEndpointStore {
     const current = await this.get(accountId, id);
     if (!current) return undefined;
     const next = change(current);
-    // put() upserts: an endpoint deleted meanwhile would come back, so check it is still there.
-    if (!(await this.get(accountId, id))) return undefined;
-    await this.records.put(accountId, "webhook-endpoint", id, next);
-    return next;
+    // put() upserts: an endpoint deleted meanwhile would come back (and unmarked), so under the lock that
+    // deletions hold, check it is still there.
+    return this.accounts.locked(accountId, async () => {
+      if (!(await this.get(accountId, id))) return undefined;
+      await this.records.put(accountId, "webhook-endpoint", id, next);
+      return next;
+    });
   }
 
   patch(accountId: string, id: string, changes: EndpointChanges): Promise<WebhookEndpointRecord | undefined> {
