@@ -222,7 +222,7 @@ export class Keys {
     return `${this.accountTag(accountId)}:wh:failing`;
   }
 
-  /** Held while one of the account's webhook endpoints is created or deleted (their marks change together). */
+  /** Held while one of the account's webhook endpoints is created, changed or deleted (webhook-accounts.ts). */
   webhookEndpointsLock(accountId: string): string {
     return `${this.accountTag(accountId)}:wh:lock`;
   }

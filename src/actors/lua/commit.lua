@@ -22,8 +22,7 @@
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"follow", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
-                                   (webhook outbox, charge archive queue: the entry names the one that
-                                   caused it)
+                                   (charge archive queue: the entry names the one that caused it)
           {"notify", k, a, s, account}  like follow (the webhook outbox), but only when KEYS[s], the
                                    shard's set of accounts with webhook endpoints, holds the account, or
                                    does not hold "*" yet (not known complete)
