@@ -130,6 +130,7 @@ describe.each(DEPLOYMENTS)("webhook storage (%s)", (deployment) => {
     const bodies = (await s.webhookKeys("body:")).keys;
     expect(bodies).toHaveLength(1);
     expect(bodies[0]).toMatch(new RegExp(`:wh:body:${[...ids][0]!}$`));
+    console.log(`webhook keys (${deployment}): +${after.bytes - before.bytes} bytes for one ${BODY_BYTES}-byte message to ${hooks.length} endpoints`);
     // One body (about 200 KB) and 50 small states, not 50 bodies (10 MB).
     expect(after.bytes - before.bytes).toBeLessThan(2 * BODY_BYTES);
     // The listing still shows the payload.
