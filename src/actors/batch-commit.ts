@@ -101,10 +101,11 @@ export class BatchCommit {
   /**
    * Writes a webhook notification to the shard's outbox in this commit, so a verdict, dead letter or charge
    * and its notification exist together or not at all. The entry also records the stream id of the last
-   * `append` before it (the dead letter or charge it notifies of).
+   * `append` before it (the dead letter or charge it notifies of). Written only when `accountsKey` (the
+   * shard's accounts with webhook endpoints) holds the account, or is not complete yet.
    */
-  outbox(key: string, bytes: Buffer): void {
-    this.ops.push(["follow", this.key(key), this.blob(bytes)]);
+  outbox(key: string, bytes: Buffer, accountsKey: string, accountId: string): void {
+    this.ops.push(["notify", this.key(key), this.blob(bytes), this.key(accountsKey), accountId]);
   }
 
   /**

@@ -483,7 +483,7 @@ export class ShardActor {
         // Follows the append, so the archiver learns which letter the whole event belongs to.
         if (kept !== letter && this.deps.archive) commit.queueForArchive(keys.deadLetterWholeEvents(shard), whole);
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
-        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }));
+        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }), keys.webhookAccounts(shard), letter.event.accountId);
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
       },
       orphan: (event) => commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
@@ -510,7 +510,7 @@ export class ShardActor {
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
     const bytes = Buffer.from(JSON.stringify(charge));
     commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), bytes);
-    commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), packNotification({ kind: "charge", accountId: record.accountId, bytes }));
+    commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), packNotification({ kind: "charge", accountId: record.accountId, bytes }), this.deps.keys.webhookAccounts(this.deps.shard), record.accountId);
     // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect,
     // with the position of its entry in the charge stream (the listing's order).
     if (this.deps.archive) {
@@ -550,7 +550,7 @@ export class ShardActor {
       }
       // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
       if (openBefore && record.status !== "OPEN") {
-        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }));
+        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }), keys.webhookAccounts(shard), record.accountId);
         // Retention runs from the commit of the verdict, in wall time (the business clock may be frozen).
         if (this.deps.archive) commit.zadd(keys.settled(shard), Date.now(), ref);
       }

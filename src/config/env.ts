@@ -149,6 +149,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
     webhookDisableAfterMs: env.VERDICT_WEBHOOK_DISABLE_AFTER ? parseDurationSetting("VERDICT_WEBHOOK_DISABLE_AFTER", env.VERDICT_WEBHOOK_DISABLE_AFTER) : DEFAULT_OPTIONS.webhookDisableAfterMs,
     quotas: quotas(env),
+    webhookRetentionMs: env.VERDICT_WEBHOOK_RETENTION ? parseDurationSetting("VERDICT_WEBHOOK_RETENTION", env.VERDICT_WEBHOOK_RETENTION) : DEFAULT_OPTIONS.webhookRetentionMs,
+    webhookLogMax: int(env, "VERDICT_WEBHOOK_LOG_MAX", DEFAULT_OPTIONS.webhookLogMax),
     ...overrides,
   });
 }

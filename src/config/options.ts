@@ -152,6 +152,13 @@ export interface VerdictOptions {
   webhookDisableAfterMs: number;
   /** Per-account quotas (src/config/quotas.ts). @default DEFAULT_QUOTAS */
   quotas: QuotaOptions;
+  /** Webhook messages and their attempts are kept this long after their last change. @default 7 days */
+  webhookRetentionMs: number;
+  /**
+   * Webhook messages kept per endpoint (each shard its share); delivered and failed ones beyond it leave
+   * Redis, pending ones stay until delivered, failed or past the retention. @default 2000
+   */
+  webhookLogMax: number;
 }
 
 /** Standard Webhooks' customary retry schedule. */
@@ -159,6 +166,9 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freez
 
 /** The issue's "an endpoint failing everything for 5 days is disabled". */
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+
+/** Standard Webhooks' customary week of message history. */
+export const DEFAULT_WEBHOOK_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "redis">> = Object.freeze({
   role: "all",
@@ -195,6 +205,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   webhookAllowPrivateUrls: false,
   webhookDisableAfterMs: DEFAULT_WEBHOOK_DISABLE_AFTER_MS,
   quotas: DEFAULT_QUOTAS,
+  webhookRetentionMs: DEFAULT_WEBHOOK_RETENTION_MS,
+  webhookLogMax: 2000,
 });
 
 export class ConfigError extends Error {
@@ -251,6 +263,8 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   }
   intIn("webhookDisableAfterMs", options.webhookDisableAfterMs, 1, 365 * 24 * 3600 * 1000);
   problems.push(...quotaProblems(options.quotas));
+  intIn("webhookRetentionMs", options.webhookRetentionMs, 1000, 365 * 24 * 3600 * 1000);
+  intIn("webhookLogMax", options.webhookLogMax, 1, 10_000_000);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;
 }

@@ -219,6 +219,27 @@ export class Keys {
     return `${this.shardTag(shard)}:wh:att:${accountId}:${endpointId}:${messageId}`;
   }
 
+  /**
+   * One message's body, stored once for every endpoint it goes to (a hash: the body and how many endpoints'
+   * messages refer to it); outlives each of them.
+   */
+  webhookBody(shard: number, messageId: string): string {
+    return `${this.shardTag(shard)}:wh:body:${messageId}`;
+  }
+
+  /** One endpoint's delivered and failed messages from this shard (sorted set message id by creation time). */
+  webhookDone(shard: number, accountId: string, endpointId: string): string {
+    return `${this.shardTag(shard)}:wh:done:${accountId}:${endpointId}`;
+  }
+
+  /**
+   * Accounts with at least one webhook endpoint, copied into every shard's slot so the commit can tell
+   * whether a notification has anyone to go to (a set; its member "*" says it is complete).
+   */
+  webhookAccounts(shard: number): string {
+    return `${this.shardTag(shard)}:wh:accounts`;
+  }
+
   // ---- per account ----
 
   /** Since when each of the account's webhook endpoints has failed every attempt (hash endpoint -> ms). */
@@ -229,6 +250,11 @@ export class Keys {
   /** The account's events-per-second token bucket (a hash: tokens left, time of the last refill), shared by every ingress. */
   eventBucket(accountId: string): string {
     return `${this.accountTag(accountId)}:event-bucket`;
+  }
+
+  /** Held while one of the account's webhook endpoints is created, changed or deleted (webhook-accounts.ts). */
+  webhookEndpointsLock(accountId: string): string {
+    return `${this.accountTag(accountId)}:wh:lock`;
   }
 
   account(accountId: string): string {

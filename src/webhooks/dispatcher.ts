@@ -14,10 +14,11 @@ import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
 import { checkTarget, type CheckedTarget } from "./address-guard.js";
 import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
-import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageStatus, type StoredMessage } from "./message-store.js";
+import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageLogLimits, type MessageStatus, type StoredMessage } from "./message-store.js";
 import { renderNotification, type RenderedMessage } from "./payload.js";
 import { signatureHeader } from "./signing.js";
 import { WEBHOOK_USER_AGENT } from "./user-agent.js";
+import { WebhookAccounts } from "./webhook-accounts.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 
 export interface DispatcherDeps {
@@ -31,6 +32,8 @@ export interface DispatcherDeps {
   allowPrivateUrls: boolean;
   /** An endpoint failing every attempt for this long is disabled (VERDICT_WEBHOOK_DISABLE_AFTER). */
   disableAfterMs: number;
+  /** How long and how many messages are kept (VERDICT_WEBHOOK_RETENTION, VERDICT_WEBHOOK_LOG_MAX). */
+  limits: MessageLogLimits;
   logger: Logger;
   metrics: WebhookMetrics;
   /** How often owned shards are looked at. @default 100 */
@@ -69,6 +72,10 @@ function onlyDeleted(outboxEntryId: string): FanOut {
 export class WebhookDispatcher {
   private readonly messages: WebhookMessageStore;
   private readonly endpoints: WebhookEndpointStore;
+  private readonly accounts: WebhookAccounts;
+  /** Whether every shard's set of accounts with endpoints is known complete (built once per process). */
+  private accountsComplete = false;
+  private completing: Promise<void> | undefined;
   private readonly fanningOut = new Set<number>();
   private readonly scanning = new Set<number>();
   /** Runners by "<shard>\n<account>\n<endpoint>". */
@@ -78,20 +85,42 @@ export class WebhookDispatcher {
   private stopped = false;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.messages = new WebhookMessageStore(deps.client, deps.keys, deps.shards);
-    this.endpoints = new WebhookEndpointStore(deps.records);
+    this.messages = new WebhookMessageStore(deps.client, deps.keys, deps.shards, deps.limits);
+    this.accounts = new WebhookAccounts(deps.client, deps.keys, deps.shards);
+    this.endpoints = new WebhookEndpointStore(deps.records, this.accounts);
   }
 
   start(): void {
     this.timer = setInterval(() => this.tick(), this.deps.pollMs ?? 100);
-    this.gaugeTimer = setInterval(() => void this.measureBacklog(), 5000);
+    this.gaugeTimer = setInterval(() => {
+      void this.measureBacklog();
+      this.completeAccounts();
+    }, 5000);
+    this.completeAccounts();
+  }
+
+  /**
+   * Marks the accounts that had endpoints before the commit checked for them (an upgrade); until then the
+   * commit writes every notification. Tried again every 5 s until it succeeds.
+   */
+  private completeAccounts(): void {
+    if (this.accountsComplete || this.stopped || this.completing) return;
+    this.completing = this.accounts
+      .build()
+      .then(() => {
+        this.accountsComplete = true;
+      })
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "accounts with webhook endpoints not listed yet; retrying"))
+      .finally(() => {
+        this.completing = undefined;
+      });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.gaugeTimer);
-    await Promise.allSettled([...this.runners.values()]);
+    await Promise.allSettled([...this.runners.values(), this.completing]);
   }
 
   private tick(): void {
@@ -220,10 +249,14 @@ export class WebhookDispatcher {
     const seen = new Set<string>();
     const due: StoredMessage[] = [];
     const records: AttemptRecord[] = [];
+    // Expired while queued (retention): nothing left to send; recording it takes it out of the queue.
+    const expired = (messageId: string): void => {
+      this.deps.metrics.messagesExpired.inc();
+      records.push({ messageId, attempt: { timestamp: new Date(now).toISOString(), status_code: null, error: "expired", duration_ms: 0, response: "" }, status: "failed", nextAt: 0 });
+    };
     for (const [i, message] of stored.entries()) {
       if (!message) {
-        // Expired while queued (retention): nothing left to send; recording it takes it out of the queue.
-        records.push({ messageId: ids[i]!, attempt: { timestamp: new Date(now).toISOString(), status_code: null, error: "expired", duration_ms: 0, response: "" }, status: "failed", nextAt: 0 });
+        expired(ids[i]!);
         continue;
       }
       if (seen.has(message.order)) continue;
@@ -232,10 +265,12 @@ export class WebhookDispatcher {
     }
     // Bodies only for what goes out now: most of a long queue is waiting for a retry.
     const bodies = await this.messages.bodies(shard, accountId, endpointId, due.map((message) => message.id));
-    // A message that expired since its state was read is not sent (empty); the next round records it.
     const sendable = due.filter((message, i) => {
       const body = bodies[i];
-      if (body === undefined) return false;
+      if (body === undefined) {
+        expired(message.id);
+        return false;
+      }
       message.body = body;
       return true;
     });

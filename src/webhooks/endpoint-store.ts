@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { RecordStore, Page } from "../records/record-store.js";
 import type { WebhookEndpointRecord, WebhookEventType } from "../records/webhook-endpoint.js";
 import { newEndpointSecret } from "./signing.js";
+import type { WebhookAccounts } from "./webhook-accounts.js";
 
 /** How long a rotated-out secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
@@ -38,7 +39,10 @@ export interface EndpointChanges {
 }
 
 export class WebhookEndpointStore {
-  constructor(private readonly records: RecordStore) {}
+  constructor(
+    private readonly records: RecordStore,
+    private readonly accounts: WebhookAccounts,
+  ) {}
 
   async create(accountId: string, fields: { url: string; event_types: WebhookEventType[] | null; description: string | null }, now: number): Promise<WebhookEndpointRecord> {
     const record: WebhookEndpointRecord = {
@@ -52,7 +56,12 @@ export class WebhookEndpointStore {
       previous_secret_until: null,
       created_at: new Date(now).toISOString(),
     };
-    await this.records.put(accountId, "webhook-endpoint", record.id, record);
+    // Marked before the endpoint exists (and so before it is answered): every commit after the answer writes
+    // the account's notifications to the outbox.
+    await this.accounts.locked(accountId, async () => {
+      await this.accounts.mark(accountId);
+      await this.records.put(accountId, "webhook-endpoint", record.id, record);
+    });
     return record;
   }
 
@@ -76,10 +85,13 @@ export class WebhookEndpointStore {
     const current = await this.get(accountId, id);
     if (!current) return undefined;
     const next = change(current);
-    // put() upserts: an endpoint deleted meanwhile would come back, so check it is still there.
-    if (!(await this.get(accountId, id))) return undefined;
-    await this.records.put(accountId, "webhook-endpoint", id, next);
-    return next;
+    // put() upserts: an endpoint deleted meanwhile would come back (and unmarked), so under the lock that
+    // deletions hold, check it is still there.
+    return this.accounts.locked(accountId, async () => {
+      if (!(await this.get(accountId, id))) return undefined;
+      await this.records.put(accountId, "webhook-endpoint", id, next);
+      return next;
+    });
   }
 
   patch(accountId: string, id: string, changes: EndpointChanges): Promise<WebhookEndpointRecord | undefined> {
@@ -90,7 +102,12 @@ export class WebhookEndpointStore {
     return this.update(accountId, id, (record) => ({ ...record, secret: newEndpointSecret(), previous_secret: record.secret, previous_secret_until: now + SECRET_OVERLAP_MS }));
   }
 
+  /** True when it was deleted; the account is unmarked with its last endpoint (docs/webhooks.md). */
   delete(accountId: string, id: string): Promise<boolean> {
-    return this.records.delete(accountId, "webhook-endpoint", id);
+    return this.accounts.locked(accountId, async () => {
+      const deleted = await this.records.delete(accountId, "webhook-endpoint", id);
+      if (deleted && (await this.list(accountId, 1, null)).items.length === 0) await this.accounts.unmark(accountId);
+      return deleted;
+    });
   }
 }

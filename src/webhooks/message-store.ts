@@ -1,12 +1,22 @@
 // Webhook messages in Redis, per shard (the shard of the outcome that caused them, so the shard's owner
 // delivers them and their keys share the outbox's slot): fan-out, attempts, resend, and the listings the
-// API merges over the shards. Every message and attempt list expires RETENTION_MS after its last change.
+// API merges over the shards. A message's body is stored once for all its endpoints; each endpoint's
+// message holds its state. Every message and attempt list expires the retention after its last change, and
+// an endpoint's delivered and failed messages beyond the log's count leave Redis (pending ones never do).
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
 
-/** How long messages and their attempts are kept after their last change (listing included). */
-export const WEBHOOK_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** How long an endpoint's messages are kept, and how many. */
+export interface MessageLogLimits {
+  /** Messages and their attempts are kept this long after their last change (VERDICT_WEBHOOK_RETENTION). */
+  retentionMs: number;
+  /**
+   * Messages kept per endpoint over all shards (VERDICT_WEBHOOK_LOG_MAX): each shard keeps its share,
+   * `ceil(logMax / shards)`; delivered and failed ones beyond it are removed, pending ones stay.
+   */
+  logMax: number;
+}
 
 export type MessageStatus = "pending" | "delivered" | "failed";
 
@@ -89,7 +99,7 @@ export function messageView(message: StoredMessage): MessageView {
 
 const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;
 
-type MessageScript = "fanout" | "record-attempts" | "resend";
+type MessageScript = "fanout" | "record-attempts" | "resend" | "trim-log";
 
 /** One outbox entry and the endpoints it makes a message for (none: the entry is only deleted). */
 export interface FanOut {
@@ -113,43 +123,75 @@ export interface AttemptRecord {
 
 export class WebhookMessageStore {
   private readonly scripts: Scripts<MessageScript>;
+  /** Messages kept per endpoint on one shard. */
+  private readonly shardLogMax: number;
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
+    private readonly limits: MessageLogLimits,
   ) {
-    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempts", "resend"]);
+    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempts", "resend", "trim-log"]);
+    this.shardLogMax = Math.max(1, Math.ceil(limits.logMax / shards));
   }
 
-  /** Creates each entry's messages (one per endpoint) and deletes the entries from the shard's outbox, atomically. */
+  /**
+   * Creates each entry's messages (one per endpoint, the body once) and deletes the entries from the
+   * shard's outbox, atomically; then trims the logs the new messages took past their count.
+   */
   async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<number> {
     if (entries.length === 0) return 0;
     const { keys } = this;
     const scriptKeys = [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard)];
-    const args: (string | number)[] = [now, WEBHOOK_RETENTION_MS];
+    const args: (string | number)[] = [now, this.limits.retentionMs, this.shardLogMax];
     for (const entry of entries) {
       const { accountId, messageId } = entry;
       args.push(entry.outboxEntryId, messageId, entry.type, entry.order, entry.body, entry.endpointIds.length);
+      if (entry.endpointIds.length > 0) scriptKeys.push(keys.webhookBody(shard, messageId));
       for (const endpointId of entry.endpointIds) {
-        scriptKeys.push(keys.webhookQueue(shard, accountId, endpointId), keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookMessages(shard, accountId, endpointId));
+        scriptKeys.push(
+          keys.webhookQueue(shard, accountId, endpointId),
+          keys.webhookMessage(shard, accountId, endpointId, messageId),
+          keys.webhookMessages(shard, accountId, endpointId),
+          keys.webhookDone(shard, accountId, endpointId),
+        );
         args.push(activeMember(accountId, endpointId));
       }
     }
-    return Number(await this.scripts.run("fanout", scriptKeys, args));
+    const [created, ...overfull] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, ...(string | number)[]];
+    for (let i = 0; i + 1 < overfull.length; i += 2) {
+      const { accountId, endpointId } = parseActiveMember(String(overfull[i]));
+      await this.trim(shard, accountId, endpointId, Number(overfull[i + 1]));
+    }
+    return Number(created);
   }
 
-  /** Records attempts of messages in one endpoint's queue on a shard, in one call. */
+  /** Records attempts of messages in one endpoint's queue on a shard, in one call; then trims its log. */
   async recordAttempts(shard: number, accountId: string, endpointId: string, records: readonly AttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
     const { keys } = this;
-    const scriptKeys = [keys.webhookQueue(shard, accountId, endpointId), keys.webhookActive(shard)];
-    const args: (string | number)[] = [WEBHOOK_RETENTION_MS, activeMember(accountId, endpointId)];
+    const scriptKeys = [keys.webhookQueue(shard, accountId, endpointId), keys.webhookActive(shard), keys.webhookMessages(shard, accountId, endpointId), keys.webhookDone(shard, accountId, endpointId)];
+    const args: (string | number)[] = [this.limits.retentionMs, activeMember(accountId, endpointId), this.shardLogMax];
     for (const { messageId, attempt, status, nextAt } of records) {
-      scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId));
+      scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId), keys.webhookBody(shard, messageId));
       args.push(messageId, JSON.stringify(attempt), status, nextAt);
     }
-    await this.scripts.run("record-attempts", scriptKeys, args);
+    await this.trim(shard, accountId, endpointId, Number(await this.scripts.run("record-attempts", scriptKeys, args)));
+  }
+
+  /**
+   * Removes an endpoint's oldest `excess` delivered or failed messages on a shard (their state, attempts
+   * and share of the body). A crash before this runs leaves them to the retention.
+   */
+  private async trim(shard: number, accountId: string, endpointId: string, excess: number): Promise<void> {
+    if (excess <= 0) return;
+    const { keys } = this;
+    const ids = await this.client.zrange(keys.webhookDone(shard, accountId, endpointId), "0", String(excess - 1));
+    if (ids.length === 0) return;
+    const scriptKeys = [keys.webhookMessages(shard, accountId, endpointId), keys.webhookDone(shard, accountId, endpointId)];
+    for (const id of ids) scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, id), keys.webhookAttempts(shard, accountId, endpointId, id), keys.webhookBody(shard, id));
+    await this.scripts.run("trim-log", scriptKeys, ids);
   }
 
   /** The first `limit` message ids of an endpoint's queue on a shard, in commit order. */
@@ -189,20 +231,44 @@ export class WebhookMessageStore {
   async bodies(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(string | undefined)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();
-    for (const id of ids) pipeline.hget(this.keys.webhookMessage(shard, accountId, endpointId, id), "body");
+    for (const id of ids) pipeline.hget(this.keys.webhookBody(shard, id), "b");
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, body]) => {
+    const bodies = replies.map(([error, body]) => {
       if (error) throw error;
       return typeof body === "string" ? body : undefined;
     });
+    return this.withOwnBodies(shard, accountId, endpointId, ids, bodies);
+  }
+
+  /**
+   * Fills in the bodies of messages that carry their own (written before bodies were shared, so a
+   * deployment's queued messages survive the upgrade).
+   */
+  private async withOwnBodies(shard: number, accountId: string, endpointId: string, ids: readonly string[], bodies: (string | undefined)[]): Promise<(string | undefined)[]> {
+    const missing = ids.flatMap((id, i) => (bodies[i] === undefined ? [{ id, i }] : []));
+    if (missing.length === 0) return bodies;
+    const pipeline = this.client.pipeline();
+    for (const { id } of missing) pipeline.hget(this.keys.webhookMessage(shard, accountId, endpointId, id), "body");
+    const replies = (await pipeline.exec()) ?? [];
+    replies.forEach(([error, body], j) => {
+      if (error) throw error;
+      if (typeof body === "string") bodies[missing[j]!.i] = body;
+    });
+    return bodies;
   }
 
   async messages(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.webhookMessage(shard, accountId, endpointId, id));
+    for (const id of ids) pipeline.hgetall(this.keys.webhookMessage(shard, accountId, endpointId, id)).hget(this.keys.webhookBody(shard, id), "b");
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, hash]) => (error ? undefined : parseMessage(hash as Record<string, string>)));
+    return ids.map((_, i) => {
+      const [error, hash] = replies[2 * i] ?? [null, {}];
+      if (error) return undefined;
+      const body = replies[2 * i + 1]?.[1];
+      const state = hash as Record<string, string>;
+      return parseMessage(typeof body === "string" ? { ...state, body } : state);
+    });
   }
 
   /** The shard holding the message, or undefined when no shard does. */
@@ -229,8 +295,15 @@ export class WebhookMessageStore {
     const { keys } = this;
     const done = await this.scripts.run(
       "resend",
-      [keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookQueue(shard, accountId, endpointId), keys.webhookSequence(shard), keys.webhookActive(shard)],
-      [messageId, now, WEBHOOK_RETENTION_MS, activeMember(accountId, endpointId)],
+      [
+        keys.webhookMessage(shard, accountId, endpointId, messageId),
+        keys.webhookQueue(shard, accountId, endpointId),
+        keys.webhookSequence(shard),
+        keys.webhookActive(shard),
+        keys.webhookBody(shard, messageId),
+        keys.webhookDone(shard, accountId, endpointId),
+      ],
+      [messageId, now, this.limits.retentionMs, activeMember(accountId, endpointId)],
     );
     return Number(done) === 1;
   }

@@ -10,6 +10,8 @@ export interface WebhookMetrics {
   outboxBacklog: Gauge;
   /** Messages waiting in the queues of the shards this worker owns (pending, due or scheduled). */
   pendingMessages: Gauge;
+  /** Messages that reached the retention before they were delivered or failed: dropped, never sent. */
+  messagesExpired: Counter;
 }
 
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
@@ -34,6 +36,11 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     pendingMessages: new Gauge({
       name: "verdict_webhook_pending_messages",
       help: "Webhook messages queued for delivery (due or waiting for a retry), over the shards this worker owns",
+      registers: [registry],
+    }),
+    messagesExpired: new Counter({
+      name: "verdict_webhook_messages_expired_total",
+      help: "Webhook messages dropped undelivered because they reached the retention (VERDICT_WEBHOOK_RETENTION) while queued",
       registers: [registry],
     }),
   };

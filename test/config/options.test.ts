@@ -43,6 +43,16 @@ describe("webhook disable period", () => {
   });
 });
 
+describe("webhook log limits", () => {
+  it("keeps messages 7 days and 2000 per endpoint unless VERDICT_WEBHOOK_RETENTION and VERDICT_WEBHOOK_LOG_MAX say otherwise", () => {
+    const env = { ...base, VERDICT_TOKEN_SECRET: randomBytes(32).toString("base64") };
+    expect(optionsFromEnv(env)).toMatchObject({ webhookRetentionMs: 7 * 24 * 3600 * 1000, webhookLogMax: 2000 });
+    expect(optionsFromEnv({ ...env, VERDICT_WEBHOOK_RETENTION: "36h", VERDICT_WEBHOOK_LOG_MAX: "50" })).toMatchObject({ webhookRetentionMs: 36 * 3600 * 1000, webhookLogMax: 50 });
+    for (const bad of ["7", "500ms", "-1d"]) expect(() => optionsFromEnv({ ...env, VERDICT_WEBHOOK_RETENTION: bad }), bad).toThrow(ConfigError);
+    for (const bad of ["0", "1.5", "many"]) expect(() => optionsFromEnv({ ...env, VERDICT_WEBHOOK_LOG_MAX: bad }), bad).toThrow(ConfigError);
+  });
+});
+
 describe("duration settings", () => {
   const secret = randomBytes(32).toString("base64url");
 

@@ -21,6 +21,9 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+/** The quotas suites run with: the defaults, but a rate one account at full speed never meets. */
+export const TEST_QUOTAS = Object.freeze({ ...DEFAULT_QUOTAS, eventsPerSecond: 1_000_000, eventBurst: 1_000_000 });
+
 export function testOptions(deployment: Deployment, overrides: Partial<VerdictOptions> = {}): VerdictOptions {
   const endpoint = endpointOf(deployment);
   return {
@@ -35,7 +38,7 @@ export function testOptions(deployment: Deployment, overrides: Partial<VerdictOp
     logLevel: "silent",
     // Suites load one account at full speed to test other things; the quota suites and the two-tenant test set
     // the rate they test.
-    quotas: { ...DEFAULT_QUOTAS, eventsPerSecond: 1_000_000, eventBurst: 1_000_000 },
+    quotas: TEST_QUOTAS,
     ...overrides,
   };
 }

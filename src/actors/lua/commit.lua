@@ -22,8 +22,10 @@
           {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"follow", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
-                                   (webhook outbox, charge archive queue: the entry names the one that
-                                   caused it)
+                                   (charge archive queue: the entry names the one that caused it)
+          {"notify", k, a, s, account}  like follow (the webhook outbox), but only when KEYS[s], the
+                                   shard's set of accounts with webhook endpoints, holds the account, or
+                                   does not hold "*" yet (not known complete)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
@@ -92,6 +94,10 @@ for _, op in ipairs(ops) do
     appended = redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
   elseif kind == 'follow' then
     redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
+  elseif kind == 'notify' then
+    if redis.call('SISMEMBER', KEYS[op[4]], op[5]) == 1 or redis.call('SISMEMBER', KEYS[op[4]], '*') == 0 then
+      redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
+    end
   elseif kind == 'expire-orphan' then
     if redis.call('EXISTS', KEYS[op[3]]) == 0 then
       redis.call('PEXPIRE', KEYS[op[2]], op[4])

@@ -14,6 +14,7 @@ import { RecordStore } from "../../records/record-store.js";
 import { packEnvelope } from "../../streams/event-envelope.js";
 import type { ShardEnqueuer } from "../../streams/enqueue.js";
 import type { Keys } from "../../redis/keys.js";
+import type { MessageLogLimits } from "../../webhooks/message-store.js";
 import { shardOf } from "../../streams/shard.js";
 import { chargeRoutes } from "./charges.js";
 import { configurationRoutes } from "./configuration.js";
@@ -30,6 +31,8 @@ export interface ResourceRouteDeps {
   clock: () => number;
   /** Webhook URLs may resolve to private addresses (VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS). */
   webhookAllowPrivateUrls: boolean;
+  /** How long and how many webhook messages are kept (VERDICT_WEBHOOK_RETENTION, VERDICT_WEBHOOK_LOG_MAX). */
+  webhookLimits: MessageLogLimits;
   /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
   archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges; deadLetters: ArchivedDeadLetters } | undefined;
   /** Per-account quotas: records refuse creations beyond theirs, outcomes beyond the open-outcome quota. */
@@ -38,7 +41,7 @@ export interface ResourceRouteDeps {
   deadLetterMaxEventBytes: number;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, archive, quotas, deadLetterMaxEventBytes }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, webhookLimits, archive, quotas, deadLetterMaxEventBytes }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys, quotas);
   const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes, quotas.openOutcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
@@ -56,6 +59,6 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAl
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards, { archive: archive?.deadLetters, maxEventBytes: deadLetterMaxEventBytes }), replay),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
-    ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, clock }),
+    ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, limits: webhookLimits, clock }),
   ];
 }

@@ -11,7 +11,8 @@ import type { Keys } from "../../redis/keys.js";
 import { decodeCursor, encodeCursor } from "../../stores/cursor.js";
 import { checkTarget, UnsafeUrlError } from "../../webhooks/address-guard.js";
 import { endpointView, WebhookEndpointStore, type EndpointChanges } from "../../webhooks/endpoint-store.js";
-import { WebhookMessageStore } from "../../webhooks/message-store.js";
+import { WebhookMessageStore, type MessageLogLimits } from "../../webhooks/message-store.js";
+import { WebhookAccounts } from "../../webhooks/webhook-accounts.js";
 import { decodeRecordCursor, encodeRecordCursor } from "../record-cursor.js";
 import { invalidCursor, paging, validBody } from "../request-checks.js";
 
@@ -41,6 +42,7 @@ export interface WebhookRouteDeps {
   shards: number;
   records: RecordStore;
   allowPrivateUrls: boolean;
+  limits: MessageLogLimits;
   clock: () => number;
 }
 
@@ -52,9 +54,9 @@ function messageNotFound(id: string): ApiError {
   return new ApiError("WEBHOOK_MESSAGE_NOT_FOUND", `no webhook message ${id}`);
 }
 
-export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, clock }: WebhookRouteDeps): Route[] {
-  const endpoints = new WebhookEndpointStore(records);
-  const messages = new WebhookMessageStore(redis, keys, shards);
+export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, limits, clock }: WebhookRouteDeps): Route[] {
+  const endpoints = new WebhookEndpointStore(records, new WebhookAccounts(redis, keys, shards));
+  const messages = new WebhookMessageStore(redis, keys, shards, limits);
   /** Refuses a URL that is not http(s) or whose host resolves to a private address (unless allowed). */
   const checkUrl = async (url: string): Promise<void> => {
     try {
