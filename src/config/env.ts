@@ -151,6 +151,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     quotas: quotas(env),
     webhookRetentionMs: env.VERDICT_WEBHOOK_RETENTION ? parseDurationSetting("VERDICT_WEBHOOK_RETENTION", env.VERDICT_WEBHOOK_RETENTION) : DEFAULT_OPTIONS.webhookRetentionMs,
     webhookLogMax: int(env, "VERDICT_WEBHOOK_LOG_MAX", DEFAULT_OPTIONS.webhookLogMax),
+    webhookBacklogMax: int(env, "VERDICT_WEBHOOK_BACKLOG_MAX", DEFAULT_OPTIONS.webhookBacklogMax),
     ...overrides,
   });
 }

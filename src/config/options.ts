@@ -159,6 +159,11 @@ export interface VerdictOptions {
    * Redis, pending ones stay until delivered, failed or past the retention. @default 2000
    */
   webhookLogMax: number;
+  /**
+   * Undelivered webhook messages one endpoint may have queued (each shard its share); at that backlog the
+   * endpoint gets no new message until it drains. @default 10000
+   */
+  webhookBacklogMax: number;
 }
 
 /** Standard Webhooks' customary retry schedule. */
@@ -207,6 +212,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   quotas: DEFAULT_QUOTAS,
   webhookRetentionMs: DEFAULT_WEBHOOK_RETENTION_MS,
   webhookLogMax: 2000,
+  webhookBacklogMax: 10_000,
 });
 
 export class ConfigError extends Error {
@@ -265,6 +271,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   problems.push(...quotaProblems(options.quotas));
   intIn("webhookRetentionMs", options.webhookRetentionMs, 1000, 365 * 24 * 3600 * 1000);
   intIn("webhookLogMax", options.webhookLogMax, 1, 10_000_000);
+  intIn("webhookBacklogMax", options.webhookBacklogMax, 1, 10_000_000);
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return options;
 }

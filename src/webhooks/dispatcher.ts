@@ -207,7 +207,8 @@ export class WebhookDispatcher {
         const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
         page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) });
       }
-      await this.messages.fanOut(shard, page, Date.now());
+      const { skipped } = await this.messages.fanOut(shard, page, Date.now());
+      if (skipped > 0) this.deps.metrics.messagesSkipped.inc(skipped);
       if (entries.length < OUTBOX_PAGE) return;
     }
   }

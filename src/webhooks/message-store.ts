@@ -16,6 +16,11 @@ export interface MessageLogLimits {
    * `ceil(logMax / shards)`; delivered and failed ones beyond it are removed, pending ones stay.
    */
   logMax: number;
+  /**
+   * Undelivered messages an endpoint may have queued over all shards (VERDICT_WEBHOOK_BACKLOG_MAX), each shard
+   * its share: at that backlog the endpoint gets no new message until it drains.
+   */
+  backlogMax: number;
 }
 
 export type MessageStatus = "pending" | "delivered" | "failed";
@@ -125,6 +130,8 @@ export class WebhookMessageStore {
   private readonly scripts: Scripts<MessageScript>;
   /** Messages kept per endpoint on one shard. */
   private readonly shardLogMax: number;
+  /** Undelivered messages an endpoint may have queued on one shard. */
+  private readonly shardBacklogMax: number;
 
   constructor(
     private readonly client: RedisClient,
@@ -134,17 +141,19 @@ export class WebhookMessageStore {
   ) {
     this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempts", "resend", "trim-log"]);
     this.shardLogMax = Math.max(1, Math.ceil(limits.logMax / shards));
+    this.shardBacklogMax = Math.max(1, Math.ceil(limits.backlogMax / shards));
   }
 
   /**
-   * Creates each entry's messages (one per endpoint, the body once) and deletes the entries from the
-   * shard's outbox, atomically; then trims the logs the new messages took past their count.
+   * Creates each entry's messages (one per endpoint, the body once; none for an endpoint whose backlog is
+   * full) and deletes the entries from the shard's outbox, atomically; then trims the logs the new messages
+   * took past their count.
    */
-  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<number> {
-    if (entries.length === 0) return 0;
+  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<{ created: number; skipped: number }> {
+    if (entries.length === 0) return { created: 0, skipped: 0 };
     const { keys } = this;
     const scriptKeys = [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard)];
-    const args: (string | number)[] = [now, this.limits.retentionMs, this.shardLogMax];
+    const args: (string | number)[] = [now, this.limits.retentionMs, this.shardLogMax, this.shardBacklogMax];
     for (const entry of entries) {
       const { accountId, messageId } = entry;
       args.push(entry.outboxEntryId, messageId, entry.type, entry.order, entry.body, entry.endpointIds.length);
@@ -159,12 +168,12 @@ export class WebhookMessageStore {
         args.push(activeMember(accountId, endpointId));
       }
     }
-    const [created, ...overfull] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, ...(string | number)[]];
+    const [created, skipped, ...overfull] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, number, ...(string | number)[]];
     for (let i = 0; i + 1 < overfull.length; i += 2) {
       const { accountId, endpointId } = parseActiveMember(String(overfull[i]));
       await this.trim(shard, accountId, endpointId, Number(overfull[i + 1]));
     }
-    return Number(created);
+    return { created: Number(created), skipped: Number(skipped) };
   }
 
   /** Records attempts of messages in one endpoint's queue on a shard, in one call; then trims its log. */

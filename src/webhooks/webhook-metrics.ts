@@ -12,6 +12,8 @@ export interface WebhookMetrics {
   pendingMessages: Gauge;
   /** Messages that reached the retention before they were delivered or failed: dropped, never sent. */
   messagesExpired: Counter;
+  /** Messages never created because their endpoint's backlog of undelivered messages was full. */
+  messagesSkipped: Counter;
 }
 
 export function createWebhookMetrics(registry: Registry): WebhookMetrics {
@@ -41,6 +43,11 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     messagesExpired: new Counter({
       name: "verdict_webhook_messages_expired_total",
       help: "Webhook messages dropped undelivered because they reached the retention (VERDICT_WEBHOOK_RETENTION) while queued",
+      registers: [registry],
+    }),
+    messagesSkipped: new Counter({
+      name: "verdict_webhook_messages_skipped_total",
+      help: "Webhook messages not created because the endpoint's backlog of undelivered messages was full (VERDICT_WEBHOOK_BACKLOG_MAX)",
       registers: [registry],
     }),
   };

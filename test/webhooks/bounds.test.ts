@@ -250,3 +250,28 @@ describe.each(DEPLOYMENTS)("webhook log age (%s)", (deployment) => {
     expect(await s.messages(account, asleep.id)).toEqual([]);
   });
 });
+
+describe.each(DEPLOYMENTS)("webhook backlog (%s)", (deployment) => {
+  // 8 shards: an endpoint may have one undelivered message queued on each.
+  const s = suite(deployment, { webhookBacklogMax: 8 });
+  beforeAll(() => s.start());
+  afterAll(() => s.stop());
+
+  it("creates no message for an endpoint whose backlog is full, and counts each one it skips", async () => {
+    const account = await s.t.newAccount();
+    s.receiver.respond = (request) => (request.path === "/down" ? { status: 503, headers: { "retry-after": "3600" } } : { status: 200 });
+    const down = await s.endpoint(account, "/down");
+    const keys = await s.outcomes(account, 40);
+    await s.confirm(account, keys);
+    // Every verdict either became a pending message (at most one per shard) or was counted as skipped.
+    const pending = await eventually(async () => {
+      const listed = await s.messages(account, down.id);
+      const skipped = await metricValue(s.t.app.metricsPort, "verdict_webhook_messages_skipped_total");
+      return listed.length + skipped === keys.length ? listed : undefined;
+    }, 30_000, "40 verdicts queued or skipped");
+    expect(pending.length).toBeGreaterThan(0);
+    expect(pending.length).toBeLessThanOrEqual(8);
+    expect(pending.every((m) => m.status === "pending")).toBe(true);
+    expect((await s.webhookKeys("msg:")).keys.length).toBeLessThanOrEqual(8);
+  });
+});

@@ -11,21 +11,26 @@
   then, for each entry with endpoints: the body (hash), then for each of its endpoints in turn: the
   endpoint's queue, the message hash, the endpoint's listing index, its delivered-or-failed index
   ARGV[1] now (ms)   ARGV[2] retention (ms)   ARGV[3] messages kept per endpoint on this shard
+  ARGV[4] undelivered messages an endpoint may have queued on this shard: at that backlog it gets no new
+  message (a receiver that is down cannot make the account's messages grow Redis without bound)
   then, for each entry: its outbox entry id, message id, event type, order key (the outcome ref), body,
   n (its endpoints), and the n endpoints' members of the active set
 
-  Returns {created, member, excess, ...}: the number of messages created, then each endpoint whose
+  Returns {created, skipped, member, excess, ...}: the number of messages created and of those not created
+  for a full backlog, then each endpoint whose
   listing holds more than ARGV[3] messages while some of them are delivered or failed, with how many of
   those are beyond the count (trim-log.lua removes them).
 ]]
 local now = tonumber(ARGV[1])
 local retention = tonumber(ARGV[2])
 local cap = tonumber(ARGV[3])
+local backlog = tonumber(ARGV[4])
 local created = 0
+local skipped = 0
 local logs = {}
 local members = {}
 local k = 3
-local a = 4
+local a = 5
 while a <= #ARGV do
   local entry, id, event_type, order, body = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local endpoints = tonumber(ARGV[a + 5])
@@ -39,7 +44,11 @@ while a <= #ARGV do
     local queue, message, listing, done = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
     local member = ARGV[a + 5 + i]
     k = k + 4
-    if redis.call('EXISTS', message) == 0 then
+    if redis.call('EXISTS', message) == 1 then
+      -- fanned out before (a stale owner's second try): left as it is
+    elseif redis.call('ZCARD', queue) >= backlog then
+      skipped = skipped + 1
+    else
       redis.call('HSET', message, 'id', id, 'type', event_type, 'order', order,
         'status', 'pending', 'attempts', 0, 'tries', 0, 'next_at', now, 'created_at', now)
       redis.call('PEXPIRE', message, retention)
@@ -62,7 +71,7 @@ while a <= #ARGV do
   redis.call('XDEL', KEYS[1], entry)
   a = a + 6 + endpoints
 end
-local reply = { created }
+local reply = { created, skipped }
 for _, member in ipairs(members) do
   local listing, done = logs[member][1], logs[member][2]
   -- Age: what was created before the retention is gone from the listings (its keys expire by themselves).
