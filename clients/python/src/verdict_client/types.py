@@ -225,7 +225,14 @@ class SubmittedEvent(_SubmittedEventRequired, total=False):
     customer_key: str
 
 
-class DeadLetterView(TypedDict):
+class TruncatedEvent(TypedDict):
+    """What Redis keeps of an oversized dead letter's properties: their size and the start of their JSON."""
+
+    properties_bytes: int
+    properties_prefix: str
+
+
+class _DeadLetterViewRequired(TypedDict):
     id: str
     code: str
     message: str
@@ -234,6 +241,10 @@ class DeadLetterView(TypedDict):
     received_at: str
     dead_lettered_at: str
     attempts: int
+
+
+class DeadLetterView(_DeadLetterViewRequired, total=False):
+    event_truncated: TruncatedEvent
 
 
 class DeadLetterList(TypedDict):
