@@ -60,7 +60,11 @@ export async function spawnVerdict(role: "all" | "ingress" | "worker", env: Reco
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`verdict ${role} not ready within 20 s`);
+    if (Date.now() > deadline) {
+      // Not left running (with its children, under role all) past the test that gave up on it.
+      child.kill("SIGKILL");
+      throw new Error(`verdict ${role} not ready within 20 s`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
