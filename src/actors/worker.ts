@@ -23,7 +23,8 @@ import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
 import { OpenOutcomeQuota } from "./open-outcome-quota.js";
-import { ShardActor, type ActorScript } from "./shard-actor.js";
+import type { ActorScript, ActorServices, ActorTuning } from "./actor-deps.js";
+import { ShardActor } from "./shard-actor.js";
 import { readShardLag } from "./shard-lag.js";
 
 export interface WorkerOptions {
@@ -86,8 +87,10 @@ export class Worker {
   private readonly hot: HotOutcomes;
   private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
-  private readonly archived: ArchivedOutcomes | undefined;
   private readonly archivedFilter: ArchivedFilter | undefined;
+  /** What every actor of this worker runs with and shares. */
+  private readonly tuning: ActorTuning;
+  private readonly services: ActorServices;
   /** Moves this worker's shards' settled outcomes to the archive; undefined without one. */
   readonly archiver: OutcomeArchiver | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -107,8 +110,9 @@ export class Worker {
     this.models = new CohortModels({ client: deps.client, keys: deps.keys, shards: deps.options.shards, refreshMs: deps.options.scoreRefreshMs, logger: deps.logger });
     this.metrics = createActorMetrics(deps.registry);
     const archive = deps.archive;
+    let archived: ArchivedOutcomes | undefined;
     if (archive) {
-      this.archived = new ArchivedOutcomes(archive.sql);
+      archived = new ArchivedOutcomes(archive.sql);
       this.archivedFilter = new ArchivedFilter({ redis: deps.client, keys: deps.keys, sql: archive.sql, shards: deps.options.shards, logger: deps.logger });
       this.archiver = new OutcomeArchiver({
         redis: deps.client,
@@ -124,6 +128,30 @@ export class Worker {
         metrics: archive.metrics,
       });
     }
+    const { options, client, keys, logger, outcomeCreator } = deps;
+    this.tuning = {
+      readBatchSize: options.readBatchSize,
+      readBatchMax: options.readBatchMax,
+      readIntervalMs: options.readIntervalMs,
+      maxProcessingAttempts: options.maxProcessingAttempts,
+      outcomeCaps: options.outcomeCaps,
+      deadLetterMaxEventBytes: options.dlqMaxEventBytes,
+      replicaAcks: options.replicaAcks,
+      replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
+    };
+    this.services = {
+      client,
+      cork: this.cork,
+      keys,
+      scripts: this.scripts,
+      hot: this.hot,
+      models: this.models,
+      outcomeCreator,
+      archive: archived && this.archivedFilter ? { outcomes: archived, filter: this.archivedFilter } : undefined,
+      logger,
+      metrics: this.metrics,
+      clock: deps.clock ?? Date.now,
+    };
   }
 
   /** Shards this worker currently owns, for tests and the readiness endpoint. */
@@ -242,38 +270,17 @@ export class Worker {
   }
 
   private own(shard: number, leaseValue: string): void {
-    const { client, keys, options, logger, outcomeCreator } = this.deps;
+    const { client, keys, options, logger } = this.deps;
     const openQuota = options.quotas?.openOutcomes ?? DEFAULT_QUOTAS.openOutcomes;
     const reader = duplicateClient(client);
     // The actor sees a dropped connection as a failed read and retries; ioredis reconnects by itself.
     reader.on("error", (error: Error) => logger.debug({ err: error, shard }, "shard reader connection error"));
     const actor = new ShardActor({
-      shard,
-      leaseValue,
-      workerId: this.id,
-      client,
+      lease: { shard, value: leaseValue, workerId: this.id, onLost: (lostShard) => this.lost(lostShard) },
+      tuning: this.tuning,
+      services: this.services,
       reader,
-      cork: this.cork,
-      keys,
-      scripts: this.scripts,
-      hot: this.hot,
-      models: this.models,
-      outcomeCreator,
       openQuota: new OpenOutcomeQuota(client, keys.openOutcomes(shard), openQuota, openOutcomesPerShard(openQuota, options.shards)),
-      readBatchSize: options.readBatchSize,
-      readBatchMax: options.readBatchMax,
-      readIntervalMs: options.readIntervalMs,
-      maxProcessingAttempts: options.maxProcessingAttempts,
-      outcomeCaps: options.outcomeCaps,
-      deadLetterMaxEventBytes: options.dlqMaxEventBytes,
-      replicaAcks: options.replicaAcks,
-      replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
-      archive: this.archived,
-      archivedFilter: this.archivedFilter,
-      logger,
-      metrics: this.metrics,
-      clock: this.deps.clock ?? Date.now,
-      onLeaseLost: (lostShard) => this.lost(lostShard),
     });
     this.actors.set(shard, { actor, leaseValue });
     this.metrics.leaseMoves.inc({ change: "acquired" });
