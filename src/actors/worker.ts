@@ -8,7 +8,8 @@ import { duplicateClient, type RedisClient } from "../redis/client.js";
 import type { ArchiveSql } from "../archive/archive-db.js";
 import type { ArchiveMetrics } from "../archive/archive-metrics.js";
 import { ArchivedFilter } from "../archive/archived-filter.js";
-import { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import type { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import { ChargeArchiver } from "../archive/charge-archiver.js";
 import { OutcomeArchiver } from "../archive/outcome-archiver.js";
 import { replicated } from "../redis/replica-acks.js";
 import { TurnCork } from "../redis/turn-cork.js";
@@ -50,6 +51,8 @@ export interface WorkerArchive {
   /** How long a settled outcome stays in Redis after its verdict. */
   retentionMs: number;
   metrics: ArchiveMetrics;
+  /** The archive's outcomes, which batches check an event to an outcome missing from Redis against. */
+  outcomes: ArchivedOutcomes;
 }
 
 export interface WorkerDeps {
@@ -91,8 +94,8 @@ export class Worker {
   /** What every actor of this worker runs with and shares. */
   private readonly tuning: ActorTuning;
   private readonly services: ActorServices;
-  /** Moves this worker's shards' settled outcomes to the archive; undefined without one. */
-  readonly archiver: OutcomeArchiver | undefined;
+  /** Move this worker's shards' settled outcomes and charges to the archive; undefined without one. */
+  private readonly archivers: { outcomes: OutcomeArchiver; charges: ChargeArchiver } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private lagSampling: Promise<void> = Promise.resolve();
@@ -110,23 +113,9 @@ export class Worker {
     this.models = new CohortModels({ client: deps.client, keys: deps.keys, shards: deps.options.shards, refreshMs: deps.options.scoreRefreshMs, logger: deps.logger });
     this.metrics = createActorMetrics(deps.registry);
     const archive = deps.archive;
-    let archived: ArchivedOutcomes | undefined;
     if (archive) {
-      archived = new ArchivedOutcomes(archive.sql);
       this.archivedFilter = new ArchivedFilter({ redis: deps.client, keys: deps.keys, sql: archive.sql, shards: deps.options.shards, logger: deps.logger });
-      this.archiver = new OutcomeArchiver({
-        redis: deps.client,
-        keys: deps.keys,
-        sql: archive.sql,
-        retentionMs: archive.retentionMs,
-        leases: () => [...this.actors].map(([shard, { leaseValue }]) => ({ shard, leaseValue })),
-        deleteScript: (keys, args) => this.scripts.run("archive-delete", keys, args),
-        forget: (shard, refs) => {
-          for (const ref of refs) this.hot.delete(shard, ref);
-        },
-        logger: deps.logger,
-        metrics: archive.metrics,
-      });
+      this.archivers = this.archiversFor(archive);
     }
     const { options, client, keys, logger, outcomeCreator } = deps;
     this.tuning = {
@@ -147,11 +136,31 @@ export class Worker {
       hot: this.hot,
       models: this.models,
       outcomeCreator,
-      archive: archived && this.archivedFilter ? { outcomes: archived, filter: this.archivedFilter } : undefined,
+      archive: archive && this.archivedFilter ? { outcomes: archive.outcomes, filter: this.archivedFilter } : undefined,
       logger,
       metrics: this.metrics,
       clock: deps.clock ?? Date.now,
     };
+  }
+
+  private archiversFor(archive: WorkerArchive): { outcomes: OutcomeArchiver; charges: ChargeArchiver } {
+    const { client: redis, keys, logger } = this.deps;
+    const { sql, retentionMs, metrics } = archive;
+    const outcomes = new OutcomeArchiver({
+      redis,
+      keys,
+      sql,
+      retentionMs,
+      leases: () => [...this.actors].map(([shard, { leaseValue }]) => ({ shard, leaseValue })),
+      deleteScript: (scriptKeys, args) => this.scripts.run("archive-delete", scriptKeys, args),
+      forget: (shard, refs) => {
+        for (const ref of refs) this.hot.delete(shard, ref);
+      },
+      logger,
+      metrics,
+    });
+    const charges = new ChargeArchiver({ redis, keys, sql, shards: () => this.ownedShards, retentionMs, logger, metrics });
+    return { outcomes, charges };
   }
 
   /** Shards this worker currently owns, for tests and the readiness endpoint. */
@@ -181,7 +190,8 @@ export class Worker {
     this.sampleLag();
     this.lagTimer = setInterval(() => this.sampleLag(), SHARD_LAG_SAMPLE_MS);
     this.lagTimer.unref();
-    this.archiver?.start();
+    this.archivers?.outcomes.start();
+    this.archivers?.charges.start();
   }
 
   /**
@@ -227,7 +237,9 @@ export class Worker {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.lagTimer);
-    await this.archiver?.stop();
+    // Before the shards are given up: the archivers' last passes still have them.
+    await this.archivers?.charges.stop();
+    await this.archivers?.outcomes.stop();
     await this.archivedFilter?.stop();
     await this.rebalancing;
     await this.lagSampling;
