@@ -10,7 +10,6 @@ import { dueAtOf } from "../outcomes/due-time.js";
 import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { scoresOf } from "../scores/score-state.js";
 import { boundedLetter, packDeadLetter } from "../outcomes/dead-letter.js";
-import { packNotification } from "../outcomes/notification.js";
 import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { outcomeRef, parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
@@ -95,8 +94,12 @@ const BLOCK_MS = 100;
 const PACED_BELOW_EVENTS = 100;
 /** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
 const CLOCK_GRACE_MS = 100;
-const DUE_PAGE = 500;
-const MAX_DUE_PAGES_PER_TICK = 100;
+/**
+ * Due outcomes read, and forced in one commit, at a time: a storm's commit then pays its fixed cost (the
+ * fencing check, the round trip) once per 2,000 verdicts, and holds Redis for milliseconds, not more.
+ */
+const DUE_PAGE = 2000;
+const MAX_DUE_PAGES_PER_TICK = 50;
 /**
  * How far past the clock a settle looks: the soonest due time in that window gets a timer of its own (the
  * verdict is made then, not at the next whole-second tick), and the outcomes due in it are loaded now, so
@@ -483,7 +486,7 @@ export class ShardActor {
         // Follows the append, so the archiver learns which letter the whole event belongs to.
         if (kept !== letter && this.deps.archive) commit.queueForArchive(keys.deadLetterWholeEvents(shard), whole);
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
-        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }), keys.webhookAccounts(shard), letter.event.accountId);
+        commit.outbox(keys.webhookOutbox(shard), { kind: "dead_letter", accountId: letter.event.accountId, bytes }, keys.webhookAccounts(shard));
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
       },
       orphan: (event) => commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
@@ -510,7 +513,7 @@ export class ShardActor {
   private charge(commit: BatchCommit, record: OutcomeRecord, charge: ChargeRecord): void {
     const bytes = Buffer.from(JSON.stringify(charge));
     commit.append(this.deps.keys.charges(this.deps.shard, record.accountId), bytes);
-    commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), packNotification({ kind: "charge", accountId: record.accountId, bytes }), this.deps.keys.webhookAccounts(this.deps.shard), record.accountId);
+    commit.outbox(this.deps.keys.webhookOutbox(this.deps.shard), { kind: "charge", accountId: record.accountId, bytes }, this.deps.keys.webhookAccounts(this.deps.shard));
     // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect,
     // with the position of its entry in the charge stream (the listing's order).
     if (this.deps.archive) {
@@ -550,7 +553,7 @@ export class ShardActor {
       }
       // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
       if (openBefore && record.status !== "OPEN") {
-        commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }), keys.webhookAccounts(shard), record.accountId);
+        commit.outbox(keys.webhookOutbox(shard), { kind: "outcome", accountId: record.accountId, bytes: snapshot }, keys.webhookAccounts(shard));
         // Retention runs from the commit of the verdict, in wall time (the business clock may be frozen).
         if (this.deps.archive) commit.zadd(keys.settled(shard), Date.now(), ref);
       }
