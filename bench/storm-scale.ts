@@ -1,5 +1,5 @@
 // Deadlines at scale (`npm run bench:storm-scale`, issue 42): SCALE_OUTCOMES (default 1,000,000) open
-// outcomes, opened by Variant B events in batches, with deadlines spread evenly over the day that starts
+// outcomes, opened by Variant B events in batches (each CONFIRMED and charged at its deadline), with deadlines spread evenly over the day that starts
 // an hour ahead; then the processes at rest (nothing due) sampled every SCALE_SAMPLE_MS for SCALE_REST_MS:
 // resident memory and CPU of the worker, the ingress, the supervisor and Redis, and Redis's used memory;
 // then SCALE_DUE (default 10,000) more outcomes with one deadline, and the time from it until every one
@@ -14,7 +14,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { QUOTA_SETTINGS } from "../src/config/quotas.js";
 import { Keys } from "../src/redis/keys.js";
-import { apiOk, cpuSecondsOf, load, metricSum, now, rssOf, runMain, sleep } from "./harness.js";
+import { api, apiOk, cpuSecondsOf, load, metricSum, now, rssOf, runMain, sleep } from "./harness.js";
 import { dueBy, startTarget, stormMode, type Target } from "./storm-targets.js";
 
 const OUTCOMES = Number(process.env.SCALE_OUTCOMES ?? 1_000_000);
@@ -104,7 +104,9 @@ async function main(): Promise<void> {
     const keys = new Keys(DEFAULT_OPTIONS.keyPrefix);
     const { token } = await new Accounts(target.redis, keys, TOKEN_SECRET).create("scale");
     await apiOk(target.port, token, "PUT", "/v1/agents/scale", { name: "scale", condition: "NOT scale_cancelled" });
-    await apiOk(target.port, token, "PUT", "/v1/customers/scale", { name: "scale" });
+    // Every verdict is a charge too, as for a fleet billed by outcome.
+    await apiOk(target.port, token, "PUT", "/v1/rate-cards/scale", { currency: "USD", entries: [{ agent_key: "scale", unit_amount: 100 }] });
+    await apiOk(target.port, token, "PUT", "/v1/customers/scale", { name: "scale", rate_card_key: "scale" });
 
     const opened = await workerEvents(target);
     const openStarted = now();
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
     await openByEvents(dir, target, token, spread, (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES));
     await applied(target, opened, OUTCOMES);
     const openSeconds = (now() - openStarted) / 1000;
+    await expectDue(target, keys, token, OUTCOMES);
     console.error(`${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s; at rest for ${REST_MS / 1000} s:`);
 
     const rest: ScaleSample[] = [];
@@ -135,6 +138,7 @@ async function main(): Promise<void> {
     const before = await workerEvents(target);
     await openByEvents(dir, target, token, dueKeys, () => settlesAt);
     await applied(target, before, DUE);
+    await expectDue(target, keys, token, OUTCOMES + DUE);
     if (Date.now() > settlesAt - 1000) throw new Error("opening the due minute's outcomes took past its deadline");
     const confirmedBefore = await verdicts(target);
     await sleep(settlesAt - Date.now());
@@ -154,6 +158,14 @@ async function main(): Promise<void> {
     await target.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every outcome opened is in the due-time indexes; else the first dead letters say why not. */
+async function expectDue(target: Target, keys: Keys, token: string, outcomes: number): Promise<void> {
+  const due = await dueBy(target.redis, keys, Number.MAX_SAFE_INTEGER);
+  if (due === outcomes) return;
+  const letters = await api(target.port, token, "GET", "/v1/dlq?limit=3");
+  throw new Error(`${due} outcomes due, not ${outcomes}; dead letters: ${JSON.stringify(letters.body)}`);
 }
 
 async function verdicts(target: Target): Promise<number> {
