@@ -26,8 +26,8 @@ const WORKERS = Number(process.env.STORM_WORKERS ?? 1);
 const CLI = process.env.STORM_CLI ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const BATCH = 500;
-/** Batches per load run: each run's bodies file stays some tens of MB. */
-const BATCHES_PER_RUN = 200;
+/** Batches per load run (20,000 events): the workers apply each run before the next is sent. */
+const BATCHES_PER_RUN = 40;
 const DAY_MS = 24 * 3600 * 1000;
 const HOUR_MS = 3600 * 1000;
 const KINDS = ["worker", "ingress", "supervisor", "redis"] as const;
@@ -77,8 +77,11 @@ async function openByEvents(dir: string, target: Target, token: string, keys: st
       const events = keys.slice(b, b + BATCH).map((key, j) => ({ key, customer_key: "scale", agent_key: "scale", action: "opened", properties: { settles_at: new Date(deadlineOf(b + j)).toISOString() } }));
       bodies.push(JSON.stringify({ events }));
     }
+    const before = await workerEvents(target);
     const result = await load(dir, { port: target.port, path: "/v1/events/batch", token, bodies, connections: 8, maxRequests: bodies.length, expectStatus: 202, expectBody: '"failed":[]' });
     if (result.errors > 0) throw new Error(`${result.errors} batches not accepted whole`);
+    // Paced by the workers: a backlog past the ingress's bound would be refused.
+    await applied(target, before, Math.min(keys.length - first, BATCH * BATCHES_PER_RUN));
   }
 }
 
@@ -108,12 +111,10 @@ async function main(): Promise<void> {
     await apiOk(target.port, token, "PUT", "/v1/rate-cards/scale", { currency: "USD", entries: [{ agent_key: "scale", unit_amount: 100 }] });
     await apiOk(target.port, token, "PUT", "/v1/customers/scale", { name: "scale", rate_card_key: "scale" });
 
-    const opened = await workerEvents(target);
     const openStarted = now();
     const spreadFrom = Date.now() + HOUR_MS;
     const spread = Array.from({ length: OUTCOMES }, (_, i) => `spread-${i}`);
     await openByEvents(dir, target, token, spread, (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES));
-    await applied(target, opened, OUTCOMES);
     const openSeconds = (now() - openStarted) / 1000;
     await expectDue(target, keys, token, OUTCOMES);
     console.error(`${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s; at rest for ${REST_MS / 1000} s:`);
@@ -135,9 +136,7 @@ async function main(): Promise<void> {
     const perEventMs = (openSeconds * 1000) / OUTCOMES;
     const settlesAt = Math.ceil((Date.now() + 5000 + 2 * perEventMs * DUE) / 1000) * 1000;
     const dueKeys = Array.from({ length: DUE }, (_, i) => `due-${i}`);
-    const before = await workerEvents(target);
     await openByEvents(dir, target, token, dueKeys, () => settlesAt);
-    await applied(target, before, DUE);
     await expectDue(target, keys, token, OUTCOMES + DUE);
     if (Date.now() > settlesAt - 1000) throw new Error("opening the due minute's outcomes took past its deadline");
     const confirmedBefore = await verdicts(target);
