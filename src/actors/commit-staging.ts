@@ -4,7 +4,7 @@
 import { boundedLetter, packDeadLetter } from "../outcomes/dead-letter.js";
 import { dueAtOf } from "../outcomes/due-time.js";
 import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
-import { packNotification } from "../outcomes/notification.js";
+import type { Notification } from "../outcomes/notification.js";
 import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { packOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { passTime } from "../outcomes/outcome-step.js";
@@ -65,7 +65,7 @@ export class CommitStaging {
         // Follows the append, so the archiver learns which letter the whole event belongs to.
         if (kept !== letter && this.deps.archiving) commit.queueForArchive(keys.deadLetterWholeEvents(shard), whole);
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
-        this.notify(commit, packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }), letter.event.accountId);
+        this.notify(commit, { kind: "dead_letter", accountId: letter.event.accountId, bytes });
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
       },
       orphan: (event) =>
@@ -79,7 +79,7 @@ export class CommitStaging {
     const { keys, shard } = this.deps;
     const bytes = Buffer.from(JSON.stringify(charge));
     commit.append(keys.charges(shard, record.accountId), bytes);
-    this.notify(commit, packNotification({ kind: "charge", accountId: record.accountId, bytes }), record.accountId);
+    this.notify(commit, { kind: "charge", accountId: record.accountId, bytes });
     // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect,
     // with the position of its entry in the charge stream (the listing's order).
     if (this.deps.archiving) {
@@ -132,7 +132,7 @@ export class CommitStaging {
       }
       // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
       if (openBefore && record.status !== "OPEN") {
-        this.notify(commit, packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }), record.accountId);
+        this.notify(commit, { kind: "outcome", accountId: record.accountId, bytes: snapshot });
         // Retention runs from the commit of the verdict, in wall time (the business clock may be frozen).
         if (this.deps.archiving) commit.zadd(keys.settled(shard), Date.now(), ref);
       }
@@ -163,9 +163,9 @@ export class CommitStaging {
     }
   }
 
-  private notify(commit: CommitOps, notification: Buffer, accountId: string): void {
+  private notify(commit: CommitOps, notification: Notification): void {
     const { keys, shard } = this.deps;
-    commit.outbox(keys.webhookOutbox(shard), notification, keys.webhookAccounts(shard), accountId);
+    commit.outbox(keys.webhookOutbox(shard), notification, keys.webhookAccounts(shard));
   }
 
   /** Score index keys built once per account per commit: the same strings then also hash once in the commit's key table. */
