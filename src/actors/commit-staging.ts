@@ -7,6 +7,7 @@ import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
 import type { Notification } from "../outcomes/notification.js";
 import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { packOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
 import type { Keys } from "../redis/keys.js";
 import { scoresOf } from "../scores/score-state.js";
@@ -20,7 +21,7 @@ import type { DecodedEntry } from "./shard-entries.js";
 /** The operations staging writes: a BatchCommit's, so a test can record them. */
 export type CommitOps = Pick<
   BatchCommit,
-  "ack" | "log" | "count" | "append" | "queueForArchive" | "index" | "unindex" | "outbox" | "expireOrphan" | "model" | "create" | "set" | "zadd" | "due"
+  "ack" | "log" | "count" | "append" | "queueForArchive" | "index" | "unindex" | "outbox" | "expireOrphan" | "model" | "create" | "set" | "zadd" | "due" | "rollups"
 >;
 
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
@@ -42,7 +43,7 @@ export class CommitStaging {
   constructor(private readonly deps: CommitStagingDeps) {}
 
   /** The fold's writes as operations of the commit; dead letters are counted by code for the metrics. */
-  foldWrites(commit: CommitOps, deadLettered: Map<string, number>): FoldWrites {
+  foldWrites(commit: CommitOps, deadLettered: Map<string, number>, records: ReadonlyMap<string, OutcomeRecord>): FoldWrites {
     const { keys, shard } = this.deps;
     // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
     const logKeys = new Map<string, string>();
@@ -67,6 +68,7 @@ export class CommitStaging {
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
         this.notify(commit, { kind: "dead_letter", accountId: letter.event.accountId, bytes });
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
+        commit.rollups.deadLetter(letter, records.get(outcomeRef(letter.event.accountId, letter.event.outcomeKey)));
       },
       orphan: (event) =>
         commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
@@ -86,6 +88,7 @@ export class CommitStaging {
       const queued: QueuedCharge = { account_id: record.accountId, charge };
       commit.queueForArchive(keys.chargesToArchive(shard), Buffer.from(JSON.stringify(queued)));
     }
+    commit.rollups.charge(record.accountId, charge);
     this.deps.metrics.charges.inc();
   }
 
@@ -151,6 +154,8 @@ export class CommitStaging {
         }
       }
       if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
+      if (created) commit.rollups.opened(record);
+      if (openBefore && record.status !== "OPEN") commit.rollups.verdict(record);
     }
   }
 

@@ -230,7 +230,7 @@ export class ShardActor {
     const scoring = this.scoring();
     const commit = this.commits.begin();
     const deadLettered = new Map<string, number>();
-    const writes = this.staging.foldWrites(commit, deadLettered);
+    const writes = this.staging.foldWrites(commit, deadLettered, records);
     const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes, scoring, caps: this.deps.tuning.outcomeCaps });
     if (!fold.ok) {
       await this.foldFailed(fold, records);
