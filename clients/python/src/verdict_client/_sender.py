@@ -7,7 +7,6 @@ Each front end bounds what it admits (backpressure) and is told through `on_sett
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
@@ -17,9 +16,10 @@ import httpx
 from ._backoff import parse_retry_after, retry_delay
 from ._errors import VerdictError
 from ._http import headers_for, read_answer, transport_error
+from ._json import JsonEncoder
 from ._options import Options
 from ._queue import Lane, OrderingQueue, Pending
-from ._uuid7 import uuid7
+from ._uuid7 import Uuid7Source
 
 logger = logging.getLogger("verdict_client")
 
@@ -55,6 +55,8 @@ class Sender:
         self._flush_waiters: List[_FlushWaiter] = []
         self._tasks: Set["asyncio.Task[None]"] = set()
         self._next_seq = 0
+        self._encode = JsonEncoder()
+        self._uuid7 = Uuid7Source()
         self.buffered = 0
         self.in_flight = 0
         self._linger: Optional[asyncio.TimerHandle] = None
@@ -69,15 +71,15 @@ class Sender:
         self._next_seq += 1
         self.buffered += 1
         try:
-            text = json.dumps(event, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError) as error:
+            text = self._encode(event)
+        except (TypeError, ValueError, RecursionError) as error:
             # A set, a cycle, a NaN: nothing could send it.
             self._settle(pending, VerdictError(0, "VALIDATION_ERROR", f"the event cannot be serialised as JSON: {error}"))
             return
         # A malformed event (not a dict, no key) still goes to the service, which says what is wrong with it.
         is_dict = isinstance(event, dict)
         if self._options.idempotency == "auto" and is_dict and "idempotency_key" not in event:
-            pending.idempotency_key = uuid7()
+            pending.idempotency_key = self._uuid7()
         # Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
         key = event.get("outcome_key", event.get("key")) if is_dict else None
         pending.json = text
