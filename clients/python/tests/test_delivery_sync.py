@@ -97,6 +97,8 @@ def test_a_full_buffer_blocks_track_until_events_settle(service: Service, proxy:
         thread = threading.Thread(target=sixth)
         thread.start()
         assert not returned.wait(0.5), "track returned while the buffer was full"
+        stats = client.stats()
+        assert (stats.buffered, stats.waiting, stats.in_flight) == (5, 1, 1)
         proxy.release()
         thread.join(30)
         assert returned.is_set()

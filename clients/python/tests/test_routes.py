@@ -9,7 +9,7 @@ import pytest
 from conftest import unique
 from service import Service
 from verdict_client import AsyncVerdictClient, VerdictClient, VerdictError
-from verdict_client.types import DeadLetter, Task
+from verdict_client.types import DeadLetter, Task, WebhookMessage
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +101,51 @@ async def test_async_calls_and_paging(service: Service, token: str) -> None:
         with pytest.raises(VerdictError) as missing:
             await client.outcomes.get("async:none")
         assert missing.value.code == "OUTCOME_NOT_FOUND"
+
+
+def test_webhook_endpoints_secrets_messages_attempts_and_resend(service: Service, token: str) -> None:
+    with VerdictClient(service.base_url, token) as client:
+        # Nothing listens at port 9: the verdict's message stays pending, with failed attempts.
+        created = client.webhooks.create({"url": "http://127.0.0.1:9/hook", "description": "nobody listens"})
+        assert created["secret"].startswith("whsec_") and created["enabled"] is True
+        endpoint = created["id"]
+        second = client.webhooks.create({"url": "http://127.0.0.1:9/other", "event_types": ["charge.created"]})
+        assert [e["id"] for e in client.webhooks.list(limit=1)] == sorted([endpoint, second["id"]])
+        assert client.webhooks.get(endpoint)["description"] == "nobody listens"
+        updated = client.webhooks.update(endpoint, {"event_types": ["outcome.confirmed", "outcome.failed"]})
+        assert updated["event_types"] == ["outcome.confirmed", "outcome.failed"]
+        assert client.webhooks.secret(endpoint)["secret"] == created["secret"]
+        rotated = client.webhooks.rotate_secret(endpoint)
+        assert rotated["secret"] != created["secret"] and rotated["previous_secret_expires_at"]
+
+        client.tasks.put("hooked", {"name": "Hooked", "condition": "done"})
+        client.outcomes.open({"key": "hooked:1", "task_key": "hooked"})
+        client.track({"outcome_key": "hooked:1", "action": "done"}).result(30)
+        messages: List[WebhookMessage] = []
+        for _ in range(150):
+            messages = list(client.webhooks.messages(endpoint, limit=1))
+            if messages:
+                break
+            time.sleep(0.2)
+        assert [m["event_type"] for m in messages] == ["outcome.confirmed"]
+        assert isinstance(client.webhooks.attempts(endpoint, messages[0]["id"])["attempts"], list)
+        assert client.webhooks.resend(endpoint, messages[0]["id"]) == {"resent": True, "id": messages[0]["id"]}
+        client.webhooks.delete(second["id"])
+        with pytest.raises(VerdictError) as missing:
+            client.webhooks.get(second["id"])
+        assert missing.value.code == "WEBHOOK_ENDPOINT_NOT_FOUND"
+
+
+async def test_async_webhook_calls(service: Service) -> None:
+    async with AsyncVerdictClient(service.base_url, service.create_account(unique("hooks"))) as client:
+        created = await client.webhooks.create({"url": "http://127.0.0.1:9/hook"})
+        assert (await client.webhooks.get(created["id"]))["url"] == "http://127.0.0.1:9/hook"
+        assert [e["id"] async for e in client.webhooks.list()] == [created["id"]]
+        assert (await client.webhooks.update(created["id"], {"enabled": False}))["enabled"] is False
+        assert (await client.webhooks.secret(created["id"]))["secret"] == created["secret"]
+        assert (await client.webhooks.rotate_secret(created["id"]))["secret"] != created["secret"]
+        assert (await client.webhooks.messages(created["id"]))["messages"] == []
+        await client.webhooks.delete(created["id"])
+        with pytest.raises(VerdictError) as missing:
+            await client.webhooks.attempts(created["id"], "no-such-message")
+        assert missing.value.status == 404

@@ -14,10 +14,11 @@ import httpx
 
 from ._errors import VerdictError
 from ._future import TrackFuture, new_condition
-from ._options import Options, Retry, resolve_options
+from ._options import OnError, Options, Retry, resolve_options
 from ._queue import Pending
 from ._routes import Routes
 from ._sender import Sender
+from ._stats import ClientStats
 from ._trace import active_traceparent
 from .types import VerdictEvent
 
@@ -46,6 +47,7 @@ class VerdictClient(Routes):
         timeout: float = 10.0,
         retry: Retry = Retry(),
         idempotency: str = "auto",
+        on_error: Optional[OnError] = None,
     ) -> None:
         self._options: Options = resolve_options(
             base_url,
@@ -57,6 +59,7 @@ class VerdictClient(Routes):
             timeout=timeout,
             retry=retry,
             idempotency=idempotency,
+            on_error=on_error,
         )
         super().__init__(httpx.Client(base_url=self._options.base_url, timeout=timeout), self._options)
         self._room = threading.Condition(threading.Lock())
@@ -66,6 +69,8 @@ class VerdictClient(Routes):
         self._held = 0
         #: Events settled in the loop whose room `_release_room` has not yet given back (loop thread only).
         self._unreleased = 0
+        #: Threads blocked in `track` waiting for room.
+        self._waiting = 0
         self._inbox: _Inbox = []
         self._wake_pending = False
         self._closed = False
@@ -95,7 +100,11 @@ class VerdictClient(Routes):
         traceparent = active_traceparent()
         with self._room:
             while not self._closed and self._held >= self._options.max_buffered_events:
-                self._room.wait()
+                self._waiting += 1
+                try:
+                    self._room.wait()
+                finally:
+                    self._waiting -= 1
             if self._closed:
                 future.set_exception(VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"))
                 return future
@@ -114,6 +123,13 @@ class VerdictClient(Routes):
         if self._stopped:
             return
         asyncio.run_coroutine_threadsafe(self._flush_in_loop(), self._loop).result(timeout)
+
+    def stats(self) -> ClientStats:
+        """A snapshot of the backlog and of delivery so far (its counters are the delivery thread's, read as they are)."""
+        sender = self._sender
+        with self._room:
+            buffered, waiting = self._held, self._waiting
+        return ClientStats(buffered, waiting, sender.in_flight, sender.accepted, sender.rejected, sender.retried)
 
     def close(self, timeout: Optional[float] = None) -> None:
         """Refuses new events (`CLIENT_CLOSED`), flushes, and stops the background thread."""
