@@ -1,6 +1,7 @@
 """Each typed call against the real routes, paging included, sync and async, on an account of its own."""
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import List
 
@@ -149,3 +150,32 @@ async def test_async_webhook_calls(service: Service) -> None:
         with pytest.raises(VerdictError) as missing:
             await client.webhooks.attempts(created["id"], "no-such-message")
         assert missing.value.status == 404
+
+
+async def test_async_configuration_events_charges_usage_and_dead_letters(service: Service) -> None:
+    async with AsyncVerdictClient(service.base_url, service.create_account(unique("async-config"))) as client:
+        await client.agents.put("triage", {"name": "Triage", "condition": "never_sent"})
+        assert (await client.agents.get("triage"))["attribution_method"] in ("max", "first", "last", "min", "sum")
+        await client.rate_cards.put("standard", {"currency": "EUR", "entries": [{"agent_key": "triage", "unit_amount": 5}]})
+        assert [c["key"] async for c in client.rate_cards.list()] == ["standard"]
+        await client.customers.put("acme", {"name": "Acme", "rate_card_key": "standard"})
+        assert (await client.customers.list(limit=1))["customers"][0]["key"] == "acme"
+        assert (await client.events.send({"key": "conv:1", "customer_key": "acme", "agent_key": "triage", "action": "step"}))["accepted"] is True
+        batch = await client.events.batch([{"outcome_key": "nobody-opened-this", "action": "step"}])
+        assert batch["accepted"] == 1 and batch["failed"] == []
+        assert (await client.charges.list(customer_key="acme"))["charges"] == []
+        assert isinstance((await client.usage.get(customer_key="acme"))["usage"], list)
+        letters: List[DeadLetter] = []
+        for _ in range(100):
+            letters = [letter async for letter in client.dlq.list(code="OUTCOME_NOT_FOUND")]
+            if letters:
+                break
+            await asyncio.sleep(0.2)
+        assert [letter["outcome_key"] for letter in letters] == ["nobody-opened-this"]
+        assert (await client.dlq.replay(letters[0]["id"]))["replayed"] is True
+        await client.customers.delete("acme")
+        await client.rate_cards.delete("standard")
+        await client.agents.delete("triage")
+        with pytest.raises(VerdictError) as missing:
+            await client.agents.get("triage")
+        assert missing.value.code == "AGENT_NOT_FOUND"
