@@ -10,11 +10,11 @@ from __future__ import annotations
 import concurrent.futures
 import threading
 import time
-from concurrent.futures._base import FINISHED, PENDING
+from concurrent.futures._base import PENDING, RUNNING
 from typing import Any, List, Optional
 
 
-class TrackFuture(concurrent.futures.Future):  # type: ignore[type-arg]
+class TrackFuture(concurrent.futures.Future[None]):
     def __init__(self, condition: threading.Condition) -> None:  # the stock constructor would build a Condition
         self._condition = condition
         self._state = PENDING
@@ -34,7 +34,7 @@ class TrackFuture(concurrent.futures.Future):  # type: ignore[type-arg]
     def _wait(self, timeout: Optional[float]) -> None:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._condition:
-            while self._state == PENDING or self._state == "RUNNING":
+            while self._state == PENDING or self._state == RUNNING:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return  # the stock method, called with 0, raises TimeoutError
