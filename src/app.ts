@@ -9,6 +9,7 @@ import { ArchivedDeadLetters } from "./archive/archived-dead-letters.js";
 import { DeadLetterArchiver } from "./archive/dead-letter-archiver.js";
 import { createDeadLetterArchiveMetrics } from "./archive/dead-letter-metrics.js";
 import { ArchivedOutcomes } from "./archive/archived-outcomes.js";
+import { ArchivedRollupsPg } from "./archive/archived-rollups.js";
 import { openConfiguredArchive } from "./archive/configured-archive.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
 import { openApiRoute } from "./api/openapi.js";
@@ -195,7 +196,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax }, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql), deadLetters: new ArchivedDeadLetters(archive.sql) }, deadLetterMaxEventBytes: options.dlqMaxEventBytes }), liveness);
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax }, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql), deadLetters: new ArchivedDeadLetters(archive.sql), rollups: new ArchivedRollupsPg(archive.sql) }, deadLetterMaxEventBytes: options.dlqMaxEventBytes }), liveness);
       const rate = new EventRateLimiter(enqueueRedis, keys, options.quotas);
       routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({

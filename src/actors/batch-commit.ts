@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { msgpack } from "../codec/msgpack.js";
 import type { ScriptArg } from "../redis/script-command.js";
+import { RollupDelta } from "../outcomes/insight-rollup.js";
 
 export type CommitResult =
   | { ok: true }
@@ -35,6 +36,8 @@ export class BatchCommit {
    * its connection dropped, by any client layer) finds it recorded and changes nothing.
    */
   private readonly id = `${COMMIT_ID_PREFIX}${(commitsMade++).toString(36)}`;
+  /** What this commit adds to the insight rollups; written by stageRollups (rollup-staging.ts) before it runs. */
+  readonly rollups = new RollupDelta();
 
   constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string, lastCommitKey: string) {
     this.keys = [leaseKey, streamKey, dueKey, fenceKey, lastCommitKey];
@@ -135,6 +138,14 @@ export class BatchCommit {
   /** Adds `by` to a hash field; with `expireMs`, the hash then expires that long after this commit. */
   count(key: string, field: string, by: number, expireMs?: number): void {
     this.ops.push(expireMs === undefined ? ["count", this.key(key), field, by] : ["count", this.key(key), field, by, expireMs]);
+  }
+
+  /**
+   * Adds to an insight rollup hash (HINCRBY per counter, HSET per text) and records its hour in the shard's
+   * rollup index, in this commit: the counts are exactly as committed as what they count.
+   */
+  rollup(key: string, indexKey: string, member: string, hour: number, counts: readonly (string | number)[], texts: readonly string[]): void {
+    this.ops.push(["rollup", this.key(key), this.key(indexKey), member, hour, this.blob(msgpack.pack([counts, texts]))]);
   }
 
   /**

@@ -32,6 +32,7 @@ import { entryTimeMs } from "../streams/entry-id.js";
 import { foldBatch, type ChangedOutcome, type FoldWrites, type OutcomeCreator } from "./batch-fold.js";
 import { CONSUMER_GROUP, ensureConsumerGroup } from "./consumer-group.js";
 import { ShardReader } from "./shard-reader.js";
+import { stageRollups } from "./rollup-staging.js";
 import { EntrySize } from "./entry-size.js";
 import { ReadSize } from "./read-size.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
@@ -383,7 +384,7 @@ export class ShardActor {
     const scoring = new BatchScoring((cohort) => this.deps.models.model(cohort));
     const commit = this.newCommit();
     const deadLettered = new Map<string, number>();
-    const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered), scoring, caps: this.deps.outcomeCaps });
+    const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes: this.commitWrites(commit, deadLettered, records), scoring, caps: this.deps.outcomeCaps });
     if (!fold.ok) {
       // Unexpected: give up the whole batch (memory may be half-applied), count the attempt, back off, and
       // redo it from the snapshots; after the last attempt the event is dead-lettered instead.
@@ -460,7 +461,7 @@ export class ShardActor {
   }
 
   /** The fold's writes as operations of this shard's commit; dead letters are counted by code for the metrics. */
-  private commitWrites(commit: BatchCommit, deadLettered: Map<string, number>): FoldWrites {
+  private commitWrites(commit: BatchCommit, deadLettered: Map<string, number>, records: ReadonlyMap<string, OutcomeRecord>): FoldWrites {
     const { keys, shard } = this.deps;
     // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
     const logKeys = new Map<string, string>();
@@ -485,6 +486,7 @@ export class ShardActor {
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
         commit.outbox(keys.webhookOutbox(shard), packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }), keys.webhookAccounts(shard), letter.event.accountId);
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
+        commit.rollups.deadLetter(letter, records.get(outcomeRef(letter.event.accountId, letter.event.outcomeKey)));
       },
       orphan: (event) => commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
       charge: (record, charge) => this.charge(commit, record, charge),
@@ -517,6 +519,7 @@ export class ShardActor {
       const queued: QueuedCharge = { account_id: record.accountId, charge };
       commit.queueForArchive(this.deps.keys.chargesToArchive(this.deps.shard), Buffer.from(JSON.stringify(queued)));
     }
+    commit.rollups.charge(record.accountId, charge);
     this.deps.metrics.charges.inc();
   }
 
@@ -569,6 +572,8 @@ export class ShardActor {
         }
       }
       if (record.status !== "OPEN") this.deps.metrics.verdicts.inc({ status: record.status });
+      if (created) commit.rollups.opened(record);
+      if (openBefore && record.status !== "OPEN") commit.rollups.verdict(record);
     }
     this.deps.openQuota.stage(commit, changed);
   }
@@ -587,6 +592,7 @@ export class ShardActor {
   }
 
   private async commit(commit: BatchCommit): Promise<CommitResult> {
+    stageRollups(commit, this.deps.keys, this.deps.shard);
     this.deps.cork.hold();
     const result = await commit.execute(
       (keys, args) => this.deps.scripts.run("commit", keys, args),

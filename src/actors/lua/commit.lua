@@ -33,6 +33,8 @@
                                    per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
           {"open-quota", k, f, n, limit}  HINCRBY KEYS[k] f n; precondition: the field plus n is at most
                                    limit (an account's open outcomes on the shard, n > 0)
+          {"rollup", k, x, m, hour, a}  ARGV[a] is msgpack {counts, texts}, each {field, value, ...}: HINCRBY
+                                   KEYS[k] per count, HSET per text, ZADD KEYS[x] hour m (insight rollups)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
           sent twice) and returns 1 without writing anything again
@@ -46,6 +48,7 @@
 ]]
 -- @include "lease-held"
 -- @include "foreign-pending"
+-- @include "rollup"
 if not leaseHeld(KEYS[1], KEYS[4], ARGV[1]) then
   return -1
 end
@@ -109,6 +112,8 @@ for _, op in ipairs(ops) do
     if op[5] then
       redis.call('PEXPIRE', KEYS[op[2]], op[5])
     end
+  elseif kind == 'rollup' then
+    addRollup(KEYS[op[2]], KEYS[op[3]], op[4], op[5], ARGV[op[6]])
   elseif kind == 'model' then
     local delta = cmsgpack.unpack(ARGV[op[3]])
     local counts, sums = delta[1], delta[2]
