@@ -76,7 +76,7 @@ describe("barChart", () => {
     expect(chart).toContain('<figcaption id="daily-caption">Confirmed and failed per day</figcaption>');
     const rows = [...chart.matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((row) => row[0].replace(/<[^>]+>/g, "|").replace(/\|+/g, "|"));
     expect(rows).toEqual(["|Nov 1|3|1|", "|Nov 2|0|0|", "|Nov 3|8|2|"]);
-    expect(elements(chart, "g").filter((g) => g.class === "bucket").map((g) => g["data-details"])).toEqual(["Confirmed 3 · Failed 1", "Confirmed 0 · Failed 0", "Confirmed 8 · Failed 2"]);
+    expect([...chart.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => m[1])).toEqual(["Nov 1: Confirmed 3 · Failed 1", "Nov 2: Confirmed 0 · Failed 0", "Nov 3: Confirmed 8 · Failed 2"]);
   });
 
   it("escapes every text it is given", () => {

@@ -3,9 +3,9 @@
 import { html, type Html } from "../html.js";
 
 /** Drawing size in SVG units; the stylesheet scales the SVG to its column. */
-export const WIDTH = 720;
-export const HEIGHT = 220;
-export const PLOT = { left: 56, right: 12, top: 12, bottom: 28 } as const;
+export const WIDTH = 560;
+export const HEIGHT = 200;
+export const PLOT = { left: 52, right: 8, top: 12, bottom: 26 } as const;
 export const PLOT_WIDTH = WIDTH - PLOT.left - PLOT.right;
 export const PLOT_HEIGHT = HEIGHT - PLOT.top - PLOT.bottom;
 
@@ -52,8 +52,8 @@ export function axes(ticks: readonly number[], format: (value: number) => string
     return html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${y}" y2="${y}"></line><text class="tick" x="${PLOT.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${format(tick)}</text>`;
   });
   const slot = PLOT_WIDTH / Math.max(1, buckets.length);
-  // About one label per 70 units, so the labels never overlap.
-  const every = Math.max(1, Math.ceil(70 / slot));
+  // About one label per 64 units, so the labels never overlap.
+  const every = Math.max(1, Math.ceil(64 / slot));
   const labels = buckets.map((bucket, i) =>
     i % every === 0 ? html`<text class="tick" x="${(PLOT.left + slot * (i + 0.5)).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${bucket.label}</text>` : "",
   );

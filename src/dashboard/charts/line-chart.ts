@@ -66,7 +66,7 @@ export function lineChart(chart: LineChart): Html {
     const bucket = chart.buckets[p.i]!;
     const volume = chart.volumes?.[p.i];
     const text = details(chart, p.i, p.value);
-    return html`<g class="bucket" data-start="${bucket.start}" data-label="${bucket.label}" data-details="${text}"><title>${bucket.label}: ${text}</title><circle class="point${p.trend ? "" : " thin"}" data-start="${bucket.start}" data-value="${p.value}"${volume === undefined ? "" : html` data-volume="${volume}"`} cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4"></circle></g>`;
+    return html`<g class="bucket" data-start="${bucket.start}"><title>${bucket.label}: ${text}</title><circle class="point${p.trend ? "" : " thin"}" data-start="${bucket.start}" data-value="${p.value}"${volume === undefined ? "" : html` data-volume="${volume}"`} cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4"></circle></g>`;
   });
   const body = html`${axes(ticks, chart.format, chart.buckets)}<path class="line" d="${trendPath(points)}"></path>${marks}`;
   const columns = [{ label: chart.valueLabel, values: chart.values.map((v) => (v === null ? "none" : chart.format(v))) }];

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { markClause } from "./clause-marks.js";
 import { failingClausesTable, rateLine, revenueBars, timeToVerdictTable } from "./sections.js";
-import { emptySeries, formatDuration, sumSeries, type InsightGroup, type InsightPoint } from "./view.js";
+import { emptyGroup, emptySeries, emptyTotals, formatDuration, sumSeries, type InsightGroup, type InsightPoint } from "./view.js";
 
 const EVIL = `<img src=x onerror=alert(1)>"'`;
 
@@ -12,7 +12,7 @@ function point(start: string, counts: Partial<InsightPoint>): InsightPoint {
 }
 
 function group(key: string, series: InsightPoint[]): InsightGroup {
-  return { key, series, totals: { opened: 0, confirmed: 0, failed: 0, confirmation_rate: null, time_to_verdict_ms: { p50: null, p90: null } }, failing_clauses: [] };
+  return emptyGroup(key, series);
 }
 
 const days = emptySeries("2026-11-01T00:00:00.000Z", "2026-11-04T00:00:00.000Z", "day");
@@ -93,7 +93,7 @@ describe("tables", () => {
 
   it("shows time to verdict per group, a group key escaped in text and link", () => {
     const g = group(EVIL, []);
-    g.totals = { opened: 4, confirmed: 3, failed: 1, confirmation_rate: 0.75, time_to_verdict_ms: { p50: 60_000, p90: 7_200_000 } };
+    g.totals = { ...emptyTotals(), opened: 4, confirmed: 3, failed: 1, decided: 4, confirmation_rate: 0.75, time_to_verdict_ms: { p50: 60_000, p90: 7_200_000 } };
     const markup = timeToVerdictTable([g, group("idle", [])], "task", (key) => `/dashboard/tasks/${encodeURIComponent(key)}/insights`).text;
     expect(markup).not.toContain("<img");
     expect(markup.match(/<tr><th scope="row">/g)).toHaveLength(1);

@@ -4,7 +4,7 @@ import { barChart } from "../charts/bar-chart.js";
 import { lineChart } from "../charts/line-chart.js";
 import { html, type Html } from "../html.js";
 import { formatMoney } from "../money.js";
-import { bucketsOf, currenciesOf, formatDuration, formatRate, MIN_DECIDED_FOR_TREND, rateOf, type BucketSize, type InsightClause, type InsightGroup, type InsightPoint } from "./view.js";
+import { bucketsOf, currenciesOf, formatDuration, formatRate, MIN_DECIDED_FOR_TREND, rateOf, type BucketSize, type InsightClause, type InsightGroup, type InsightPoint, type InsightTotals } from "./view.js";
 
 const HEADERS: Record<BucketSize, string> = { hour: "Hour", day: "Day", week: "Week from" };
 const PER: Record<BucketSize, string> = { hour: "per hour", day: "per day", week: "per week" };
@@ -79,16 +79,19 @@ function card(label: string, value: string, testId: string, note = ""): Html {
   return html`<div class="card" data-testid="${testId}"><span class="number">${value}</span>${label}${note ? html`<span class="note">${note}</span>` : ""}</div>`;
 }
 
-/** The period's counts, the rate with the verdicts it stands on, and time to verdict. */
-export function totalCards(totals: InsightGroup["totals"]): Html {
+/**
+ * The period's counts, the rate with the verdicts it stands on, and time to verdict when the totals are one
+ * group's (percentiles of several groups do not add up).
+ */
+export function totalCards(totals: Pick<InsightTotals, "opened" | "confirmed" | "failed" | "confirmation_rate"> & Partial<Pick<InsightTotals, "time_to_verdict_ms">>): Html {
   const decided = totals.confirmed + totals.failed;
-  const { p50, p90 } = totals.time_to_verdict_ms;
+  const time = totals.time_to_verdict_ms;
   return html`<div class="cards">
   ${card("opened", String(totals.opened), "total-opened")}
   ${card("confirmed", String(totals.confirmed), "total-confirmed")}
   ${card("failed", String(totals.failed), "total-failed")}
   ${card("confirmation rate", totals.confirmation_rate === null ? "–" : formatRate(totals.confirmation_rate), "total-rate", `of ${decided} decided`)}
-  ${card("time to verdict, median", p50 === null ? "–" : formatDuration(p50), "total-p50", p90 === null ? "" : `90% within ${formatDuration(p90)}`)}
+  ${time ? card("time to verdict, median", time.p50 === null ? "–" : formatDuration(time.p50), "total-p50", time.p90 === null ? "" : `90% within ${formatDuration(time.p90)}`) : ""}
 </div>`;
 }
 

@@ -1,48 +1,16 @@
 // The GET /v1/insights answer as the dashboard reads it, and the sums the pages draw from it: several
 // groups' series added bucket by bucket, rates with the counts they stand on, durations in words.
+import type { BucketSize } from "../../api/insight-buckets.js";
+import { MIN_DECIDED_FOR_RATE, type InsightGroup, type InsightPoint, type InsightTotals } from "../../api/insight-series.js";
 import type { Bucket } from "../charts/frame.js";
 import { bucketLabel } from "../charts/frame.js";
 
-export type BucketSize = "hour" | "day" | "week";
+export type { BucketSize } from "../../api/insight-buckets.js";
+export type { InsightClause, InsightGroup, InsightPoint, InsightTotals } from "../../api/insight-series.js";
+export type { InsightsView } from "../../api/routes/insights.js";
 
-export interface InsightPoint {
-  start: string;
-  opened: number;
-  confirmed: number;
-  failed: number;
-  forced: number;
-  dead_letters: number;
-  charges: Record<string, number>;
-}
-
-export interface InsightClause {
-  clause: string;
-  text: string;
-  count: number;
-}
-
-export interface InsightGroup {
-  key: string;
-  series: InsightPoint[];
-  totals: {
-    opened: number;
-    confirmed: number;
-    failed: number;
-    confirmation_rate: number | null;
-    time_to_verdict_ms: { p50: number | null; p90: number | null };
-  };
-  failing_clauses: InsightClause[];
-}
-
-export interface InsightsAnswer {
-  bucket: BucketSize;
-  from: string;
-  to: string;
-  groups: InsightGroup[];
-}
-
-/** Fewer decided outcomes than this in a bucket make a point, not a trend: 2 verdicts give 0, 50 or 100%. */
-export const MIN_DECIDED_FOR_TREND = 3;
+/** Fewer decided outcomes than this in a bucket make a point, not a trend, as in the API's totals. */
+export const MIN_DECIDED_FOR_TREND = MIN_DECIDED_FOR_RATE;
 
 /** The chart buckets of an answer, from its first group or, with no groups, from its range. */
 export function bucketsOf(series: readonly InsightPoint[], size: BucketSize): Bucket[] {
@@ -97,6 +65,26 @@ export function formatDuration(ms: number): string {
     }
   }
   return `${Math.round(ms)} ms`;
+}
+
+/** The totals of a group with nothing in the period. */
+export function emptyTotals(): InsightTotals {
+  return {
+    opened: 0,
+    confirmed: 0,
+    failed: 0,
+    decided: 0,
+    confirmation_rate: null,
+    verdicts_by_cause: { locked: 0, idle: 0, deadline: 0 },
+    dead_letters: {},
+    charges: {},
+    time_to_verdict_ms: { p50: null, p90: null },
+  };
+}
+
+/** A group of zeros over the answer's buckets. */
+export function emptyGroup(key: string, series: InsightPoint[]): InsightGroup {
+  return { key, series, totals: emptyTotals(), failing_clauses: [] };
 }
 
 /** Every currency that has a charge in the series, in alphabetical order. */
