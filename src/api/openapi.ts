@@ -17,6 +17,7 @@ import type { LoggedEvent } from "../stores/outcome-store.js";
 import type { ContractBody } from "./contract-fields.js";
 import type { OutcomeView } from "./present-outcome.js";
 import type { UsageView } from "./routes/charges.js";
+import type { InsightsView } from "./routes/insights.js";
 import type { PutAgentBody, PutCustomerBody, PutRateCardBody } from "./routes/configuration.js";
 import type { ReplayAccepted } from "./routes/dead-letters.js";
 import type { OpenOutcomeBody } from "./routes/outcomes.js";
@@ -117,6 +118,7 @@ const collection = typia.json.schemas<
     ReplayAccepted,
     ChargeList,
     UsageView,
+    InsightsView,
     CreateWebhookEndpointBody,
     PatchWebhookEndpointBody,
     WebhookEndpointView,
@@ -198,6 +200,21 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
       summary: "Charges of confirmed Variant B outcomes",
       responses: { 200: "ChargeList" },
       query: { customer_key: "One customer's charges.", from: "ISO 8601: confirmed at or after.", to: "ISO 8601: confirmed before.", ...PAGING },
+    },
+  },
+  "/v1/insights": {
+    get: {
+      summary: "Time series per task, agent or customer from hourly rollups: outcomes opened, verdicts, charges, dead letters, failing clauses",
+      responses: { 200: "InsightsView" },
+      query: {
+        group_by: "Required: task, agent or customer.",
+        key: "Only this task, agent or customer (answered with zeros where it has nothing).",
+        from: "RFC 3339: the first bucket is the one holding it (default: to minus 24 hours, 30 days or 12 weeks, by bucket).",
+        to: "RFC 3339, exclusive (default now); at most 1000 buckets after from.",
+        bucket: "hour, day (default) or week (from Monday).",
+        tz: "IANA time zone where days and weeks start at midnight (default UTC).",
+        limit: "Most groups answered, busiest first, 1 to 1000 (default 100).",
+      },
     },
   },
   "/v1/usage": { get: { summary: "Billable events per customer", responses: { 200: "UsageView" }, query: { customer_key: "One customer only." } } },
