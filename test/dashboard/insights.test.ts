@@ -110,6 +110,14 @@ describe("insight charts in Chromium", () => {
     await expect(page.locator("#charges-1").count()).resolves.toBe(0);
   });
 
+  it("draws an agent's days and its charges in both currencies, and says none of its outcomes failed", async () => {
+    await page.goto(`${t.base}/dashboard/agents/triage/insights`);
+    await expect(marks(page, "#outcomes rect[data-series=confirmed]")).resolves.toEqual(expected((d) => d.acme + d.globex, days));
+    await expect(marks(page, "#charges-0 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.acme * ACME_EUR, days));
+    await expect(marks(page, "#charges-1 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.globex * GLOBEX_USD, days));
+    await expect(page.getByTestId("no-failing-clauses").isVisible()).resolves.toBe(true);
+  });
+
   it("serves every bar and the table of its numbers in the HTML itself, for a reader without scripts", async () => {
     const html = await (await page.context().request.get(`${t.base}/dashboard/tasks/support/insights`)).text();
     expect(html.match(/data-series="failed"/g)).toHaveLength(30);

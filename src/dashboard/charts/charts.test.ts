@@ -79,6 +79,19 @@ describe("barChart", () => {
     expect([...chart.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => m[1])).toEqual(["Nov 1: Confirmed 3 · Failed 1", "Nov 2: Confirmed 0 · Failed 0", "Nov 3: Confirmed 8 · Failed 2"]);
   });
 
+  it("labels every few buckets, as many as fit without overlapping", () => {
+    const hours = Array.from({ length: 24 }, (_, h) => {
+      const start = new Date(Date.UTC(2026, 10, 3, h)).toISOString();
+      return { start, label: bucketLabel(start, "hour") };
+    });
+    const markup = barChart({ id: "h", caption: "c", bucketHeader: "Hour", buckets: hours, series: [{ name: "n", label: "N", values: hours.map(() => 1) }] }).text;
+    const labels = elements(markup, "text").filter((text) => text.y === String(HEIGHT - 8));
+    expect(labels).toHaveLength(5);
+    const xs = labels.map((label) => Number(label.x));
+    // "Nov 3 00:00" is 11 characters at about 7 units each.
+    for (let i = 1; i < xs.length; i++) expect(xs[i]! - xs[i - 1]!).toBeGreaterThan(11 * 7);
+  });
+
   it("escapes every text it is given", () => {
     const evil = `"><script>alert(1)</script>`;
     const markup = barChart({ id: "x", caption: evil, bucketHeader: evil, buckets: [{ start: evil, label: evil }], series: [{ name: "n", label: evil, values: [1] }] }).text;

@@ -52,8 +52,9 @@ export function axes(ticks: readonly number[], format: (value: number) => string
     return html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${y}" y2="${y}"></line><text class="tick" x="${PLOT.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${format(tick)}</text>`;
   });
   const slot = PLOT_WIDTH / Math.max(1, buckets.length);
-  // About one label per 64 units, so the labels never overlap.
-  const every = Math.max(1, Math.ceil(64 / slot));
+  // Room for the longest label (about 7 units a character at the tick size), so labels never overlap.
+  const widest = Math.max(0, ...buckets.map((bucket) => bucket.label.length)) * 7 + 12;
+  const every = Math.max(1, Math.ceil(widest / slot));
   const labels = buckets.map((bucket, i) =>
     i % every === 0 ? html`<text class="tick" x="${(PLOT.left + slot * (i + 0.5)).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${bucket.label}</text>` : "",
   );

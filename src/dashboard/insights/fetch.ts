@@ -36,12 +36,12 @@ export function rangeOf(period: Period, now: number): { from: string; to: string
   return { from: new Date(to - span).toISOString(), to: new Date(to).toISOString() };
 }
 
-/** Groups the overview adds up: the API's own most, so a large fleet is summed whole. */
-const ALL_GROUPS = "1000";
+/** Groups the overview adds up: the API's own most, so a large fleet is summed whole (the page says when not). */
+export const ALL_GROUPS = 1000;
 
 export async function fetchInsights(ctx: PageContext, groupBy: GroupBy, period: Period, key?: string): Promise<InsightsView> {
   const { from, to } = rangeOf(period, ctx.services.clock());
-  return ctx.api<InsightsView>("GET", "/v1/insights", { query: { group_by: groupBy, key, from, to, bucket: period.bucket, limit: key === undefined ? ALL_GROUPS : undefined } });
+  return ctx.api<InsightsView>("GET", "/v1/insights", { query: { group_by: groupBy, key, from, to, bucket: period.bucket, limit: key === undefined ? String(ALL_GROUPS) : undefined } });
 }
 
 /** The answer's group for `key`, or one of zeros over the answer's buckets when it had nothing. */

@@ -4,7 +4,7 @@
 import type { MinuteCount } from "../../stores/ingest-counts.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
-import { DEFAULT_PERIOD, fetchInsights } from "../insights/fetch.js";
+import { ALL_GROUPS, DEFAULT_PERIOD, fetchInsights } from "../insights/fetch.js";
 import { deadLetterBars, outcomeBars, rateLine, revenueBars, timeToVerdictTable, totalCards } from "../insights/sections.js";
 import { emptySeries, MIN_DECIDED_FOR_TREND, rateOf, sumSeries } from "../insights/view.js";
 import { BASE, layout } from "../layout.js";
@@ -54,7 +54,9 @@ async function overview(ctx: PageContext): Promise<Html> {
     tasks.groups.length > 0 ? timeToVerdictTable(tasks.groups, "task", (key) => insightsPath("tasks", key)) : "",
     agents.groups.length > 0 ? timeToVerdictTable(agents.groups, "agent", (key) => insightsPath("agents", key)) : "",
   ];
+  const cut = [tasks, agents, customers].some((answer) => answer.groups_total > answer.groups.length);
   return html`<h2>Last 30 days</h2>
+${cut ? html`<p class="hint">Sums of the ${ALL_GROUPS} busiest tasks, agents and customers; each page of one has its own exact numbers.</p>` : ""}
 ${totalCards({ ...totals, confirmation_rate: totals.confirmed + totals.failed < MIN_DECIDED_FOR_TREND ? null : rateOf(totals.confirmed, totals.failed) })}
 <div class="chart-grid">
 <section><h3>Confirmed and failed per day</h3>${outcomeBars("overview-outcomes", outcomes, period.bucket)}</section>
