@@ -12,6 +12,7 @@ import { ArchivedOutcomes } from "./archive/archived-outcomes.js";
 import { ArchivedRollupsPg } from "./archive/archived-rollups.js";
 import { openConfiguredArchive } from "./archive/configured-archive.js";
 import { ChargeArchiver } from "./archive/charge-archiver.js";
+import { RollupMover } from "./archive/rollup-mover.js";
 import { openApiRoute } from "./api/openapi.js";
 import { resourceRoutes } from "./api/routes/index.js";
 import { guardedByLiveness } from "./api/unavailable.js";
@@ -250,6 +251,9 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         archiver.start();
         // Stopped before the worker (stoppers run last first): its last pass still has the worker's shards.
         stoppers.push(() => archiver.stop());
+        const rollupMover = new RollupMover({ redis, keys, sql: archive.sql, shards: () => worker.ownedShards, retentionMs: archive.retentionMs, logger, metrics: archive.metrics });
+        rollupMover.start();
+        stoppers.push(() => rollupMover.stop());
       }
       // Without an archive too: the same limits then drop dead letters, so Redis stays bounded.
       const deadLetterArchiver = new DeadLetterArchiver({

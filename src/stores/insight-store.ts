@@ -9,8 +9,8 @@ export interface ArchivedRollups {
   read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }>;
 }
 
-/** Reads of a shard that saw its rollups move meanwhile are repeated at most this often (a move is hourly). */
-const MAX_SNAPSHOT_TRIES = 5;
+/** Reads of a shard that saw its rollups move meanwhile are repeated at most this often (a mover takes a page at once). */
+const MAX_SNAPSHOT_TRIES = 10;
 
 export class InsightStore {
   constructor(
@@ -48,32 +48,28 @@ export class InsightStore {
 
   /**
    * One shard's hot rollups as of one instant: the hashes are read in a MULTI with the two indexes, and
-   * read again when the indexes changed since they were listed (a rollup renamed for its move between).
+   * read again when that instant's indexes name a key the MULTI did not read (a rollup renamed for its
+   * move, or an hour first written, since the keys were listed). A key read that no longer holds anything
+   * (moved away, or deleted after its grace period) adds nothing.
    */
   private async shardHours(shard: number, accountId: string, from: number, to: number, copied: ReadonlySet<string>): Promise<RollupHour[]> {
     const hoursKey = this.keys.insightRollupHours(shard);
     const movesKey = this.keys.insightRollupMoves(shard);
-    let live = await this.redis.zrangebyscore(hoursKey, String(from), `(${to}`);
-    let moves = await this.redis.zrange(movesKey, "0", "-1");
+    const [live, moves] = await Promise.all([this.redis.zrangebyscore(hoursKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
+    let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
     for (let tries = 1; ; tries++) {
-      const wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
       const step = this.redis.multi().zrangebyscore(hoursKey, String(from), `(${to}`).zrange(movesKey, "0", "-1");
       for (const { key } of wanted) step.hgetall(key);
       const replies = (await step.exec()) ?? [];
       const failed = replies.find(([error]) => error);
       if (failed) throw failed[0] ?? new Error("rollup read failed");
-      const liveNow = replies[0]?.[1] as string[];
-      const movesNow = replies[1]?.[1] as string[];
-      if (sameMembers(live, liveNow) && sameMembers(moves, movesNow)) {
+      const now = this.candidates(shard, accountId, from, to, replies[0]?.[1] as string[], replies[1]?.[1] as string[], copied);
+      const read = new Set(wanted.map(({ key }) => key));
+      if (now.every(({ key }) => read.has(key))) {
         return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]?.[1] as Record<string, string> }));
       }
       if (tries === MAX_SNAPSHOT_TRIES) throw new Error(`shard ${shard}'s rollups kept moving while read`);
-      live = liveNow;
-      moves = movesNow;
+      wanted = now;
     }
   }
-}
-
-function sameMembers(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((member, i) => member === b[i]);
 }

@@ -1,6 +1,7 @@
 // A seeded fleet for the insight tests: outcomes of both variants over a simulated week, each with a known
 // way to its verdict, and what every rollup must then say, worked out here by hand from the scenarios
 // (not by the condition engine), so the API is checked against an independent count.
+import { expect } from "vitest";
 import { CONSUMER_GROUP } from "../../src/actors/consumer-group.js";
 import type { TestApp } from "../support/app.js";
 
@@ -250,6 +251,60 @@ export function bucketed(group: ExpectedGroup | undefined, starts: readonly numb
     for (const [currency, amount] of Object.entries(p.charges)) target.charges[currency] = (target.charges[currency] ?? 0) + amount;
   }
   return points;
+}
+
+export interface Answer {
+  bucket: string;
+  from: string;
+  to: string;
+  groups: Array<{
+    key: string;
+    series: Array<{ start: string; opened: number; confirmed: number; failed: number; forced: number; dead_letters: number; charges: Record<string, number> }>;
+    totals: {
+      opened: number;
+      confirmed: number;
+      failed: number;
+      decided: number;
+      confirmation_rate: number | null;
+      verdicts_by_cause: Record<string, number>;
+      charges: Record<string, { count: number; amount: number }>;
+      time_to_verdict_ms: { p50: number | null; p90: number | null };
+    };
+    failing_clauses: Array<{ clause: string; text: string; count: number }>;
+  }>;
+}
+
+/** A Monday 00:00 UTC at least two weeks back: the simulated week is over, whole, in the past. */
+export function mondayWeeksAgo(): number {
+  const start = Math.floor((Date.now() - 14 * DAY) / DAY) * DAY;
+  const weekday = (new Date(start).getUTCDay() + 6) % 7;
+  return start - weekday * DAY;
+}
+
+/** Checks one dimension's answer against the expected rollups, bucket by bucket. */
+export function checkAnswer(answer: Answer, groups: Map<string, ExpectedGroup>, starts: number[], end: number): void {
+  expect(answer.groups.map((g) => g.key).sort()).toEqual([...groups.keys()].sort());
+  for (const group of answer.groups) {
+    const want = groups.get(group.key)!;
+    expect(group.series.map((p) => Date.parse(p.start))).toEqual(starts);
+    expect(group.series.map(({ start: _start, ...point }) => point)).toEqual(bucketed(want, starts, end));
+    const sum = (name: "opened" | "confirmed" | "failed") => [...want.hours.values()].reduce((n, p) => n + p[name], 0);
+    const decided = sum("confirmed") + sum("failed");
+    expect(group.totals).toMatchObject({
+      opened: sum("opened"),
+      confirmed: sum("confirmed"),
+      failed: sum("failed"),
+      decided,
+      confirmation_rate: decided >= 3 ? sum("confirmed") / decided : null,
+      verdicts_by_cause: want.ways,
+      time_to_verdict_ms: { p50: expectedQuantile(want.ttv, 0.5), p90: expectedQuantile(want.ttv, 0.9) },
+    });
+    for (const [currency, count] of Object.entries(want.chargeCounts)) expect(group.totals.charges[currency]?.count).toBe(count);
+    expect(Object.fromEntries(group.failing_clauses.map((c) => [c.text, c.count]))).toEqual(Object.fromEntries(want.clauses));
+    const counts = group.failing_clauses.map((c) => c.count);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    for (const clause of group.failing_clauses) expect(clause.clause).toMatch(/^[0-9a-f]{8}\.\d+$/);
+  }
 }
 
 export { DAY, HOUR, MIN };
