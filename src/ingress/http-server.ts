@@ -214,6 +214,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
         return sendError(ex, error);
       }
     }
+    // An account the route refuses now is answered before a byte of its body is read or parsed.
+    const refusal = typeof account === "string" ? route.admit?.(account) : undefined;
+    if (refusal !== undefined) return sendError(ex, refusal);
     const rawQuery = req.getQuery() ?? "";
     const contentLength = req.getHeader("content-length");
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -244,6 +247,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const run = async (): Promise<void> => {
       const accountId = typeof account === "string" ? account : await account;
       ex.span?.setAttribute("verdict.account_id", accountId);
+      // A token verified only now: its body is being read already, but still not parsed.
+      if (typeof account !== "string") {
+        const late = route.admit?.(accountId);
+        if (late !== undefined) throw late;
+      }
       const bytes = await body;
       const request: ApiRequest = {
         accountId,
