@@ -9,6 +9,7 @@ import type { Metrics } from "../telemetry/metrics.js";
 import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { checkFraming } from "./framing.js";
+import { BodyTooLarge, parseJson } from "./request-body.js";
 import { writeHead } from "./response-head.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -95,12 +96,6 @@ interface Exchange {
    * another hidden class and make every access to an exchange polymorphic.
    */
   span: Span | undefined;
-}
-
-class BodyTooLarge extends ApiError {
-  constructor(limit: number) {
-    super("PAYLOAD_TOO_LARGE", `request body is larger than ${limit} bytes`);
-  }
 }
 
 export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -395,13 +390,4 @@ function readBody(ex: Exchange, limit: number): Promise<Buffer> {
       }
     });
   });
-}
-
-function parseJson(bytes: Buffer | undefined): unknown {
-  if (bytes === undefined || bytes.length === 0) return undefined;
-  try {
-    return JSON.parse(bytes.toString("utf8")) as unknown;
-  } catch (error) {
-    throw new ApiError("VALIDATION_ERROR", "request body is not valid JSON", [{ path: "$", message: (error as Error).message }], { cause: error });
-  }
 }
