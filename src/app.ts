@@ -195,7 +195,8 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => livenessRedis.disconnect());
       const liveness = new RedisLiveness(livenessRedis);
       stoppers.push(() => liveness.stop());
-      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax }, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql), deadLetters: new ArchivedDeadLetters(archive.sql) }, deadLetterMaxEventBytes: options.dlqMaxEventBytes }), liveness);
+      const archived = archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql), deadLetters: new ArchivedDeadLetters(archive.sql) };
+      const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax }, quotas: options.quotas, archive: archived, deadLetterMaxEventBytes: options.dlqMaxEventBytes }), liveness);
       const rate = new EventRateLimiter(enqueueRedis, keys, options.quotas);
       routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
@@ -208,6 +209,7 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
         metrics,
         signup: options.dashboardSignup,
         publicUrl: options.publicUrl,
+        archivedDeadLetters: archived?.deadLetters,
         clock,
       });
       stoppers.push(() => dashboard.close());
