@@ -18,7 +18,7 @@ interface Ask {
 }
 
 export class EventRateLimiter {
-  private readonly scripts: Scripts<"take-events">;
+  private readonly scripts: Scripts<{ "take-events": number[] }>;
   private readonly pending = new Map<string, Ask[]>();
   private flushScheduled = false;
 
@@ -67,12 +67,12 @@ export class EventRateLimiter {
   private async call(accountId: string, asks: Ask[]): Promise<void> {
     const args: number[] = [this.options.eventsPerSecond, this.options.eventBurst];
     for (const ask of asks) args.push(ask.events);
-    let granted: unknown;
+    let granted: number[] | undefined;
     try {
       granted = await this.scripts.run("take-events", [this.keys.eventBucket(accountId)], args);
     } catch {
       granted = undefined;
     }
-    asks.forEach((ask, i) => ask.resolve(Array.isArray(granted) ? Number(granted[i] ?? ask.events) : ask.events));
+    asks.forEach((ask, i) => ask.resolve(granted?.[i] ?? ask.events));
   }
 }

@@ -16,7 +16,8 @@
   ARGV[5] account id (field of KEYS[5])
   ARGV[6] the account's open outcomes allowed on this shard
 
-  Returns false when created, the existing snapshot when the key was taken, -1 when the quota is full.
+  Returns false (null to the caller) when created, the existing snapshot when the key was taken, or
+  OPEN_QUOTA_FULL (-1, named in outcome-store.ts) when the quota is full.
 ]]
 local existing = redis.call('GET', KEYS[1])
 if existing then
