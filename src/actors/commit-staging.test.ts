@@ -12,6 +12,7 @@ import type { EventEnvelope } from "../streams/event-envelope.js";
 import { createActorMetrics } from "./actor-metrics.js";
 import type { ChangedOutcome } from "./batch-fold.js";
 import { BatchScoring } from "./batch-scoring.js";
+import { RollupDelta } from "../outcomes/insight-rollup.js";
 import { CommitStaging, type CommitOps } from "./commit-staging.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -21,6 +22,7 @@ const SHARD = 3;
 /** Every staged operation as "<op> <first key or member>", in order. */
 class Recorded implements CommitOps {
   readonly ops: string[] = [];
+  readonly rollups = new RollupDelta();
   ack = (id: string): void => void this.ops.push(`ack ${id}`);
   log = (key: string): void => void this.ops.push(`log ${key}`);
   count = (key: string, field: string, by: number): void => void this.ops.push(`count ${key} ${field} ${by}`);
@@ -83,23 +85,23 @@ describe("CommitStaging.foldWrites", () => {
   it("appends a dead letter, lists its account, notifies and counts it by code", () => {
     const commit = new Recorded();
     const deadLettered = new Map<string, number>();
-    staging(true).foldWrites(commit, deadLettered).deadLetter(letter);
+    staging(true).foldWrites(commit, deadLettered, new Map()).deadLetter(letter);
     expect(commit.ops).toEqual([`append ${keys.deadLetters(SHARD, "acct")}`, `index ${keys.deadLetterAccounts(SHARD)} acct`, `outbox ${keys.webhookOutbox(SHARD)}`]);
     expect(deadLettered).toEqual(new Map([["OUTCOME_NOT_OPEN", 1]]));
   });
 
   it("queues the whole of a dead letter kept only in part for the archive, and without an archive does not", () => {
     const archived = new Recorded();
-    staging(true, 100).foldWrites(archived, new Map()).deadLetter(letter);
+    staging(true, 100).foldWrites(archived, new Map(), new Map()).deadLetter(letter);
     expect(archived.ops[1]).toBe(`queueForArchive ${keys.deadLetterWholeEvents(SHARD)}`);
     const kept = new Recorded();
-    staging(false, 100).foldWrites(kept, new Map()).deadLetter(letter);
+    staging(false, 100).foldWrites(kept, new Map(), new Map()).deadLetter(letter);
     expect(kept.ops.filter((op) => op.startsWith("queueForArchive"))).toEqual([]);
   });
 
   it("builds one event-log key per outcome and counts billable events per customer", () => {
     const commit = new Recorded();
-    const writes = staging(false).foldWrites(commit, new Map());
+    const writes = staging(false).foldWrites(commit, new Map(), new Map());
     writes.log(outcomeRef("acct", "o"), event, Buffer.from("e1"));
     writes.log(outcomeRef("acct", "o"), event, Buffer.from("e2"));
     writes.billable(event, "cust");

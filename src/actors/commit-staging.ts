@@ -4,9 +4,10 @@
 import { boundedLetter, packDeadLetter } from "../outcomes/dead-letter.js";
 import { dueAtOf } from "../outcomes/due-time.js";
 import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
-import { packNotification } from "../outcomes/notification.js";
+import type { Notification } from "../outcomes/notification.js";
 import { indexMember, SCORE_NAMES, scoreMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { packOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
+import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { passTime } from "../outcomes/outcome-step.js";
 import type { Keys } from "../redis/keys.js";
 import { scoresOf } from "../scores/score-state.js";
@@ -20,7 +21,7 @@ import type { DecodedEntry } from "./shard-entries.js";
 /** The operations staging writes: a BatchCommit's, so a test can record them. */
 export type CommitOps = Pick<
   BatchCommit,
-  "ack" | "log" | "count" | "append" | "queueForArchive" | "index" | "unindex" | "outbox" | "expireOrphan" | "model" | "create" | "set" | "zadd" | "due"
+  "ack" | "log" | "count" | "append" | "queueForArchive" | "index" | "unindex" | "outbox" | "expireOrphan" | "model" | "create" | "set" | "zadd" | "due" | "rollups"
 >;
 
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
@@ -42,7 +43,7 @@ export class CommitStaging {
   constructor(private readonly deps: CommitStagingDeps) {}
 
   /** The fold's writes as operations of the commit; dead letters are counted by code for the metrics. */
-  foldWrites(commit: CommitOps, deadLettered: Map<string, number>): FoldWrites {
+  foldWrites(commit: CommitOps, deadLettered: Map<string, number>, records: ReadonlyMap<string, OutcomeRecord>): FoldWrites {
     const { keys, shard } = this.deps;
     // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
     const logKeys = new Map<string, string>();
@@ -65,8 +66,9 @@ export class CommitStaging {
         // Follows the append, so the archiver learns which letter the whole event belongs to.
         if (kept !== letter && this.deps.archiving) commit.queueForArchive(keys.deadLetterWholeEvents(shard), whole);
         commit.index(keys.deadLetterAccounts(shard), letter.event.accountId);
-        this.notify(commit, packNotification({ kind: "dead_letter", accountId: letter.event.accountId, bytes }), letter.event.accountId);
+        this.notify(commit, { kind: "dead_letter", accountId: letter.event.accountId, bytes });
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
+        commit.rollups.deadLetter(letter, records.get(outcomeRef(letter.event.accountId, letter.event.outcomeKey)));
       },
       orphan: (event) =>
         commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
@@ -79,13 +81,14 @@ export class CommitStaging {
     const { keys, shard } = this.deps;
     const bytes = Buffer.from(JSON.stringify(charge));
     commit.append(keys.charges(shard, record.accountId), bytes);
-    this.notify(commit, packNotification({ kind: "charge", accountId: record.accountId, bytes }), record.accountId);
+    this.notify(commit, { kind: "charge", accountId: record.accountId, bytes });
     // Queued in the same commit as the charge itself, so the archive gets every charge exactly once in effect,
     // with the position of its entry in the charge stream (the listing's order).
     if (this.deps.archiving) {
       const queued: QueuedCharge = { account_id: record.accountId, charge };
       commit.queueForArchive(keys.chargesToArchive(shard), Buffer.from(JSON.stringify(queued)));
     }
+    commit.rollups.charge(record.accountId, charge);
     this.deps.metrics.charges.inc();
   }
 
@@ -132,7 +135,7 @@ export class CommitStaging {
       }
       // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
       if (openBefore && record.status !== "OPEN") {
-        this.notify(commit, packNotification({ kind: "outcome", accountId: record.accountId, bytes: snapshot }), record.accountId);
+        this.notify(commit, { kind: "outcome", accountId: record.accountId, bytes: snapshot });
         // Retention runs from the commit of the verdict, in wall time (the business clock may be frozen).
         if (this.deps.archiving) commit.zadd(keys.settled(shard), Date.now(), ref);
       }
@@ -151,6 +154,8 @@ export class CommitStaging {
         }
       }
       if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
+      if (created) commit.rollups.opened(record);
+      if (openBefore && record.status !== "OPEN") commit.rollups.verdict(record);
     }
   }
 
@@ -163,9 +168,9 @@ export class CommitStaging {
     }
   }
 
-  private notify(commit: CommitOps, notification: Buffer, accountId: string): void {
+  private notify(commit: CommitOps, notification: Notification): void {
     const { keys, shard } = this.deps;
-    commit.outbox(keys.webhookOutbox(shard), notification, keys.webhookAccounts(shard), accountId);
+    commit.outbox(keys.webhookOutbox(shard), notification, keys.webhookAccounts(shard));
   }
 
   /** Score index keys built once per account per commit: the same strings then also hash once in the commit's key table. */

@@ -6,6 +6,7 @@ import { tracedCommit } from "./actor-tracing.js";
 import type { ActorServices, ActorTuning, ShardLease } from "./actor-deps.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
 import { CONSUMER_GROUP } from "./consumer-group.js";
+import { stageRollups } from "./rollup-staging.js";
 
 export interface FencedCommitDeps {
   lease: Pick<ShardLease, "shard" | "value">;
@@ -32,6 +33,7 @@ export class FencedCommit {
   private async execute(commit: BatchCommit): Promise<CommitResult> {
     const { client, cork, keys, scripts } = this.deps.services;
     const { shard, value } = this.deps.lease;
+    stageRollups(commit, keys, shard);
     cork.hold();
     const result = await commit.execute((scriptKeys, args) => scripts.run("commit", scriptKeys, args), value, CONSUMER_GROUP);
     if (!result.ok) {

@@ -28,8 +28,12 @@ const BLOCK_MS = 100;
 const PACED_BELOW_EVENTS = 100;
 /** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
 const CLOCK_GRACE_MS = 100;
-const DUE_PAGE = 500;
-const MAX_DUE_PAGES_PER_TICK = 100;
+/**
+ * Due outcomes read, and forced in one commit, at a time: a storm's commit then pays its fixed cost (the
+ * fencing check, the round trip) once per page of verdicts while holding Redis only briefly.
+ */
+const DUE_PAGE = 2000;
+const MAX_DUE_PAGES_PER_TICK = 50;
 /**
  * How far past the clock a settle looks: the soonest due time in that window gets a timer of its own (the
  * verdict is made then, not at the next whole-second tick), and the outcomes due in it are loaded now, so
@@ -226,7 +230,7 @@ export class ShardActor {
     const scoring = this.scoring();
     const commit = this.commits.begin();
     const deadLettered = new Map<string, number>();
-    const writes = this.staging.foldWrites(commit, deadLettered);
+    const writes = this.staging.foldWrites(commit, deadLettered, records);
     const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes, scoring, caps: this.deps.tuning.outcomeCaps });
     if (!fold.ok) {
       await this.foldFailed(fold, records);

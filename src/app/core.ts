@@ -7,6 +7,7 @@ import type { ArchiveSql } from "../archive/archive-db.js";
 import { ArchivedCharges } from "../archive/archived-charges.js";
 import { ArchivedDeadLetters } from "../archive/archived-dead-letters.js";
 import { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import { ArchivedRollupsPg } from "../archive/archived-rollups.js";
 import { openMigratedArchive } from "../archive/configured-archive.js";
 import type { VerdictOptions } from "../config/options.js";
 import type { RedisClient, RedisEndpoint } from "../redis/client.js";
@@ -33,6 +34,7 @@ export interface AppArchive {
   outcomes: ArchivedOutcomes;
   charges: ArchivedCharges;
   deadLetters: ArchivedDeadLetters;
+  rollups: ArchivedRollupsPg;
 }
 
 /** What the other parts (and extra routes) get from the core. */
@@ -126,5 +128,6 @@ async function openAppArchive(options: VerdictOptions, logger: Logger, registry:
     outcomes: new ArchivedOutcomes(sql),
     charges: new ArchivedCharges(sql),
     deadLetters: new ArchivedDeadLetters(sql),
+    rollups: new ArchivedRollupsPg(sql),
   };
 }

@@ -96,7 +96,7 @@ function apiRoutesOf(core: Core, enqueuer: ShardEnqueuer): Route[] {
     webhookAllowPrivateUrls: options.webhookAllowPrivateUrls,
     webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax },
     quotas: options.quotas,
-    archive: archive && { outcomes: archive.outcomes, charges: archive.charges, deadLetters: archive.deadLetters },
+    archive: archive && { outcomes: archive.outcomes, charges: archive.charges, deadLetters: archive.deadLetters, rollups: archive.rollups },
     deadLetterMaxEventBytes: options.dlqMaxEventBytes,
   });
 }

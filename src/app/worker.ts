@@ -3,6 +3,7 @@
 import { Worker } from "../actors/worker.js";
 import { DeadLetterArchiver } from "../archive/dead-letter-archiver.js";
 import { createDeadLetterArchiveMetrics } from "../archive/dead-letter-metrics.js";
+import { RollupMover } from "../archive/rollup-mover.js";
 import { SettlementMonitor } from "../monitor/settlement-monitor.js";
 import { createAgentOutcome, prefetchAgentRecords } from "../outcomes/agent-outcome.js";
 import { BatchRecordReader } from "../records/batch-record-reader.js";
@@ -31,6 +32,11 @@ export async function startWorker(core: Core, lifecycle: Lifecycle): Promise<Wor
   await worker.start();
   lifecycle.onStop(() => worker.stop());
   startDeadLetterArchiver(core, worker, lifecycle);
+  if (archive) {
+    const rollupMover = new RollupMover({ redis, keys, sql: archive.sql, shards: () => worker.ownedShards, retentionMs: archive.retentionMs, logger, metrics: archive.metrics });
+    rollupMover.start();
+    lifecycle.onStop(() => rollupMover.stop());
+  }
   // The shard owner dispatches the shard's webhooks: stopped before the worker gives its shards up.
   const dispatcher = new WebhookDispatcher({
     client: redis,

@@ -46,7 +46,11 @@ export interface Dashboard {
   close(): void;
 }
 
-const STATIC: Record<string, string> = { "dashboard.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8" };
+const STATIC: Record<string, string> = {
+  "dashboard.js": "text/javascript; charset=utf-8",
+  "charts.js": "text/javascript; charset=utf-8",
+  "dashboard.css": "text/css; charset=utf-8",
+};
 
 function loadStatic(): Map<string, { body: string; contentType: string }> {
   const files = new Map<string, { body: string; contentType: string }>();
