@@ -33,7 +33,7 @@ interface Dry {
 const DRY_SWEEP_SIZE = 1024;
 
 export class EventRateLimiter {
-  private readonly scripts: Scripts<"take-events">;
+  private readonly scripts: Scripts<{ "take-events": number[] }>;
   private readonly pending = new Map<string, Ask[]>();
   private readonly dry = new Map<string, Dry>();
   private flushScheduled = false;
@@ -102,7 +102,7 @@ export class EventRateLimiter {
     const args: number[] = [this.options.eventsPerSecond, this.options.eventBurst];
     for (const ask of asks) args.push(ask.events);
     const sentAt = performance.now();
-    let reply: unknown;
+    let reply: number[] | undefined;
     try {
       reply = await this.scripts.run("take-events", [this.keys.eventBucket(accountId)], args);
     } catch {

@@ -5,6 +5,7 @@
 // end, so the messages of a round under way at the kill go out again, with the same webhook-ids). Each
 // endpoint of each shard is delivered by its own runner: a slow or dead receiver holds up only its own
 // messages, and never a shard actor (which only wrote the outbox).
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
@@ -80,22 +81,30 @@ export class WebhookDispatcher {
   private readonly scanning = new Set<number>();
   /** Runners by "<shard>\n<account>\n<endpoint>". */
   private readonly runners = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private gaugeTimer: NodeJS.Timeout | undefined;
+  /** Starts the runners each poll; the runners themselves run one per shard or endpoint. */
+  private readonly polls: Periodic;
+  /** The backlog gauge, and the accounts with endpoints until they are listed. */
+  private readonly upkeep: Periodic;
   private stopped = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.messages = new WebhookMessageStore(deps.client, deps.keys, deps.shards, deps.limits);
     this.accounts = new WebhookAccounts(deps.client, deps.keys, deps.shards);
     this.endpoints = new WebhookEndpointStore(deps.records, this.accounts);
+    this.polls = new Periodic(() => this.tick(), { intervalMs: deps.pollMs ?? 100 });
+    // The gauge is not awaited: a stop never waits on a read of the backlog.
+    this.upkeep = new Periodic(
+      () => {
+        void this.measureBacklog();
+        this.completeAccounts();
+      },
+      { intervalMs: 5000 },
+    );
   }
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.deps.pollMs ?? 100);
-    this.gaugeTimer = setInterval(() => {
-      void this.measureBacklog();
-      this.completeAccounts();
-    }, 5000);
+    this.polls.start();
+    this.upkeep.start();
     this.completeAccounts();
   }
 
@@ -118,8 +127,7 @@ export class WebhookDispatcher {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.gaugeTimer);
+    await Promise.allSettled([this.polls.stop(), this.upkeep.stop()]);
     await Promise.allSettled([...this.runners.values(), this.completing]);
   }
 

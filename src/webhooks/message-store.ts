@@ -104,7 +104,19 @@ export function messageView(message: StoredMessage): MessageView {
 
 const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;
 
-type MessageScript = "fanout" | "record-attempts" | "resend" | "trim-log";
+/** resend.lua's replies, as its header names them. */
+const RESEND_REPLY = { QUEUED: 1, UNKNOWN: 0 } as const;
+
+interface MessageScriptReplies {
+  /** [created, skipped, f, the f endpoints found at their backlog, then (member, excess) per endpoint whose log is over the count]. */
+  fanout: [created: number, skipped: number, fullCount: number, ...rest: (string | number)[]];
+  /** Delivered or failed messages beyond the count. */
+  "record-attempts": number;
+  /** RESEND_REPLY. */
+  resend: number;
+  /** Messages removed. */
+  "trim-log": number;
+}
 
 /** One outbox entry and the endpoints it makes a message for (none: the entry is only deleted). */
 export interface FanOut {
@@ -127,7 +139,7 @@ export interface AttemptRecord {
 }
 
 export class WebhookMessageStore {
-  private readonly scripts: Scripts<MessageScript>;
+  private readonly scripts: Scripts<MessageScriptReplies>;
   /** Messages kept per endpoint on one shard. */
   private readonly shardLogMax: number;
   /** Undelivered messages an endpoint may have queued on one shard. */
@@ -168,7 +180,7 @@ export class WebhookMessageStore {
         args.push(activeMember(accountId, endpointId));
       }
     }
-    const [created, skipped, fullCount, ...rest] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, number, number, ...(string | number)[]];
+    const [created, skipped, fullCount, ...rest] = await this.scripts.run("fanout", scriptKeys, args);
     const full = rest.slice(0, Number(fullCount)).map(String);
     const overfull = rest.slice(Number(fullCount));
     for (let i = 0; i + 1 < overfull.length; i += 2) {
@@ -188,7 +200,7 @@ export class WebhookMessageStore {
       scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId), keys.webhookBody(shard, messageId));
       args.push(messageId, JSON.stringify(attempt), status, nextAt);
     }
-    await this.trim(shard, accountId, endpointId, Number(await this.scripts.run("record-attempts", scriptKeys, args)));
+    await this.trim(shard, accountId, endpointId, await this.scripts.run("record-attempts", scriptKeys, args));
   }
 
   /**
@@ -316,7 +328,7 @@ export class WebhookMessageStore {
       ],
       [messageId, now, this.limits.retentionMs, activeMember(accountId, endpointId)],
     );
-    return Number(done) === 1;
+    return done === RESEND_REPLY.QUEUED;
   }
 
   /**
