@@ -41,3 +41,20 @@ export function statusBody(encoding: OtlpEncoding, status: number, message: stri
   if (encoding === "json") return Buffer.from(JSON.stringify({ code, message }));
   return Buffer.concat([Buffer.from([(1 << 3) | 0, ...varint(code)]), lengthDelimited(2, Buffer.from(message, "utf8"))]);
 }
+
+/** The OTLP/JSON answers, as the OpenAPI document shows them. */
+export interface ExportTraceServiceResponseJson {
+  /** Present when some spans were rejected: how many, and why. */
+  partialSuccess?: { rejectedSpans: string; errorMessage: string };
+}
+
+/** google.rpc.Status in OTLP/JSON: a refusal of POST /v1/traces (gRPC code and message). */
+export interface RpcStatusJson {
+  code: number;
+  message: string;
+}
+
+/** An OTLP/JSON ExportTraceServiceRequest; docs/otlp.md describes the spans it carries. */
+export interface ExportTraceServiceRequestJson {
+  resourceSpans?: Record<string, unknown>[];
+}
