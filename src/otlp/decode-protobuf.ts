@@ -44,7 +44,10 @@ function anyValue(r: ProtoReader, end: number): AttributeValue {
         while (r.pos < stop) {
           const inner = tagOf(r, stop);
           if (inner >>> 3 !== 1) r.skip(inner & 7, stop);
-          else (check(inner, WIRE_BYTES), list.push(anyValue(r, r.delimited(stop))));
+          else {
+            check(inner, WIRE_BYTES);
+            list.push(anyValue(r, r.delimited(stop)));
+          }
         }
         value = list;
         break;
@@ -56,7 +59,10 @@ function anyValue(r: ProtoReader, end: number): AttributeValue {
         while (r.pos < stop) {
           const inner = tagOf(r, stop);
           if (inner >>> 3 !== 1) r.skip(inner & 7, stop);
-          else (check(inner, WIRE_BYTES), keyValue(r, r.delimited(stop), map));
+          else {
+            check(inner, WIRE_BYTES);
+            keyValue(r, r.delimited(stop), map);
+          }
         }
         value = Object.fromEntries(map);
         break;
@@ -102,8 +108,12 @@ function statusCode(r: ProtoReader, end: number): number {
   let code = 0;
   while (r.pos < end) {
     const tag = tagOf(r, end);
-    if (tag >>> 3 === 3) (check(tag, WIRE_VARINT), (code = r.varint(end)));
-    else r.skip(tag & 7, end);
+    if (tag >>> 3 !== 3) {
+      r.skip(tag & 7, end);
+      continue;
+    }
+    check(tag, WIRE_VARINT);
+    code = r.varint(end);
   }
   return code;
 }
@@ -188,8 +198,12 @@ export function decodeProtobufRequest(body: Buffer): ResourceSpans[] {
   const out: ResourceSpans[] = [];
   while (r.pos < body.length) {
     const tag = tagOf(r, body.length);
-    if (tag >>> 3 !== 1) r.skip(tag & 7, body.length);
-    else (check(tag, WIRE_BYTES), out.push(resourceSpans(r, r.delimited(body.length))));
+    if (tag >>> 3 !== 1) {
+      r.skip(tag & 7, body.length);
+      continue;
+    }
+    check(tag, WIRE_BYTES);
+    out.push(resourceSpans(r, r.delimited(body.length)));
   }
   return out;
 }
