@@ -16,6 +16,8 @@ export interface Operation {
   anonymous?: boolean;
   /** Error answers beyond the ones every operation of its kind can give (see errorResponses): status -> when. */
   errors?: Record<number, string>;
+  /** Schema name of error answers when not the one error shape (OTLP's google.rpc.Status). @default ErrorBody */
+  errorBody?: string;
 }
 
 const ERROR_BODY = { $ref: "#/components/schemas/ErrorBody" };
@@ -61,10 +63,14 @@ export function operation(method: Method, path: string, op: Operation): Record<s
   for (const [status, schema] of Object.entries(op.responses)) {
     responses[status] = schema === null ? { description: "No content" } : { description: "OK", content: { "application/json": { schema: ref(schema) } } };
   }
+  const errorBody = op.errorBody === undefined ? ERROR_BODY : ref(op.errorBody);
   for (const [status, description] of Object.entries(errorResponses(method, path, op))) {
-    responses[status] = { description, content: { "application/json": { schema: ERROR_BODY } } };
+    responses[status] = { description, content: { "application/json": { schema: errorBody } } };
   }
-  responses.default = { description: "Any other error (503 SERVICE_UNAVAILABLE, 500 INTERNAL_ERROR), in the one error shape", content: { "application/json": { schema: ERROR_BODY } } };
+  responses.default = {
+    description: op.errorBody === undefined ? "Any other error (503 SERVICE_UNAVAILABLE, 500 INTERNAL_ERROR), in the one error shape" : "Any other error, as the protocol's clients read it",
+    content: { "application/json": { schema: errorBody } },
+  };
   return {
     operationId: op.id ?? derivedOperationId(method, path),
     summary: op.summary,

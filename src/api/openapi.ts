@@ -15,6 +15,8 @@ import type { RateCardRecord } from "../records/rate-card.js";
 import type { TaskRecord } from "../records/task.js";
 import type { DeadLetterView } from "../stores/dead-letter-store.js";
 import type { LoggedEvent } from "../stores/outcome-store.js";
+import type { OtlpMapping } from "../otlp/mapping-config.js";
+import type { ExportTraceServiceRequestJson, ExportTraceServiceResponseJson, RpcStatusJson } from "../otlp/response.js";
 import type { ContractBody } from "./contract-fields.js";
 import type { OutcomeView } from "./present-outcome.js";
 import type { UsageView } from "./routes/charges.js";
@@ -92,6 +94,8 @@ type Event = TaskEventInput | AgentEventInput;
 interface EventBatch {
   events: Event[];
 }
+/** PUT /v1/otlp/mapping: any fields of the mapping; those left out keep their defaults. */
+type OtlpMappingInput = Partial<OtlpMapping>;
 
 const collection = typia.json.schemas<
   [
@@ -131,6 +135,11 @@ const collection = typia.json.schemas<
     WebhookMessageList,
     WebhookAttemptList,
     WebhookResent,
+    ExportTraceServiceRequestJson,
+    ExportTraceServiceResponseJson,
+    RpcStatusJson,
+    OtlpMapping,
+    OtlpMappingInput,
   ],
   "3.1"
 >();
@@ -165,6 +174,20 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   "/v1/openapi.json": { get: { id: "getOpenApiDocument", summary: "This document (no token needed)", responses: { 200: "OpenApiDocument" }, anonymous: true } },
   "/v1/events": { post: { id: "submitEvent", summary: "Submit one event; 202 once it is durably enqueued, 429 QUOTA_EXCEEDED past the account's events per second", body: "Event", responses: { 202: "EventAccepted" }, errors: EVENT_ERRORS } },
   "/v1/events/batch": { post: { id: "submitEventBatch", summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed` (`rate_limited`: past the account's events per second)", body: "EventBatch", responses: { 202: "BatchAccepted" }, errors: { 429: EVENT_ERRORS[429] } } },
+  "/v1/traces": {
+    post: {
+      id: "exportTraces",
+      summary: "OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or not): GenAI spans become events (docs/otlp.md); shown here in OTLP/JSON",
+      body: "ExportTraceServiceRequestJson",
+      responses: { 200: "ExportTraceServiceResponseJson" },
+      errorBody: "RpcStatusJson",
+      errors: { 403: "The token's account is not allowed (google.rpc.Status)", 415: "A Content-Type other than application/x-protobuf or application/json", 429: "Past the account's events per second (Retry-After)" },
+    },
+  },
+  "/v1/otlp/mapping": {
+    get: { id: "getOtlpMapping", summary: "The account's OTLP mapping: which attributes name outcomes, tasks, agents and customers", responses: { 200: "OtlpMapping" } },
+    put: { id: "putOtlpMapping", summary: "Override the OTLP mapping (fields left out keep their defaults)", body: "OtlpMappingInput", responses: { 200: "OtlpMapping", 201: "OtlpMapping" } },
+  },
   ...recordPaths("tasks", "task", "Task", "ContractBody", "TaskRecord", "TaskList"),
   "/v1/outcomes": {
     post: {

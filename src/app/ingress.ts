@@ -1,18 +1,22 @@
-// The ingress part (roles all and ingress): the event routes, the resource API and the dashboard on one
+// The ingress part (roles all and ingress): the event routes, OTLP traces, the resource API and the dashboard on one
 // HTTP server, with the connections enqueueing, token rotations and the liveness probe each need alone.
 import { openApiRoute } from "../api/openapi.js";
 import { resourceRoutes } from "../api/routes/index.js";
 import { guardedByLiveness } from "../api/unavailable.js";
 import { TokenVerifier } from "../auth/token-verifier.js";
 import { createDashboard } from "../dashboard/dashboard.js";
+import { EventPipeline } from "../ingress/event-pipeline.js";
 import { EventRateLimiter } from "../ingress/event-rate.js";
 import { startHttpServer } from "../ingress/http-server.js";
 import type { Route } from "../ingress/router.js";
 import { eventRoutes } from "../ingress/routes/events.js";
+import { startOtlpIngress, type OtlpIngress } from "../otlp/otlp-ingress.js";
+import { RecordStore } from "../records/record-store.js";
 import type { RedisClient } from "../redis/client.js";
 import { openClient, openShardSubscriber } from "../redis/connect.js";
 import { RedisLiveness } from "../redis/liveness.js";
 import type { Lifecycle } from "../runtime/lifecycle.js";
+import { OutcomeStore } from "../stores/outcome-store.js";
 import { ShardEnqueuer } from "../streams/enqueue.js";
 import { childrenByLabel } from "../telemetry/metrics.js";
 import type { AppContext, Core } from "./core.js";
@@ -36,8 +40,10 @@ export async function startIngress(core: Core, extraRoutes: ((context: AppContex
   const enqueuer = shardEnqueuer(core, connections.enqueue);
   const apiRoutes = guardedByLiveness(apiRoutesOf(core, enqueuer), connections.liveness);
   const rate = new EventRateLimiter(connections.enqueue, core.keys, options.quotas);
-  const events = eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond });
-  const routes = [...events, ...apiRoutes, openApiRoute(), ...(extraRoutes?.(core) ?? [])];
+  const pipeline = new EventPipeline({ enqueuer, shards: options.shards, metrics, rate });
+  const events = eventRoutes({ pipeline, eventsPerSecond: options.quotas.eventsPerSecond });
+  const traces = guardedByLiveness(startOtlp(core, connections.enqueue, pipeline, lifecycle).routes, connections.liveness);
+  const routes = [...events, ...traces, ...apiRoutes, openApiRoute(), ...(extraRoutes?.(core) ?? [])];
   const { redis, keys, accounts } = core;
   const archivedDeadLetters = core.archive?.deadLetters;
   const dashboard = createDashboard({ apiRoutes, accounts, redis, keys, shards: options.shards, logger, metrics, signup: options.dashboardSignup, publicUrl: options.publicUrl, archivedDeadLetters, clock });
@@ -84,6 +90,24 @@ function shardEnqueuer(core: Core, connection: RedisClient): ShardEnqueuer {
     enqueueSeconds[outcome].observe(seconds);
     metrics.enqueueCallEvents.observe(events);
   });
+}
+
+/** OTLP trace ingest: spans mapped to events and submitted through the same pipeline as the event routes. */
+function startOtlp(core: Core, enqueue: RedisClient, pipeline: EventPipeline, lifecycle: Lifecycle): OtlpIngress {
+  const { redis, keys, options, metrics, logger, clock, archive } = core;
+  const otlp = startOtlpIngress({
+    redis: enqueue,
+    keys,
+    options,
+    pipeline,
+    outcomes: new OutcomeStore(redis, keys, options.shards, archive?.outcomes, options.quotas.openOutcomes),
+    records: new RecordStore(redis, keys, options.quotas),
+    registry: metrics.registry,
+    logger,
+    clock,
+  });
+  lifecycle.onStop(() => otlp.stop());
+  return otlp;
 }
 
 function apiRoutesOf(core: Core, enqueuer: ShardEnqueuer): Route[] {
