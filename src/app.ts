@@ -20,12 +20,15 @@ import type { VerdictOptions } from "./config/options.js";
 import { startHttpServer } from "./ingress/http-server.js";
 import type { Route } from "./ingress/router.js";
 import { EventRateLimiter } from "./ingress/event-rate.js";
+import { EventPipeline } from "./ingress/event-pipeline.js";
 import { eventRoutes } from "./ingress/routes/events.js";
+import { startOtlpIngress } from "./otlp/otlp-ingress.js";
 import type { RedisClient } from "./redis/client.js";
 import { SettlementMonitor } from "./monitor/settlement-monitor.js";
 import { createAgentOutcome, prefetchAgentRecords } from "./outcomes/agent-outcome.js";
 import { BatchRecordReader } from "./records/batch-record-reader.js";
 import { RecordStore } from "./records/record-store.js";
+import { OutcomeStore } from "./stores/outcome-store.js";
 import { assertNoEviction } from "./redis/eviction-guard.js";
 import { RedisLiveness } from "./redis/liveness.js";
 import { RedisMemorySampler } from "./redis/memory-sampler.js";
@@ -197,7 +200,20 @@ export async function startVerdict(options: VerdictOptions, extras: VerdictExtra
       stoppers.push(() => liveness.stop());
       const apiRoutes = guardedByLiveness(resourceRoutes({ redis, keys, shards: options.shards, enqueuer, clock, webhookAllowPrivateUrls: options.webhookAllowPrivateUrls, webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax }, quotas: options.quotas, archive: archive && { outcomes: new ArchivedOutcomes(archive.sql), charges: new ArchivedCharges(archive.sql), deadLetters: new ArchivedDeadLetters(archive.sql) }, deadLetterMaxEventBytes: options.dlqMaxEventBytes }), liveness);
       const rate = new EventRateLimiter(enqueueRedis, keys, options.quotas);
-      routes = [...eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond }), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
+      const pipeline = new EventPipeline({ enqueuer, shards: options.shards, metrics, rate });
+      const otlp = startOtlpIngress({
+        redis: enqueueRedis,
+        keys,
+        options,
+        pipeline,
+        outcomes: new OutcomeStore(redis, keys, options.shards, archive && new ArchivedOutcomes(archive.sql), options.quotas.openOutcomes),
+        records: new RecordStore(redis, keys, options.quotas),
+        registry: metrics.registry,
+        logger,
+        clock,
+      });
+      stoppers.push(() => otlp.stop());
+      routes = [...eventRoutes({ pipeline, eventsPerSecond: options.quotas.eventsPerSecond }), ...guardedByLiveness(otlp.routes, liveness), ...apiRoutes, openApiRoute(), ...(extras.extraRoutes?.(context) ?? [])];
       const dashboard = createDashboard({
         apiRoutes,
         accounts: context.accounts,

@@ -14,6 +14,8 @@ import type { RateCardRecord } from "../records/rate-card.js";
 import type { TaskRecord } from "../records/task.js";
 import type { DeadLetterView } from "../stores/dead-letter-store.js";
 import type { LoggedEvent } from "../stores/outcome-store.js";
+import type { OtlpMapping } from "../otlp/mapping-config.js";
+import type { ExportTraceServiceRequestJson, ExportTraceServiceResponseJson, RpcStatusJson } from "../otlp/response.js";
 import type { ContractBody } from "./contract-fields.js";
 import type { OutcomeView } from "./present-outcome.js";
 import type { UsageView } from "./routes/charges.js";
@@ -89,6 +91,8 @@ type Event = TaskEventInput | AgentEventInput;
 interface EventBatch {
   events: Event[];
 }
+/** PUT /v1/otlp/mapping: any fields of the mapping; those left out keep their defaults. */
+type OtlpMappingInput = Partial<OtlpMapping>;
 
 const collection = typia.json.schemas<
   [
@@ -127,6 +131,11 @@ const collection = typia.json.schemas<
     WebhookMessageList,
     WebhookAttemptList,
     WebhookResent,
+    ExportTraceServiceRequestJson,
+    ExportTraceServiceResponseJson,
+    RpcStatusJson,
+    OtlpMapping,
+    OtlpMappingInput,
   ],
   "3.1"
 >();
@@ -142,6 +151,8 @@ interface Operation {
   query?: Record<string, string>;
   /** Routes outside the token check. */
   anonymous?: boolean;
+  /** Schema name of error answers when not the one error shape (OTLP's google.rpc.Status). @default ErrorBody */
+  errorBody?: string;
 }
 
 const PAGING = {
@@ -169,6 +180,18 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   "/v1/openapi.json": { get: { summary: "This document (no token needed)", responses: { 200: "OpenApiDocument" }, anonymous: true } },
   "/v1/events": { post: { summary: "Submit one event; 202 once it is durably enqueued, 429 QUOTA_EXCEEDED past the account's events per second", body: "Event", responses: { 202: "EventAccepted" } } },
   "/v1/events/batch": { post: { summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed` (`rate_limited`: past the account's events per second)", body: "EventBatch", responses: { 202: "BatchAccepted" } } },
+  "/v1/traces": {
+    post: {
+      summary: "OTLP/HTTP trace export (application/x-protobuf or application/json, gzip or not): GenAI spans become events (docs/otlp.md); shown here in OTLP/JSON",
+      body: "ExportTraceServiceRequestJson",
+      responses: { 200: "ExportTraceServiceResponseJson" },
+      errorBody: "RpcStatusJson",
+    },
+  },
+  "/v1/otlp/mapping": {
+    get: { summary: "The account's OTLP mapping: which attributes name outcomes, tasks, agents and customers", responses: { 200: "OtlpMapping" } },
+    put: { summary: "Override the OTLP mapping (fields left out keep their defaults)", body: "OtlpMappingInput", responses: { 200: "OtlpMapping", 201: "OtlpMapping" } },
+  },
   ...recordPaths("tasks", "task", "ContractBody", "TaskRecord", "TaskList"),
   "/v1/outcomes": {
     post: { summary: "Open a Variant A outcome from a task (the same key and task again: 200 with the existing one)", body: "OpenOutcomeBody", responses: { 200: "OutcomeView", 201: "OutcomeView" } },
@@ -231,7 +254,9 @@ function operation(path: string, op: Operation): Record<string, unknown> {
   for (const [status, schema] of Object.entries(op.responses)) {
     responses[status] = schema === null ? { description: "No content" } : { description: "OK", content: { "application/json": { schema: ref(schema) } } };
   }
-  responses.default = { description: "An error, in the one error shape", content: { "application/json": { schema: ref("ErrorBody") } } };
+  responses.default = op.errorBody === undefined
+    ? { description: "An error, in the one error shape", content: { "application/json": { schema: ref("ErrorBody") } } }
+    : { description: "An error, as the protocol's clients read it", content: { "application/json": { schema: ref(op.errorBody) } } };
   return {
     summary: op.summary,
     ...(op.anonymous ? { security: [] } : {}),

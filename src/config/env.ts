@@ -144,6 +144,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     archiveStallMs: env.VERDICT_ARCHIVE_STALL ? parseDurationSetting("VERDICT_ARCHIVE_STALL", env.VERDICT_ARCHIVE_STALL) : DEFAULT_OPTIONS.archiveStallMs,
     dlqRetentionMs: env.VERDICT_DLQ_RETENTION ? parseDurationSetting("VERDICT_DLQ_RETENTION", env.VERDICT_DLQ_RETENTION) : DEFAULT_OPTIONS.dlqRetentionMs,
     dlqMaxPerAccount: int(env, "VERDICT_DLQ_MAX_PER_ACCOUNT", DEFAULT_OPTIONS.dlqMaxPerAccount),
+    otlpHoldMs: env.VERDICT_OTLP_HOLD ? parseDurationSetting("VERDICT_OTLP_HOLD", env.VERDICT_OTLP_HOLD) : DEFAULT_OPTIONS.otlpHoldMs,
+    otlpMaxHeldSpans: int(env, "VERDICT_OTLP_MAX_HELD_SPANS", DEFAULT_OPTIONS.otlpMaxHeldSpans),
     dlqMaxEventBytes: int(env, "VERDICT_DLQ_MAX_EVENT_BYTES", DEFAULT_OPTIONS.dlqMaxEventBytes),
     webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),

@@ -131,6 +131,13 @@ export interface VerdictOptions {
    */
   dlqMaxPerAccount: number;
   /**
+   * How long OTLP spans of a trace that has not named its outcome yet wait for a span that does; then they
+   * are rejected (counted in verdict_otlp_spans_total, logged). @default 60 s
+   */
+  otlpHoldMs: number;
+  /** Most OTLP spans one account may hold at once waiting for their trace's outcome key. @default 100,000 */
+  otlpMaxHeldSpans: number;
+  /**
    * A dead letter whose event packs to more than this keeps only this many bytes of its properties' JSON in
    * Redis; the whole event goes to the archive and a replay sends it whole. @default 8 KiB
    */
@@ -205,6 +212,8 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   archiveStallMs: 30_000,
   dlqRetentionMs: 24 * 3_600_000,
   dlqMaxPerAccount: 10_000,
+  otlpHoldMs: 60_000,
+  otlpMaxHeldSpans: 100_000,
   dlqMaxEventBytes: 8192,
   webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   webhookAllowPrivateUrls: false,
@@ -260,6 +269,8 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (!Number.isInteger(options.archiveStallMs) || options.archiveStallMs < 1) problems.push("archiveStallMs must be a whole number of ms, 1 or more");
   if (!Number.isInteger(options.dlqRetentionMs) || options.dlqRetentionMs < 0) problems.push("dlqRetentionMs must be a whole number of ms, 0 or more");
   intIn("dlqMaxPerAccount", options.dlqMaxPerAccount, 1, 100_000_000);
+  intIn("otlpHoldMs", options.otlpHoldMs, 100, 3_600_000);
+  intIn("otlpMaxHeldSpans", options.otlpMaxHeldSpans, 0, 100_000_000);
   intIn("dlqMaxEventBytes", options.dlqMaxEventBytes, 256, 64 * 1024 * 1024);
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);

@@ -18,6 +18,8 @@ export const HTTP_ERROR_STATUS = {
   DEAD_LETTER_TRUNCATED: 409,
   VALIDATION_ERROR: 400,
   PAYLOAD_TOO_LARGE: 413,
+  /** POST /v1/traces with a Content-Type other than OTLP's protobuf or JSON. */
+  UNSUPPORTED_MEDIA_TYPE: 415,
   /** A per-account quota is full: 403 for what the account stores, 429 (with Retry-After) for its event rate. */
   QUOTA_EXCEEDED: 403,
   QUEUE_REJECTED: 503,

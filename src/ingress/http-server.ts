@@ -9,6 +9,7 @@ import type { Metrics } from "../telemetry/metrics.js";
 import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { checkFraming } from "./framing.js";
+import { BodyTooLarge, parseJson, readBody } from "./request-body.js";
 import { writeHead } from "./response-head.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -65,6 +66,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: "405 Method Not Allowed",
   409: "409 Conflict",
   413: "413 Payload Too Large",
+  415: "415 Unsupported Media Type",
   429: "429 Too Many Requests",
   500: "500 Internal Server Error",
   503: "503 Service Unavailable",
@@ -95,12 +97,10 @@ interface Exchange {
    * another hidden class and make every access to an exchange polymorphic.
    */
   span: Span | undefined;
-}
-
-class BodyTooLarge extends ApiError {
-  constructor(limit: number) {
-    super("PAYLOAD_TOO_LARGE", `request body is larger than ${limit} bytes`);
-  }
+  /** The matched route's own refusal shape (Route.refusal); undefined for the spec's error body. */
+  refusal: Route["refusal"];
+  /** The request's Content-Type, read only for routes with a refusal shape of their own or a raw body. */
+  contentType: string;
 }
 
 export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -128,6 +128,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     ex.answered = true;
     countRequest(ex.route, ex.method, response.status);
     if (ex.span) endSpan(ex.span, response.status);
+    if (response.bytes !== undefined) return sendBytes(ex, response, response.bytes, closeConnection, logger);
     const text = response.body === undefined ? undefined : JSON.stringify(response.body);
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
       sendStreamed(ex, response, Buffer.from(text), writeStallMs, logger);
@@ -156,6 +157,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const headers: Record<string, string> = { ...extraHeaders };
     if (apiError.retryAfterSeconds !== undefined) headers["Retry-After"] = String(apiError.retryAfterSeconds);
     if (apiError.code === "TOKEN_INVALID") headers["WWW-Authenticate"] = 'Bearer realm="verdict"';
+    if (ex.refusal !== undefined) {
+      const own = ex.refusal(apiError, ex.contentType);
+      return send(ex, { ...own, headers: { ...headers, ...own.headers } }, closeConnection);
+    }
     const body: ErrorBody = {
       error: {
         code: apiError.code,
@@ -188,6 +193,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
       answered: false,
       abortable: false,
       span: undefined,
+      refusal: undefined,
+      contentType: "",
     };
 
     // Framing first, before any answer that would keep the connection: the body's extent is in doubt,
@@ -205,6 +212,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     }
     const route = match.route;
     ex.route = route.path;
+    if (route.refusal !== undefined || route.rawBody === true) {
+      ex.refusal = route.refusal;
+      ex.contentType = req.getHeader("content-type");
+    }
+    const contentEncoding = route.rawBody === true ? req.getHeader("content-encoding") : "";
 
     let account: string | Promise<string> = "";
     if (path.startsWith("/v1/") && route.anonymous !== true) {
@@ -249,11 +261,12 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
         accountId,
         params: decodeParams(match.rawParams),
         query: new URLSearchParams(rawQuery),
-        body: parseJson(bytes),
+        body: route.rawBody === true ? undefined : parseJson(bytes),
         requestId: ex.requestId,
         receivedAt,
         // Always present (see Exchange.span).
         traceparent: ex.span === undefined ? undefined : traceparentOf(ex.span),
+        raw: route.rawBody === true ? { bytes: bytes ?? Buffer.alloc(0), contentType: ex.contentType, contentEncoding } : undefined,
       };
       send(ex, await route.handler(request));
     };
@@ -302,6 +315,15 @@ function endSpan(span: Span, status: number): void {
   span.setAttribute("http.response.status_code", status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();
+}
+
+/** An answer whose body is bytes of the route's own encoding (its Content-Type in `response.headers`). */
+function sendBytes(ex: Exchange, response: ApiResponse, bytes: Buffer, closeConnection: boolean, logger: Logger): void {
+  ex.res.cork(() => {
+    const refused = writeHead(ex.res, STATUS_TEXT[response.status] ?? String(response.status), { "X-Request-Id": ex.requestId }, response.headers);
+    if (refused !== undefined) return answerRefusedHead(ex, logger, refused);
+    ex.res.end(bytes, closeConnection);
+  });
 }
 
 /**
@@ -358,42 +380,4 @@ function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs
     if (finished) ex.stopWriting?.();
     return ok;
   });
-}
-
-/** Collects the body, copying each chunk (uWS reuses them) and refusing past `limit` bytes. */
-function readBody(ex: Exchange, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let done = false;
-    ex.abortRead = () => {
-      if (done) return;
-      done = true;
-      reject(new Error("client went away while sending the body"));
-    };
-    ex.res.onData((chunk, isLast) => {
-      if (done) return;
-      total += chunk.byteLength;
-      if (total > limit) {
-        done = true;
-        reject(new BodyTooLarge(limit));
-        return;
-      }
-      // Copied from Node's buffer pool: a fresh ArrayBuffer per request (chunk.slice) costs the GC far more.
-      if (chunk.byteLength > 0) chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) {
-        done = true;
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
-      }
-    });
-  });
-}
-
-function parseJson(bytes: Buffer | undefined): unknown {
-  if (bytes === undefined || bytes.length === 0) return undefined;
-  try {
-    return JSON.parse(bytes.toString("utf8")) as unknown;
-  } catch (error) {
-    throw new ApiError("VALIDATION_ERROR", "request body is not valid JSON", [{ path: "$", message: (error as Error).message }], { cause: error });
-  }
 }

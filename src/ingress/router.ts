@@ -17,12 +17,25 @@ export interface ApiRequest {
   receivedAt: number;
   /** W3C traceparent of the request's span, only while tracing is on and this request is sampled. */
   traceparent?: string | undefined;
+  /** The body as sent, with the headers that say how to read it; only on routes with `rawBody`. */
+  raw?: RawBody | undefined;
+}
+
+/** A body the route decodes itself (OTLP: protobuf or JSON, maybe gzip). */
+export interface RawBody {
+  bytes: Buffer;
+  /** The Content-Type header, "" when absent. */
+  contentType: string;
+  /** The Content-Encoding header, "" when absent. */
+  contentEncoding: string;
 }
 
 export interface ApiResponse {
   status: number;
   /** Serialised as JSON; omitted for bodiless answers such as 204. */
   body?: unknown;
+  /** Sent as is, in place of `body`; `headers` then carry its Content-Type. */
+  bytes?: Buffer;
   headers?: Record<string, string>;
 }
 
@@ -34,6 +47,14 @@ export interface Route {
   maxBodyBytes?: number;
   /** Served without a token even under /v1 (the API's own description). @default false */
   anonymous?: boolean;
+  /** The body is handed over unparsed in `req.raw` instead of parsed as JSON. @default false */
+  rawBody?: boolean;
+  /**
+   * The answer for a refusal of this route (token, size, the handler's ApiError), when its clients expect
+   * another error shape than the spec's (OTLP exporters read a google.rpc.Status). `contentType` is the
+   * request's. @default the spec's error body
+   */
+  refusal?: (error: ApiError, contentType: string) => ApiResponse;
   /** Throws ApiError for answers in the spec's error shape. */
   handler(req: ApiRequest): Promise<ApiResponse>;
 }

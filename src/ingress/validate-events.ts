@@ -202,3 +202,9 @@ export function parseBatch(body: unknown, stamp: Stamp): EventEnvelope[] {
   if (details.length > 0) throw validationError(details);
   return events;
 }
+
+/** One event body validated into its envelope, or the problems that refuse it (other callers than the routes). */
+export function validateEvent(input: unknown, stamp: Stamp): EventEnvelope | ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  return checkEvent(input, "", stamp, details) ?? details;
+}

@@ -257,6 +257,36 @@ export class Keys {
     return `${this.accountTag(accountId)}:wh:lock`;
   }
 
+  /** The account's OTLP mapping override (src/otlp/mapping-config.ts), msgpack; absent means the defaults. */
+  otlpMapping(accountId: string): string {
+    return `${this.accountTag(accountId)}:otlp:mapping`;
+  }
+
+  /** The keys a trace's spans inherit (outcome, task, agent, customer), once a span of it named its outcome. */
+  otlpTraceKeys(accountId: string, traceId: string): string {
+    return `${this.accountTag(accountId)}:otlp:trace:${traceId}`;
+  }
+
+  /** Spans of a trace whose outcome is not known yet, held until a span of the trace names it (a list). */
+  otlpHeldSpans(accountId: string, traceId: string): string {
+    return `${this.accountTag(accountId)}:otlp:held:${traceId}`;
+  }
+
+  /** The account's traces with held spans: a sorted set of trace ids scored by when their hold ends (ms). */
+  otlpHeldTraces(accountId: string): string {
+    return `${this.accountTag(accountId)}:otlp:held-traces`;
+  }
+
+  /** How many spans the account holds, across its traces: what bounds the hold. */
+  otlpHeldCount(accountId: string): string {
+    return `${this.accountTag(accountId)}:otlp:held-count`;
+  }
+
+  /** Accounts that may hold spans, for the sweep that ends expired holds: account -> change counter. */
+  otlpHoldingAccounts(): string {
+    return `${this.prefix}{otlp-hold}:accounts`;
+  }
+
   account(accountId: string): string {
     return `${this.accountTag(accountId)}:account`;
   }

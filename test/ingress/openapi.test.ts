@@ -121,6 +121,21 @@ describe("OpenAPI document", () => {
     expect((await call("GET", "/v1/charges", {}, undefined, "?customer_key=c&from=2020-01-01T00:00:00Z")).status).toBe(200);
     expect((await call("GET", "/v1/usage")).status).toBe(200);
 
+    // OTLP: the mapping, and a trace export in OTLP/JSON (one GenAI span naming its outcome, one HTTP span dropped).
+    expect((await call("PUT", "/v1/otlp/mapping", {}, { include_attributes: ["gen_ai.input.messages"] })).status).toBe(201);
+    expect((await call("PUT", "/v1/otlp/mapping", {}, {})).status).toBe(200);
+    expect((await call("GET", "/v1/otlp/mapping")).status).toBe(200);
+    const span = (spanId: string, attributes: Record<string, string>) => ({
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      spanId,
+      name: "span",
+      endTimeUnixNano: String(Date.now() * 1e6),
+      attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    });
+    const spans = [span("b7ad6b7169203331", { "gen_ai.operation.name": "chat", "verdict.outcome_key": "o:1" }), span("00f067aa0ba902b7", { "http.request.method": "GET" })];
+    expect((await call("POST", "/v1/traces", {}, { resourceSpans: [{ scopeSpans: [{ spans }] }] })).status).toBe(200);
+    expect((await call("POST", "/v1/traces", {}, { resourceSpans: [{ scopeSpans: [{ spans: [span("nothex", {})] }] }] })).status).toBe(400);
+
     // The dead letter of the event for an outcome nobody opened, and its replay.
     const letter = await eventually(async () => ((await t.request("GET", "/v1/dlq")).body as { dead_letters: { id: string }[] }).dead_letters[0], 15_000, "the dead letter");
     expect((await call("GET", "/v1/dlq")).status).toBe(200);

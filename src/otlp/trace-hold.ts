@@ -1,0 +1,104 @@
+// Spans of a trace whose outcome is not known yet wait in Redis (bounded; any ingress may release them)
+// until a span of the same trace names it, for the hold time; then a sweep ends their hold, counted and logged.
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { Scripts } from "../redis/scripts.js";
+import { msgpack } from "../codec/msgpack.js";
+import type { MappedSpan, SpanKeys } from "./map-span.js";
+
+export interface TraceHoldOptions {
+  /** How long spans wait for their trace's outcome key (VERDICT_OTLP_HOLD). */
+  holdMs: number;
+  /** Most spans one account may hold at once; beyond, unkeyed spans are rejected. */
+  maxHeldSpans: number;
+  /** How long a trace's keys are kept for its later spans. */
+  traceKeysTtlMs: number;
+}
+
+/** One trace of a request: the keys its spans name (when they name its outcome) and its spans that name none. */
+export interface TraceAsk {
+  traceId: string;
+  keys: SpanKeys | undefined;
+  unkeyed: MappedSpan[];
+}
+
+export type TraceAnswer =
+  /** Keys known: `released` are spans held for the trace by earlier requests, to be sent with this one's. */
+  | { status: "known"; keys: SpanKeys; released: MappedSpan[] }
+  | { status: "held" }
+  /** Unknown, and the account's hold is full: the unkeyed spans are rejected. */
+  | { status: "full" };
+
+type Reply = [keys: Buffer, held: Buffer[], status: Buffer][];
+
+const SCRIPTS = ["resolve-traces", "release-traces", "forget-account"] as const;
+
+export class TraceHold {
+  private readonly scripts: Scripts<(typeof SCRIPTS)[number]>;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly options: TraceHoldOptions,
+  ) {
+    this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
+  }
+
+  /** Resolves one request's traces in one script call (the account's keys share a slot). */
+  async resolve(accountId: string, asks: readonly TraceAsk[], now: number): Promise<TraceAnswer[]> {
+    if (asks.length === 0) return [];
+    const keys = [this.keys.otlpHeldTraces(accountId), this.keys.otlpHeldCount(accountId)];
+    const args: (string | number | Buffer)[] = [now, this.options.holdMs, this.options.maxHeldSpans, this.options.traceKeysTtlMs];
+    for (const ask of asks) {
+      keys.push(this.keys.otlpTraceKeys(accountId, ask.traceId), this.keys.otlpHeldSpans(accountId, ask.traceId));
+      const unkeyed = ask.keys === undefined ? ask.unkeyed : [];
+      args.push(ask.traceId, ask.keys === undefined ? "" : msgpack.pack(ask.keys), unkeyed.length, ...unkeyed.map((span) => msgpack.pack(span)));
+    }
+    const reply = (await this.scripts.runBuffer("resolve-traces", keys, args)) as Reply;
+    if (reply.some(([, , status]) => status.toString() === "held")) {
+      // After the hold, so the sweep's forget-account sees the bump (or finds the account again).
+      await this.redis.zincrby(this.keys.otlpHoldingAccounts(), 1, accountId);
+    }
+    return reply.map(([packed, held, status]): TraceAnswer => {
+      const text = status.toString();
+      if (text === "known") return { status: "known", keys: msgpack.unpack(packed) as SpanKeys, released: held.map((b) => msgpack.unpack(b) as MappedSpan) };
+      return text === "held" ? { status: "held" } : { status: "full" };
+    });
+  }
+
+  /** Ends the holds of traces whose held spans were enqueued. */
+  async release(accountId: string, traceIds: readonly string[]): Promise<void> {
+    if (traceIds.length === 0) return;
+    await this.end(accountId, "released", traceIds);
+  }
+
+  /**
+   * Ends every hold past its deadline, account by account; tells `expired` how many spans of which
+   * traces of each account it gave up on.
+   */
+  async sweep(now: number, expired: (accountId: string, traces: Map<string, number>) => void): Promise<void> {
+    const holding = this.keys.otlpHoldingAccounts();
+    const flat = await this.redis.zrange(holding, "0", "-1", "WITHSCORES");
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const accountId = flat[i]!;
+      const due = await this.redis.zrangebyscore(this.keys.otlpHeldTraces(accountId), "-inf", String(now), "LIMIT", 0, 500);
+      if (due.length > 0) {
+        const ended = await this.end(accountId, now, due);
+        const traces = new Map<string, number>();
+        due.forEach((traceId, j) => {
+          if ((ended[j] ?? 0) > 0) traces.set(traceId, ended[j]!);
+        });
+        if (traces.size > 0) expired(accountId, traces);
+      }
+      if ((await this.redis.zcard(this.keys.otlpHeldTraces(accountId))) === 0) {
+        await this.scripts.run("forget-account", [holding], [accountId, flat[i + 1]!]);
+      }
+    }
+  }
+
+  private async end(accountId: string, dueBy: "released" | number, traceIds: readonly string[]): Promise<number[]> {
+    const keys = [this.keys.otlpHeldTraces(accountId), this.keys.otlpHeldCount(accountId), ...traceIds.map((t) => this.keys.otlpHeldSpans(accountId, t))];
+    const reply = (await this.scripts.run("release-traces", keys, [dueBy, ...traceIds])) as number[];
+    return reply.map(Number);
+  }
+}

@@ -1,0 +1,175 @@
+// OTLP spans to outcome events: map each span, resolve its trace's keys (holding spans whose trace has not
+// named its outcome yet), open Variant A outcomes, then validate and submit the events through the same
+// pipeline as POST /v1/events/batch, each trace's in end-time order.
+import { ApiError } from "../errors/api-error.js";
+import { enqueueFailure } from "../errors/enqueue-failure.js";
+import { rateExceeded } from "../errors/quota-exceeded.js";
+import type { EventPipeline } from "../ingress/event-pipeline.js";
+import { validateEvent } from "../ingress/validate-events.js";
+import type { EventEnvelope } from "../streams/event-envelope.js";
+import { mapSpan, type MappedSpan, type SpanKeys } from "./map-span.js";
+import type { MappingStore } from "./mapping-store.js";
+import type { OtlpMetrics, SpanResult } from "./otlp-metrics.js";
+import type { OutcomeOpener } from "./outcome-opener.js";
+import type { ResourceSpans } from "./spans.js";
+import type { TraceAsk, TraceHold } from "./trace-hold.js";
+import { eventInput, inherit, traceKeysOf } from "./trace-keys.js";
+
+export interface TraceIngestDeps {
+  pipeline: EventPipeline;
+  hold: TraceHold;
+  mappings: MappingStore;
+  opener: OutcomeOpener;
+  metrics: OtlpMetrics;
+  /** Named in the 429 that refuses spans beyond the account's event rate. */
+  eventsPerSecond: number;
+}
+
+/** A Redis step of the ingest that failed (down, timed out): the exporter retries after a second. */
+async function storeStep<T>(step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer; retry shortly", undefined, { cause: error, retryAfterSeconds: 1 });
+  }
+}
+
+/** What the 200 answer's partial_success says. */
+export interface IngestAnswer {
+  rejected: number;
+  message: string;
+}
+
+/** Rejections of one request, by reason, for the answer's message and the metrics. */
+class Rejections {
+  readonly counts = new Map<SpanResult, { n: number; why: string }>();
+  total = 0;
+
+  add(result: SpanResult, why: string, n = 1): void {
+    const entry = this.counts.get(result);
+    if (entry) entry.n += n;
+    else this.counts.set(result, { n, why });
+    this.total += n;
+  }
+
+  message(): string {
+    return [...this.counts.values()].map(({ n, why }) => `${n} span(s) rejected: ${why}`).join("; ");
+  }
+}
+
+/** A resolved span, its keys complete, ready to become events. */
+interface Ready {
+  span: MappedSpan;
+  keys: SpanKeys & { outcome: string };
+}
+
+export class TraceIngest {
+  constructor(private readonly deps: TraceIngestDeps) {}
+
+  async ingest(accountId: string, request: readonly ResourceSpans[], receivedAt: number, traceparent: string | undefined): Promise<IngestAnswer> {
+    const { metrics } = this.deps;
+    const mapping = await storeStep(this.deps.mappings.get(accountId));
+    const rejections = new Rejections();
+    const mapped: MappedSpan[] = [];
+    for (const { resource, spans } of request) {
+      for (const span of spans) {
+        const verdict = mapSpan(span, resource, mapping);
+        if (verdict.kind === "mapped") mapped.push(verdict.span);
+        else if (verdict.kind === "dropped") metrics.count(`dropped_${verdict.reason}`);
+        else rejections.add(`rejected_${verdict.reason}`, verdict.message);
+      }
+    }
+    const ready = await this.resolve(accountId, mapped, receivedAt, rejections);
+    await this.openOutcomes(accountId, ready, receivedAt, rejections);
+    const { envelopes, traces } = this.envelopes(accountId, ready, receivedAt, rejections);
+    const results = await this.deps.pipeline.submit(accountId, envelopes, traceparent);
+    // Holds end only for traces whose every event is in: the others stay held, and an exporter's retry of
+    // this request releases them again (their idempotency keys keep that to once).
+    const failedTraces = new Set<string>();
+    results.forEach((result, i) => {
+      if (result !== "appended" && result !== "duplicate") failedTraces.add(traces[i]!);
+    });
+    await storeStep(this.deps.hold.release(accountId, [...new Set(traces)].filter((t) => !failedTraces.has(t))));
+    const failure = results.find((r) => r !== "appended" && r !== "duplicate");
+    if (failure === "rate_limited") throw rateExceeded(this.deps.eventsPerSecond, 1);
+    if (failure === "rejected" || failure === "unconfirmed") throw enqueueFailure(failure, "event");
+    for (const [result, { n }] of rejections.counts) metrics.count(result, n);
+    metrics.count("mapped", ready.length - (rejections.counts.get("rejected_invalid_event")?.n ?? 0));
+    return { rejected: rejections.total, message: rejections.message() };
+  }
+
+  /** Each span with its trace's keys; spans of traces with no outcome key yet are held (or rejected when the hold is full). */
+  private async resolve(accountId: string, mapped: MappedSpan[], now: number, rejections: Rejections): Promise<Ready[]> {
+    const named = traceKeysOf(mapped);
+    const byTrace = new Map<string, MappedSpan[]>();
+    for (const span of mapped) {
+      const list = byTrace.get(span.traceId);
+      if (list) list.push(span);
+      else byTrace.set(span.traceId, [span]);
+    }
+    const asks: TraceAsk[] = [...byTrace].map(([traceId, spans]) => ({ traceId, keys: named.get(traceId), unkeyed: spans }));
+    const answers = await storeStep(this.deps.hold.resolve(accountId, asks, now));
+    const ready: Ready[] = [];
+    answers.forEach((answer, i) => {
+      const { traceId } = asks[i]!;
+      const spans = byTrace.get(traceId)!;
+      if (answer.status === "held") this.deps.metrics.count("held", spans.length);
+      else if (answer.status === "full") rejections.add("rejected_hold_full", "no outcome key, and the account holds as many spans as it may", spans.length);
+      else {
+        for (const span of [...answer.released, ...spans]) {
+          const keys = inherit(span.keys, answer.keys);
+          if (keys.outcome !== undefined) ready.push({ span, keys: { ...keys, outcome: keys.outcome } });
+        }
+      }
+    });
+    // A trace's events apply in end-time order, children held earlier included.
+    return ready.sort((a, b) => a.span.endNs - b.span.endNs);
+  }
+
+  /** Opens each Variant A outcome a trace names a task for; a span whose outcome cannot be opened is rejected. */
+  private async openOutcomes(accountId: string, ready: Ready[], now: number, rejections: Rejections): Promise<void> {
+    const opens = new Map<string, string>();
+    for (const { keys } of ready) if (keys.task !== undefined && !opens.has(keys.outcome)) opens.set(keys.outcome, keys.task);
+    const refused = new Map<string, string>();
+    await Promise.all(
+      [...opens].map(async ([outcome, task]) => {
+        const why = await storeStep(this.deps.opener.open(accountId, outcome, task, now));
+        if (why !== undefined) refused.set(outcome, why);
+      }),
+    );
+    if (refused.size === 0) return;
+    for (let i = ready.length - 1; i >= 0; i--) {
+      const why = refused.get(ready[i]!.keys.outcome);
+      if (why === undefined) continue;
+      rejections.add("rejected_not_opened", `the outcome could not be opened: ${why}`);
+      ready.splice(i, 1);
+    }
+  }
+
+  /** The envelopes of the ready spans (the same validation as the event routes), with each one's trace. */
+  private envelopes(accountId: string, ready: Ready[], receivedAt: number, rejections: Rejections): { envelopes: EventEnvelope[]; traces: string[] } {
+    const envelopes: EventEnvelope[] = [];
+    const traces: string[] = [];
+    for (const { span, keys } of ready) {
+      // The span's end, never later than its arrival: a sender's clock ahead of ours must not move outcomes' time forward.
+      const at = Math.min(receivedAt, Math.floor(span.endNs / 1e6));
+      const stamped: EventEnvelope[] = [];
+      let problem: string | undefined;
+      for (const event of span.events) {
+        const checked = validateEvent(eventInput(event, keys), { accountId, receivedAt: at > 0 ? at : receivedAt });
+        if (Array.isArray(checked)) problem ??= checked.map((d) => `${d.path} ${d.message}`).join(", ");
+        else stamped.push(checked);
+      }
+      if (problem !== undefined) {
+        rejections.add("rejected_invalid_event", `the event is invalid (${problem})`);
+        continue;
+      }
+      for (const envelope of stamped) {
+        envelopes.push(envelope);
+        traces.push(span.traceId);
+      }
+    }
+    return { envelopes, traces };
+  }
+}

@@ -1,0 +1,39 @@
+// The keys a trace lends its spans: frameworks name the conversation on the agent span only, so its
+// children (which end, and are exported, first) take the outcome, task, agent and customer from it.
+import type { MappedSpan, SpanKeys } from "./map-span.js";
+
+/**
+ * Each trace's keys from its spans of one request: each key from the root span when it names one, else
+ * from the first span that does. Traces whose spans name no outcome are absent.
+ */
+export function traceKeysOf(spans: readonly MappedSpan[]): Map<string, SpanKeys> {
+  const ordered = [...spans.filter((s) => s.root), ...spans.filter((s) => !s.root)];
+  const found = new Map<string, SpanKeys>();
+  for (const span of ordered) found.set(span.traceId, inherit(found.get(span.traceId) ?? {}, span.keys));
+  for (const [traceId, keys] of found) if (keys.outcome === undefined) found.delete(traceId);
+  return found;
+}
+
+/** A span's keys, its own first, its trace's for the rest. */
+export function inherit(own: SpanKeys, trace: SpanKeys): SpanKeys {
+  const keys: SpanKeys = {};
+  const outcome = own.outcome ?? trace.outcome;
+  if (outcome !== undefined) keys.outcome = outcome;
+  const task = own.task ?? trace.task;
+  if (task !== undefined) keys.task = task;
+  const agent = own.agent ?? trace.agent;
+  if (agent !== undefined) keys.agent = agent;
+  const customer = own.customer ?? trace.customer;
+  if (customer !== undefined) keys.customer = customer;
+  return keys;
+}
+
+/**
+ * The body of an event (the shape POST /v1/events takes) for one mapped event with its keys: a task or
+ * no customer makes a Variant A event (`outcome_key`), a customer without a task a Variant B one.
+ */
+export function eventInput(event: MappedSpan["events"][number], keys: SpanKeys & { outcome: string }): Record<string, unknown> {
+  const common = { action: event.action, properties: event.properties, idempotency_key: event.idempotencyKey };
+  if (keys.task !== undefined || keys.customer === undefined) return { outcome_key: keys.outcome, ...common };
+  return { key: keys.outcome, customer_key: keys.customer, ...(keys.agent !== undefined && { agent_key: keys.agent }), ...common };
+}
