@@ -1,189 +1,209 @@
 // ExportTraceServiceRequest from application/x-protobuf, read field by field (opentelemetry-proto, trace/v1).
+// Each message is a loop over its tags up to its end offset; unknown fields are skipped, known fields of
+// the wrong wire type refuse the body.
 import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from "./protobuf-reader.js";
 import { UndecodableBody, type AttributeValue, type Attributes, type OtlpSpan, type OtlpSpanEvent, type ResourceSpans } from "./spans.js";
 
-/** Reads each field of a message: `field` handles the known ones and returns false for the rest, which are skipped. */
-function eachField(r: ProtoReader, field: (number: number, wireType: number) => boolean): void {
-  while (r.pos < r.end) {
-    const tag = r.varint();
-    const number = Math.floor(tag / 8);
-    const wireType = tag & 7;
-    if (number === 0) throw new UndecodableBody("field number 0");
-    if (!field(number, wireType)) r.skip(wireType);
-  }
+/** The wire type a known field must have; the tag's own is in its low three bits. */
+function check(tag: number, wanted: number): void {
+  if ((tag & 7) !== wanted) throw new UndecodableBody(`field ${tag >>> 3} has wire type ${tag & 7}, expected ${wanted}`);
 }
 
-function expect(wireType: number, wanted: number, what: string): void {
-  if (wireType !== wanted) throw new UndecodableBody(`${what} has wire type ${wireType}, expected ${wanted}`);
+/** Tags are small varints: read as numbers, field number tag >>> 3 (numbers here are far below 2^28). */
+function tagOf(r: ProtoReader, end: number): number {
+  const tag = r.varint(end);
+  if (tag < 8) throw new UndecodableBody("field number 0");
+  return tag;
 }
 
-function anyValue(r: ProtoReader): AttributeValue {
+function anyValue(r: ProtoReader, end: number): AttributeValue {
   let value: AttributeValue = null;
-  eachField(r, (n, w) => {
-    switch (n) {
+  while (r.pos < end) {
+    const tag = tagOf(r, end);
+    switch (tag >>> 3) {
       case 1:
-        expect(w, WIRE_BYTES, "AnyValue.string_value");
-        value = r.string();
-        return true;
+        check(tag, WIRE_BYTES);
+        value = r.string(end);
+        break;
       case 2:
-        expect(w, WIRE_VARINT, "AnyValue.bool_value");
-        value = r.varint() !== 0;
-        return true;
+        check(tag, WIRE_VARINT);
+        value = r.varint(end) !== 0;
+        break;
       case 3:
-        expect(w, WIRE_VARINT, "AnyValue.int_value");
-        value = r.int64();
-        return true;
+        check(tag, WIRE_VARINT);
+        value = r.int64(end);
+        break;
       case 4:
-        expect(w, WIRE_FIXED64, "AnyValue.double_value");
-        value = r.double();
-        return true;
+        check(tag, WIRE_FIXED64);
+        value = r.double(end);
+        break;
       case 5: {
-        expect(w, WIRE_BYTES, "AnyValue.array_value");
+        check(tag, WIRE_BYTES);
+        const stop = r.delimited(end);
         const list: AttributeValue[] = [];
-        const inner = r.message();
-        eachField(inner, (m, mw) => (m === 1 ? (expect(mw, WIRE_BYTES, "ArrayValue.values"), list.push(anyValue(inner.message())), true) : false));
+        while (r.pos < stop) {
+          const inner = tagOf(r, stop);
+          if (inner >>> 3 !== 1) r.skip(inner & 7, stop);
+          else {
+            check(inner, WIRE_BYTES);
+            list.push(anyValue(r, r.delimited(stop)));
+          }
+        }
         value = list;
-        return true;
+        break;
       }
       case 6: {
-        expect(w, WIRE_BYTES, "AnyValue.kvlist_value");
-        const object: { [key: string]: AttributeValue } = {};
-        const inner = r.message();
-        eachField(inner, (m, mw) => (m === 1 ? (expect(mw, WIRE_BYTES, "KeyValueList.values"), keyValue(inner.message(), (k, v) => (object[k] = v)), true) : false));
-        value = object;
-        return true;
+        check(tag, WIRE_BYTES);
+        const stop = r.delimited(end);
+        const map: Attributes = new Map();
+        while (r.pos < stop) {
+          const inner = tagOf(r, stop);
+          if (inner >>> 3 !== 1) r.skip(inner & 7, stop);
+          else {
+            check(inner, WIRE_BYTES);
+            keyValue(r, r.delimited(stop), map);
+          }
+        }
+        value = Object.fromEntries(map);
+        break;
       }
-      case 7: {
-        expect(w, WIRE_BYTES, "AnyValue.bytes_value");
-        const [start, end] = r.bytes();
-        value = r.buf.toString("base64", start, end);
-        return true;
-      }
+      case 7:
+        check(tag, WIRE_BYTES);
+        value = r.base64(end);
+        break;
       default:
-        return false;
+        r.skip(tag & 7, end);
     }
-  });
+  }
   return value;
 }
 
-function keyValue(r: ProtoReader, put: (key: string, value: AttributeValue) => void): void {
+function keyValue(r: ProtoReader, end: number, into: Attributes): void {
   let key = "";
   let value: AttributeValue = null;
-  eachField(r, (n, w) => {
-    if (n === 1) {
-      expect(w, WIRE_BYTES, "KeyValue.key");
-      key = r.string();
-      return true;
-    }
-    if (n === 2) {
-      expect(w, WIRE_BYTES, "KeyValue.value");
-      value = anyValue(r.message());
-      return true;
-    }
-    return false;
-  });
+  while (r.pos < end) {
+    const tag = tagOf(r, end);
+    if (tag === 10) key = r.string(end);
+    else if (tag === 18) value = anyValue(r, r.delimited(end));
+    else if (tag >>> 3 === 1 || tag >>> 3 === 2) check(tag, WIRE_BYTES);
+    else r.skip(tag & 7, end);
+  }
   // __proto__ as a key would reach the prototype of a properties object later: never kept.
-  if (key !== "" && key !== "__proto__") put(key, value);
+  if (key !== "" && key !== "__proto__") into.set(key, value);
 }
 
-function attributeInto(r: ProtoReader, wireType: number, attributes: Attributes): void {
-  expect(wireType, WIRE_BYTES, "attributes");
-  keyValue(r.message(), (k, v) => attributes.set(k, v));
-}
-
-function spanEvent(r: ProtoReader): OtlpSpanEvent {
+function spanEvent(r: ProtoReader, end: number): OtlpSpanEvent {
   const event: OtlpSpanEvent = { name: "", attributes: new Map() };
-  eachField(r, (n, w) => {
-    if (n === 2) {
-      expect(w, WIRE_BYTES, "Event.name");
-      event.name = r.string();
-      return true;
-    }
-    if (n === 3) {
-      attributeInto(r, w, event.attributes);
-      return true;
-    }
-    return false;
-  });
+  while (r.pos < end) {
+    const tag = tagOf(r, end);
+    if (tag === 18) event.name = r.string(end);
+    else if (tag === 26) keyValue(r, r.delimited(end), event.attributes);
+    else if (tag >>> 3 === 2 || tag >>> 3 === 3) check(tag, WIRE_BYTES);
+    else r.skip(tag & 7, end);
+  }
   return event;
 }
 
-function statusCode(r: ProtoReader): number {
+function statusCode(r: ProtoReader, end: number): number {
   let code = 0;
-  eachField(r, (n, w) => (n === 3 ? (expect(w, WIRE_VARINT, "Status.code"), (code = r.varint()), true) : false));
+  while (r.pos < end) {
+    const tag = tagOf(r, end);
+    if (tag >>> 3 !== 3) {
+      r.skip(tag & 7, end);
+      continue;
+    }
+    check(tag, WIRE_VARINT);
+    code = r.varint(end);
+  }
   return code;
 }
 
-function span(r: ProtoReader): OtlpSpan {
+function span(r: ProtoReader, end: number): OtlpSpan {
   const s: OtlpSpan = { traceId: "", spanId: "", parentSpanId: "", name: "", startNs: 0, endNs: 0, attributes: new Map(), events: [], statusCode: 0 };
-  eachField(r, (n, w) => {
-    switch (n) {
+  while (r.pos < end) {
+    const tag = tagOf(r, end);
+    switch (tag >>> 3) {
       case 1:
-        expect(w, WIRE_BYTES, "Span.trace_id");
-        s.traceId = r.hex();
-        return true;
+        check(tag, WIRE_BYTES);
+        s.traceId = r.hex(end);
+        break;
       case 2:
-        expect(w, WIRE_BYTES, "Span.span_id");
-        s.spanId = r.hex();
-        return true;
+        check(tag, WIRE_BYTES);
+        s.spanId = r.hex(end);
+        break;
       case 4:
-        expect(w, WIRE_BYTES, "Span.parent_span_id");
-        s.parentSpanId = r.hex();
-        return true;
+        check(tag, WIRE_BYTES);
+        s.parentSpanId = r.hex(end);
+        break;
       case 5:
-        expect(w, WIRE_BYTES, "Span.name");
-        s.name = r.string();
-        return true;
+        check(tag, WIRE_BYTES);
+        s.name = r.string(end);
+        break;
       case 7:
-        expect(w, WIRE_FIXED64, "Span.start_time_unix_nano");
-        s.startNs = r.fixed64();
-        return true;
+        check(tag, WIRE_FIXED64);
+        s.startNs = r.fixed64(end);
+        break;
       case 8:
-        expect(w, WIRE_FIXED64, "Span.end_time_unix_nano");
-        s.endNs = r.fixed64();
-        return true;
+        check(tag, WIRE_FIXED64);
+        s.endNs = r.fixed64(end);
+        break;
       case 9:
-        attributeInto(r, w, s.attributes);
-        return true;
+        check(tag, WIRE_BYTES);
+        keyValue(r, r.delimited(end), s.attributes);
+        break;
       case 11:
-        expect(w, WIRE_BYTES, "Span.events");
-        s.events.push(spanEvent(r.message()));
-        return true;
+        check(tag, WIRE_BYTES);
+        s.events.push(spanEvent(r, r.delimited(end)));
+        break;
       case 15:
-        expect(w, WIRE_BYTES, "Span.status");
-        s.statusCode = statusCode(r.message());
-        return true;
+        check(tag, WIRE_BYTES);
+        s.statusCode = statusCode(r, r.delimited(end));
+        break;
       default:
-        return false;
+        r.skip(tag & 7, end);
     }
-  });
+  }
   return s;
 }
 
-function resourceSpans(r: ProtoReader): ResourceSpans {
+function resourceSpans(r: ProtoReader, end: number): ResourceSpans {
   const out: ResourceSpans = { resource: new Map(), spans: [] };
-  eachField(r, (n, w) => {
-    if (n === 1) {
-      expect(w, WIRE_BYTES, "ResourceSpans.resource");
-      const resource = r.message();
-      eachField(resource, (m, mw) => (m === 1 ? (attributeInto(resource, mw, out.resource), true) : false));
-      return true;
+  while (r.pos < end) {
+    const tag = tagOf(r, end);
+    const number = tag >>> 3;
+    if (number !== 1 && number !== 2) {
+      r.skip(tag & 7, end);
+      continue;
     }
-    if (n === 2) {
-      expect(w, WIRE_BYTES, "ResourceSpans.scope_spans");
-      const scope = r.message();
-      eachField(scope, (m, mw) => (m === 2 ? (expect(mw, WIRE_BYTES, "ScopeSpans.spans"), out.spans.push(span(scope.message())), true) : false));
-      return true;
+    check(tag, WIRE_BYTES);
+    const stop = r.delimited(end);
+    // Resource.attributes (1) or ScopeSpans.spans (2): both the inner message's field whose number is the outer's.
+    while (r.pos < stop) {
+      const inner = tagOf(r, stop);
+      if (inner >>> 3 !== number) {
+        r.skip(inner & 7, stop);
+        continue;
+      }
+      check(inner, WIRE_BYTES);
+      if (number === 1) keyValue(r, r.delimited(stop), out.resource);
+      else out.spans.push(span(r, r.delimited(stop)));
     }
-    return false;
-  });
+  }
   return out;
 }
 
 /** Decodes an ExportTraceServiceRequest; throws UndecodableBody for bytes that are not one. */
 export function decodeProtobufRequest(body: Buffer): ResourceSpans[] {
-  const r = new ProtoReader(body, 0, body.length);
+  const r = new ProtoReader(body);
   const out: ResourceSpans[] = [];
-  eachField(r, (n, w) => (n === 1 ? (expect(w, WIRE_BYTES, "ExportTraceServiceRequest.resource_spans"), out.push(resourceSpans(r.message())), true) : false));
+  while (r.pos < body.length) {
+    const tag = tagOf(r, body.length);
+    if (tag >>> 3 !== 1) {
+      r.skip(tag & 7, body.length);
+      continue;
+    }
+    check(tag, WIRE_BYTES);
+    out.push(resourceSpans(r, r.delimited(body.length)));
+  }
   return out;
 }

@@ -1,4 +1,5 @@
-// A reader of the protobuf wire format, enough for the few OTLP messages the ingress decodes.
+// A reader of the protobuf wire format, enough for the few OTLP messages the ingress decodes. One cursor
+// walks the whole body; an embedded message is read up to its end offset, with no reader object per message.
 import { UndecodableBody } from "./spans.js";
 
 export const WIRE_VARINT = 0;
@@ -7,27 +8,28 @@ export const WIRE_BYTES = 2;
 export const WIRE_FIXED32 = 5;
 
 const TWO_32 = 4294967296;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/**
+ * Buffer's own slice decoder, which Buffer#toString calls after checking its arguments: it builds one flat
+ * string in C++, where a string built in JS by parts is a rope that every later hash or compare flattens.
+ */
+type Utf8Slicing = Buffer & { utf8Slice(start: number, end: number): string };
 
-/** A cursor over one message's bytes; every read checks its bound, so truncated input throws UndecodableBody. */
+/** A cursor over the body; every read checks its bound, so truncated input throws UndecodableBody. */
 export class ProtoReader {
-  pos: number;
+  pos = 0;
 
-  constructor(
-    readonly buf: Buffer,
-    start: number,
-    readonly end: number,
-  ) {
-    this.pos = start;
-  }
+  constructor(readonly buf: Buffer) {}
 
   /** A varint as a double: exact up to 2^53, which covers tags, lengths and enums. */
-  varint(): number {
-    const { buf, end } = this;
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= end) throw truncated();
-      const byte = buf[this.pos++]!;
+  varint(end: number): number {
+    const buf = this.buf;
+    let byte = this.pos < end ? buf[this.pos++]! : outOfBounds();
+    if (byte < 0x80) return byte;
+    let result = byte & 0x7f;
+    let scale = 128;
+    for (let i = 1; i < 10; i++) {
+      byte = this.pos < end ? buf[this.pos++]! : outOfBounds();
       result += (byte & 0x7f) * scale;
       if (byte < 0x80) return result;
       scale *= 128;
@@ -36,9 +38,9 @@ export class ProtoReader {
   }
 
   /** An int64 varint, exact: a number when safe, else its decimal string. */
-  int64(): number | string {
+  int64(end: number): number | string {
     const start = this.pos;
-    const approx = this.varint();
+    const approx = this.varint(end);
     if (approx <= Number.MAX_SAFE_INTEGER) return approx;
     let value = 0n;
     let shift = 0n;
@@ -51,72 +53,76 @@ export class ProtoReader {
   }
 
   /** A fixed64 as a double (timestamps in nanoseconds). */
-  fixed64(): number {
-    if (this.pos + 8 > this.end) throw truncated();
+  fixed64(end: number): number {
+    if (this.pos + 8 > end) outOfBounds();
     const lo = this.buf.readUInt32LE(this.pos);
     const hi = this.buf.readUInt32LE(this.pos + 4);
     this.pos += 8;
     return hi * TWO_32 + lo;
   }
 
-  double(): number {
-    if (this.pos + 8 > this.end) throw truncated();
+  double(end: number): number {
+    if (this.pos + 8 > end) outOfBounds();
     const value = this.buf.readDoubleLE(this.pos);
     this.pos += 8;
     return value;
   }
 
-  /** A length-delimited field's extent; the cursor moves past it. */
-  bytes(): [start: number, end: number] {
-    const length = this.varint();
+  /** The end offset of a length-delimited field whose content starts at the cursor. */
+  delimited(end: number): number {
+    const length = this.varint(end);
+    if (length > end - this.pos) outOfBounds();
+    return this.pos + length;
+  }
+
+  string(end: number): string {
+    const stop = this.delimited(end);
     const start = this.pos;
-    if (length > this.end - start) throw truncated();
-    this.pos = start + length;
-    return [start, this.pos];
+    this.pos = stop;
+    return (this.buf as Utf8Slicing).utf8Slice(start, stop);
   }
 
-  string(): string {
-    const [start, end] = this.bytes();
-    return this.buf.toString("utf8", start, end);
+  hex(end: number): string {
+    const stop = this.delimited(end);
+    let text = "";
+    for (let p = this.pos; p < stop; p++) text += HEX[this.buf[p]!]!;
+    this.pos = stop;
+    return text;
   }
 
-  hex(): string {
-    const [start, end] = this.bytes();
-    return this.buf.toString("hex", start, end);
-  }
-
-  /** A reader over an embedded message. */
-  message(): ProtoReader {
-    const [start, end] = this.bytes();
-    return new ProtoReader(this.buf, start, end);
+  base64(end: number): string {
+    const stop = this.delimited(end);
+    const text = this.buf.toString("base64", this.pos, stop);
+    this.pos = stop;
+    return text;
   }
 
   /** Skips a field of an unknown number: newer senders may add fields. */
-  skip(wireType: number): void {
+  skip(wireType: number, end: number): void {
     switch (wireType) {
       case WIRE_VARINT:
-        this.varint();
+        this.varint(end);
         return;
       case WIRE_FIXED64:
-        this.advance(8);
+        this.advance(8, end);
         return;
       case WIRE_BYTES:
-        this.bytes();
+        this.pos = this.delimited(end);
         return;
       case WIRE_FIXED32:
-        this.advance(4);
+        this.advance(4, end);
         return;
       default:
         throw new UndecodableBody(`unsupported wire type ${wireType}`);
     }
   }
 
-  private advance(n: number): void {
-    if (this.pos + n > this.end) throw truncated();
+  private advance(n: number, end: number): void {
+    if (this.pos + n > end) outOfBounds();
     this.pos += n;
   }
 }
 
-function truncated(): UndecodableBody {
-  return new UndecodableBody("the protobuf message is truncated");
+function outOfBounds(): never {
+  throw new UndecodableBody("the protobuf message is truncated");
 }
