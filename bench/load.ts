@@ -12,8 +12,10 @@ export interface LoadSpec {
   port: number;
   path: string;
   token: string;
-  /** Request bodies, sent round-robin. */
+  /** Request bodies, sent round-robin: a JSON array of strings (base64 ones when `contentType` is binary). */
   bodiesFile: string;
+  /** The bodies' Content-Type (default application/json); application/x-protobuf bodies are base64 in the file. */
+  contentType?: string;
   connections: number;
   seconds: number;
   warmupSeconds: number;
@@ -40,12 +42,13 @@ export interface LoadResult {
 const now = (): number => performance.timeOrigin + performance.now();
 
 function main(spec: LoadSpec): void {
-  const bodies = (JSON.parse(readFileSync(spec.bodiesFile, "utf8")) as string[]).map((body) =>
-    Buffer.from(
-      `POST ${spec.path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${spec.token}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    ),
-  );
+  const contentType = spec.contentType ?? "application/json";
+  const binary = contentType === "application/x-protobuf";
+  const bodies = (JSON.parse(readFileSync(spec.bodiesFile, "utf8")) as string[]).map((text) => {
+    const body = binary ? Buffer.from(text, "base64") : Buffer.from(text);
+    const head = `POST ${spec.path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${spec.token}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    return Buffer.concat([Buffer.from(head), body]);
+  });
   const counted = spec.maxRequests !== undefined;
 
   let next = 0;

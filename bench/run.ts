@@ -6,7 +6,7 @@
 // of the k6 scripts, prints one table, and writes it with the machine's description into bench/RESULTS.md.
 //
 // BENCH_SECONDS (default 10) sets the length of each timed run and scales the end-to-end event counts;
-// BENCH_ONLY (comma-separated: ingest,serve,tracing,replicas,e2e,visible,storm,bullmq,memory,takeover,archive,client) runs some scenarios only
+// BENCH_ONLY (comma-separated: ingest,serve,tracing,replicas,e2e,visible,storm,bullmq,memory,takeover,archive,otlp,client) runs some scenarios only
 // (RESULTS.md is then not rewritten). BULLMQ_CONCURRENCY (default 100) tunes the peer's Worker.
 // BENCH_ROUNDS (default 5) sets the interleaved rounds of rows 1, 1b and 2; BENCH_TRACING_PAIRS (default 12)
 // the fresh process pairs of row 1b, BENCH_TRACING_RATIO (default 0.01) its sampling, BENCH_TRACING_WARMUP (default 10)
@@ -67,11 +67,12 @@ import {
   type VerdictProcess,
 } from "./harness.js";
 import type { ArchiveFigures } from "./archive.js";
+import type { OtlpFigures } from "./otlp.js";
 import type { ProbeResult } from "./probe.js";
 import type { StormFigures } from "./storm.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "archive", "client"] as const;
+const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "archive", "otlp", "client"] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -252,6 +253,7 @@ interface Results {
   storm?: StormFigures;
   takeover?: { outcomes: number; killToLeaseMs: number; killToVisibleMs: number; leaseToVisibleMs: number };
   archive?: ArchiveFigures;
+  otlp?: OtlpFigures;
 }
 
 const results: Results = { single: {}, batch: {} };
@@ -972,6 +974,18 @@ function table(): string {
     ">= 20,000 outcomes/s into PostgreSQL; end to end on within 10% of off (issue 23)",
     met(archive ? archive.copyPerSecond >= 20_000 && mean(archive.e2eOn) >= 0.9 * mean(archive.e2eOff) : undefined),
   ]);
+  const otlp = results.otlp;
+  const otlpCell = (side: OtlpFigures["traces"], unit: string): string =>
+    `${int(side.perSecond)} ${unit}/s (p50 ${ms(side.p50Ms)} ms, p99 ${ms(side.p99Ms)} ms per request); CPU per ${unit.slice(0, -1)}: ingress ${micros(side.cpuMicros.ingress)} µs, Redis ${micros(side.cpuMicros.redis)} µs`;
+  rows.push([
+    `9. OTLP trace ingest, ingress role: POST /v1/traces, protobuf requests of 512 GenAI spans (${otlp ? int(otlp.bodyBytes) : "?"} bytes each), vs the same events through POST /v1/events/batch (500 per batch), ${BATCH_CONNECTIONS} connections, fresh spans each round, ${ROUNDS} interleaved rounds`,
+    otlp ? `traces: ${otlpCell(otlp.traces, "spans")}. Batch: ${otlpCell(otlp.batch, "events")}` : "not run",
+    "n/a",
+    "n/a",
+    otlp ? `traces / batch ${otlp.ratio.toFixed(2)}x (rounds: ${otlp.traces.rounds.map((r, i) => (r / otlp.batch.rounds[i]!).toFixed(2)).join(", ")})` : "n/a",
+    ">= 0.8x /v1/events/batch (issue 39)",
+    met(otlp ? otlp.ratio >= 0.8 : undefined),
+  ]);
   const header = ["Scenario", "Verdict", "bare uWS + XADD", "Fastify + BullMQ", "Verdict / BullMQ", "Target", "Met"];
   return [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
 }
@@ -1023,6 +1037,9 @@ async function main(): Promise<void> {
     if (ONLY.has("takeover")) await takeover(dir);
     if (ONLY.has("archive")) await phase("archive: settled outcomes into PostgreSQL (bench/archive.ts)", async () => {
       results.archive = await runJsonChild<ArchiveFigures>("archive", {});
+    });
+    if (ONLY.has("otlp")) await phase("otlp: POST /v1/traces (protobuf, 512 spans) vs the same events through /v1/events/batch (bench/otlp.ts)", async () => {
+      results.otlp = await runJsonChild<OtlpFigures>("otlp", {});
     });
     if (ONLY.has("client")) await clientBeside();
   } finally {
@@ -1107,6 +1124,13 @@ How each row is measured:
    in Redis is watched for the new owner. The target is read as the issue words it, the cost of *taking
    over* (claiming pending entries, loading cold outcomes on demand); how soon a death is noticed is the lease TTL,
    a setting (VERDICT_LEASE_TTL_MS, default 5000), so the kill-to-visible time is reported beside it.
+9. bench/otlp.ts (\`npm run bench:otlp\` alone): \`serve --role ingress\` on its own redis-server (no worker). Each round
+   makes fresh GenAI conversations with the OpenTelemetry JS SDK (an agent span with \`gen_ai.conversation.id\`,
+   two chat spans with message contents and a tool span; \`verdict.customer_key\` on the resource, so Variant B)
+   and sends them once, as protobuf requests of 512 spans (\`ProtobufTraceSerializer\`, as the SDK's exporter
+   encodes them) or as the events the mapping documents for them (ids and idempotency keys included) in
+   500-event batches; the two alternate round by round. The ratio is the median of each round pair's rates;
+   CPU per span or event is the ingress's and Redis's CPU time (/proc) over all rounds.
 `;
 }
 

@@ -64,7 +64,10 @@ interface Upstream {
 
 function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<Upstream> {
   return new Promise((resolve, reject) => {
-    const headers = { ...req.headers, host: target.host, "content-length": String(body.length) };
+    // The body was read whole, so it goes with a length: a chunked request's transfer-encoding must not
+    // travel beside it (a server refuses both, as uWebSockets.js does by closing the connection).
+    const sent = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== "transfer-encoding"));
+    const headers = { ...sent, host: target.host, "content-length": String(body.length) };
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
