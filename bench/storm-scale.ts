@@ -70,33 +70,32 @@ async function sampleAt(target: Target, atMs: number, cpuBefore: Record<string, 
 }
 
 /** Variant B events that open `keys`, each with its deadline, in batches. */
-async function openByEvents(dir: string, target: Target, token: string, keys: string[], deadlineOf: (i: number) => number): Promise<void> {
-  for (let first = 0; first < keys.length; first += BATCH * BATCHES_PER_RUN) {
+async function openByEvents(dir: string, target: Target, token: string, keys: Keys, refs: { names: string[]; openBefore: number }, deadlineOf: (i: number) => number): Promise<void> {
+  const names = refs.names;
+  for (let first = 0; first < names.length; first += BATCH * BATCHES_PER_RUN) {
     const bodies: string[] = [];
-    for (let b = first; b < Math.min(keys.length, first + BATCH * BATCHES_PER_RUN); b += BATCH) {
-      const events = keys.slice(b, b + BATCH).map((key, j) => ({ key, customer_key: "scale", agent_key: "scale", action: "opened", properties: { settles_at: new Date(deadlineOf(b + j)).toISOString() } }));
+    for (let b = first; b < Math.min(names.length, first + BATCH * BATCHES_PER_RUN); b += BATCH) {
+      const events = names.slice(b, b + BATCH).map((key, j) => ({ key, customer_key: "scale", agent_key: "scale", action: "opened", properties: { settles_at: new Date(deadlineOf(b + j)).toISOString() } }));
       bodies.push(JSON.stringify({ events }));
     }
-    const before = await workerEvents(target);
     const result = await load(dir, { port: target.port, path: "/v1/events/batch", token, bodies, connections: 8, maxRequests: bodies.length, expectStatus: 202, expectBody: '"failed":[]' });
     if (result.errors > 0) throw new Error(`${result.errors} batches not accepted whole`);
     // Paced by the workers: a backlog past the ingress's bound would be refused.
-    await applied(target, before, Math.min(keys.length - first, BATCH * BATCHES_PER_RUN));
+    await opened(target, keys, refs.openBefore + Math.min(names.length, first + BATCH * BATCHES_PER_RUN));
   }
 }
 
-/** Waits until the workers have applied `events` more events than `before`. */
-async function applied(target: Target, before: number, events: number): Promise<void> {
+/** Waits until the due-time indexes hold `outcomes` (the workers opened them); a minute without progress fails. */
+async function opened(target: Target, keys: Keys, outcomes: number): Promise<void> {
+  let last = -1;
+  let lastMovedAt = Date.now();
   for (;;) {
-    const processed = await workerEvents(target);
-    if (processed >= before + events) return;
+    const due = await dueBy(target.redis, keys, Number.MAX_SAFE_INTEGER);
+    if (due >= outcomes) return;
+    if (due !== last) [last, lastMovedAt] = [due, Date.now()];
+    if (Date.now() - lastMovedAt > 60_000) throw new Error(`${due} outcomes open, not ${outcomes}, and none opened for a minute`);
     await sleep(500);
   }
-}
-
-async function workerEvents(target: Target): Promise<number> {
-  const counts = await Promise.all(target.metricsPorts.map((port) => metricSum(port, "verdict_events_processed_total")));
-  return counts.reduce((a, b) => a + b, 0);
 }
 
 async function main(): Promise<void> {
@@ -114,7 +113,7 @@ async function main(): Promise<void> {
     const openStarted = now();
     const spreadFrom = Date.now() + HOUR_MS;
     const spread = Array.from({ length: OUTCOMES }, (_, i) => `spread-${i}`);
-    await openByEvents(dir, target, token, spread, (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES));
+    await openByEvents(dir, target, token, keys, { names: spread, openBefore: 0 }, (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES));
     const openSeconds = (now() - openStarted) / 1000;
     await expectDue(target, keys, token, OUTCOMES);
     console.error(`${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s; at rest for ${REST_MS / 1000} s:`);
@@ -136,7 +135,7 @@ async function main(): Promise<void> {
     const perEventMs = (openSeconds * 1000) / OUTCOMES;
     const settlesAt = Math.ceil((Date.now() + 5000 + 2 * perEventMs * DUE) / 1000) * 1000;
     const dueKeys = Array.from({ length: DUE }, (_, i) => `due-${i}`);
-    await openByEvents(dir, target, token, dueKeys, () => settlesAt);
+    await openByEvents(dir, target, token, keys, { names: dueKeys, openBefore: OUTCOMES }, () => settlesAt);
     await expectDue(target, keys, token, OUTCOMES + DUE);
     if (Date.now() > settlesAt - 1000) throw new Error("opening the due minute's outcomes took past its deadline");
     const confirmedBefore = await verdicts(target);

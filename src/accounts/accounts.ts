@@ -32,8 +32,13 @@ function newAccountId(): string {
 /** A token change is rare and interactive: a replica gets this long to acknowledge it. */
 const REPLICA_ACK_TIMEOUT_MS = 5000;
 
+interface AccountScriptReplies {
+  /** [generation, subscribers that received the announcement], or [0, 0] when the mode's precondition failed. */
+  "set-token-generation": [generation: number, subscribers: number];
+}
+
 export class Accounts {
-  private readonly scripts: Scripts<"set-token-generation">;
+  private readonly scripts: Scripts<AccountScriptReplies>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -78,12 +83,7 @@ export class Accounts {
   }
 
   private async setGeneration(accountId: string, mode: "create" | "rotate"): Promise<number> {
-    const reply = (await this.scripts.run(
-      "set-token-generation",
-      [this.keys.tokenGenerations()],
-      [accountId, this.keys.tokenRotatedChannel(), mode],
-    )) as [number, number];
-    const [generation, subscribers] = reply;
+    const [generation, subscribers] = await this.scripts.run("set-token-generation", [this.keys.tokenGenerations()], [accountId, this.keys.tokenRotatedChannel(), mode]);
     // A generation a failover could roll back would revive the old token (rotate) or void the new one.
     if (!(await replicated(this.redis, this.keys.tokenGenerations(), this.replicaAcks, REPLICA_ACK_TIMEOUT_MS))) {
       throw new Error(`the token generation was not acknowledged by ${this.replicaAcks} replica(s) in time; run the command again`);

@@ -9,12 +9,12 @@ import type { Scripts } from "../redis/scripts.js";
 import type { TurnCork } from "../redis/turn-cork.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ActorMetrics } from "./actor-metrics.js";
+import type { ActorScriptReplies } from "./actor-scripts.js";
 import type { OutcomeCreator } from "./batch-fold.js";
 import type { CohortModels } from "./cohort-models.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { OpenOutcomeQuota } from "./open-outcome-quota.js";
 
-export type ActorScript = "commit" | "lease-acquire" | "lease-renew" | "lease-release" | "archive-delete" | "claim-orphans";
 
 /** The shard this actor owns and the lease it owns it by. */
 export interface ShardLease {
@@ -60,7 +60,7 @@ export interface ActorServices {
   /** Shared by the worker's actors: the commits and loads of one turn leave `client` in one write. */
   cork: TurnCork;
   keys: Keys;
-  scripts: Scripts<ActorScript>;
+  scripts: Scripts<ActorScriptReplies>;
   hot: HotOutcomes;
   /** The worker's merged cohort models, which scores read. */
   models: CohortModels;

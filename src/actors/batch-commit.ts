@@ -4,6 +4,7 @@ import { msgpack } from "../codec/msgpack.js";
 import { notificationHeader, type Notification } from "../outcomes/notification.js";
 import type { ScriptArg } from "../redis/script-command.js";
 import { RollupDelta } from "../outcomes/insight-rollup.js";
+import { COMMIT_REPLY } from "./actor-scripts.js";
 
 export type CommitResult =
   | { ok: true }
@@ -196,16 +197,17 @@ export class BatchCommit {
 
   /** Runs the commit. `run` is the registered commit script. */
   async execute(
-    run: (keys: readonly string[], args: readonly ScriptArg[]) => Promise<unknown>,
+    run: (keys: readonly string[], args: readonly ScriptArg[]) => Promise<number>,
     leaseValue: string,
     group: string,
   ): Promise<CommitResult> {
     const ops = [...this.ops, ...this.sortedSetOps()];
-    const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(ops), msgpack.pack(this.acks), this.id, ...this.blobs]));
-    if (reply === 1) return { ok: true };
-    if (reply === -1) return { ok: false, reason: "lease-lost" };
-    if (reply === 0) return { ok: false, reason: "foreign-pending" };
-    const op = ops[-2 - reply - 1];
+    const reply = await run(this.keys, [leaseValue, group, msgpack.pack(ops), msgpack.pack(this.acks), this.id, ...this.blobs]);
+    if (reply === COMMIT_REPLY.COMMITTED) return { ok: true };
+    if (reply === COMMIT_REPLY.LEASE_LOST) return { ok: false, reason: "lease-lost" };
+    if (reply === COMMIT_REPLY.FOREIGN_PENDING) return { ok: false, reason: "foreign-pending" };
+    // Lua counts operations from 1.
+    const op = ops[COMMIT_REPLY.REFUSED_OP - reply - 1];
     if (op?.[0] === "open-quota") return { ok: false, reason: "open-quota" };
     const keyIndex = typeof op?.[1] === "number" ? op[1] : 0;
     return { ok: false, reason: "create-conflict", key: this.keys[keyIndex - 1] ?? "" };

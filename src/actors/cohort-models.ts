@@ -8,6 +8,7 @@ import { cohortId } from "../outcomes/outcome-scores.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { EMPTY_MODEL, mergeModels, type CohortModel } from "../scores/cohort-model.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 
 export interface CohortModelsDeps {
@@ -29,17 +30,18 @@ interface Held {
 
 export class CohortModels {
   private readonly held = new Map<string, Held>();
-  private timer: NodeJS.Timeout | undefined;
-  private refreshing = false;
+  private readonly refreshes: Periodic;
 
-  constructor(private readonly deps: CohortModelsDeps) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.refresh(), this.deps.refreshMs);
+  constructor(private readonly deps: CohortModelsDeps) {
+    this.refreshes = new Periodic(() => this.refresh(), { intervalMs: deps.refreshMs });
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  start(): void {
+    this.refreshes.start();
+  }
+
+  stop(): Promise<void> {
+    return this.refreshes.stop();
   }
 
   /** The model to score against; a cohort not held yet scores against the empty model while it loads. */
@@ -86,19 +88,13 @@ export class CohortModels {
   }
 
   private async refresh(): Promise<void> {
-    if (this.refreshing) return;
-    this.refreshing = true;
-    try {
-      const active: Held[] = [];
-      for (const [id, held] of this.held) {
-        if (held.loading) continue;
-        if (!held.used) this.held.delete(id);
-        else active.push(held);
-        held.used = false;
-      }
-      await Promise.all(active.map((held) => this.load(held)));
-    } finally {
-      this.refreshing = false;
+    const active: Held[] = [];
+    for (const [id, held] of this.held) {
+      if (held.loading) continue;
+      if (!held.used) this.held.delete(id);
+      else active.push(held);
+      held.used = false;
     }
+    await Promise.all(active.map((held) => this.load(held)));
   }
 }

@@ -36,7 +36,7 @@ export interface CommitStagingDeps {
   archiving: boolean;
   /** A dead letter's event larger than this keeps only a prefix in Redis (options.dlqMaxEventBytes). */
   deadLetterMaxEventBytes: number;
-  metrics: Pick<ActorMetrics, "charges" | "snapshotBytes" | "verdicts" | "observeScore">;
+  metrics: Pick<ActorMetrics, "charges" | "snapshotBytes" | "observeScore">;
 }
 
 export class CommitStaging {
@@ -153,7 +153,6 @@ export class CommitStaging {
           metrics.observeScore(name, after);
         }
       }
-      if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
       if (created) commit.rollups.opened(record);
       if (openBefore && record.status !== "OPEN") commit.rollups.verdict(record);
     }

@@ -271,12 +271,14 @@ export class ShardActor {
    * committed, every record of `records` is what Redis holds; not, they are forgotten, to be loaded again.
    */
   private async commitChanges(commit: BatchCommit, changed: ReadonlyMap<string, ChangedOutcome>, scoring: BatchScoring, records: ReadonlyMap<string, OutcomeRecord>): Promise<boolean> {
-    const { hot, logger } = this.deps.services;
+    const { hot, logger, metrics } = this.deps.services;
     this.staging.changes(commit, changed, scoring);
     this.deps.openQuota.stage(commit, changed);
     const result = await this.commits.run(commit);
     if (result.ok) {
       for (const [ref, record] of records) hot.set(this.shard, ref, record);
+      // Counted once committed: a refused commit is staged again, and would count its verdicts twice.
+      for (const { record } of changed.values()) if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
       return true;
     }
     for (const ref of records.keys()) hot.delete(this.shard, ref);

@@ -8,6 +8,7 @@
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { Scripts } from "../redis/scripts.js";
+import { LEASE_LOST, type ActorScriptReplies } from "./actor-scripts.js";
 import { CONSUMER_GROUP } from "./consumer-group.js";
 
 /** An entry as XREADGROUP gives it: its id and [field, value], or null for a pending entry deleted since. */
@@ -17,7 +18,7 @@ export interface ShardReaderDeps {
   /** The shard's own connection: its blocking reads never stall other commands. */
   reader: RedisClient;
   /** The worker's scripts (whichever others it has), on its shared connection. */
-  scripts: Pick<Scripts<"claim-orphans">, "run">;
+  scripts: Pick<Scripts<Pick<ActorScriptReplies, "claim-orphans">>, "run">;
   keys: Keys;
   shard: number;
   /** "<worker>:<token>", as the lease holds it. */
@@ -37,8 +38,8 @@ export class ShardReader {
    */
   async claimOrphans(): Promise<number | "lease-lost"> {
     const { scripts, keys, shard, leaseValue, workerId } = this.deps;
-    const claimed = Number(await scripts.run("claim-orphans", [keys.lease(shard), keys.stream(shard), keys.fence(shard)], [leaseValue, CONSUMER_GROUP, workerId]));
-    return claimed === -1 ? "lease-lost" : claimed;
+    const claimed = await scripts.run("claim-orphans", [keys.lease(shard), keys.stream(shard), keys.fence(shard)], [leaseValue, CONSUMER_GROUP, workerId]);
+    return claimed === LEASE_LOST ? "lease-lost" : claimed;
   }
 
   /** Entries delivered to this consumer and not acknowledged (its own retries, the entries it claimed). */

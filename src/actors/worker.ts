@@ -11,10 +11,10 @@ import { ArchivedFilter } from "../archive/archived-filter.js";
 import type { ArchivedOutcomes } from "../archive/archived-outcomes.js";
 import { ChargeArchiver } from "../archive/charge-archiver.js";
 import { OutcomeArchiver } from "../archive/outcome-archiver.js";
-import { replicated } from "../redis/replica-acks.js";
 import { TurnCork } from "../redis/turn-cork.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../redis/keys.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import { createActorMetrics, type ActorMetrics } from "./actor-metrics.js";
 import { desiredShards } from "./assignment.js";
@@ -24,7 +24,9 @@ import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
 import { OpenOutcomeQuota } from "./open-outcome-quota.js";
-import type { ActorScript, ActorServices, ActorTuning } from "./actor-deps.js";
+import type { ActorServices, ActorTuning } from "./actor-deps.js";
+import { ACTOR_SCRIPTS, LEASE_LOST, type ActorScriptReplies } from "./actor-scripts.js";
+import { LeaseKeeper } from "./lease-keeper.js";
 import { ShardActor } from "./shard-actor.js";
 import { readShardLag } from "./shard-lag.js";
 
@@ -79,12 +81,11 @@ export function replicaAckTimeoutMs(leaseTtlMs: number): number {
 /** How often a worker measures its shards' lag and dead letters: cheap reads, a few per scrape interval. */
 export const SHARD_LAG_SAMPLE_MS = 5000;
 
-const SCRIPT_NAMES: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release", "archive-delete", "claim-orphans"];
-
 export class Worker {
   readonly id = `w-${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
   private readonly actors = new Map<number, { actor: ShardActor; leaseValue: string }>();
-  private readonly scripts: Scripts<ActorScript>;
+  private readonly scripts: Scripts<ActorScriptReplies>;
+  private readonly leases: LeaseKeeper;
   private readonly membership: Membership;
   private readonly cork: TurnCork;
   private readonly hot: HotOutcomes;
@@ -96,17 +97,23 @@ export class Worker {
   private readonly services: ActorServices;
   /** Move this worker's shards' settled outcomes and charges to the archive; undefined without one. */
   private readonly archivers: { outcomes: OutcomeArchiver; charges: ChargeArchiver } | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private lagTimer: NodeJS.Timeout | undefined;
-  private lagSampling: Promise<void> = Promise.resolve();
-  private lagSampleRunning = false;
-  private rebalancing: Promise<void> = Promise.resolve();
+  /** The beat: membership heartbeat, lease renewals, shards given up and taken. */
+  private readonly beat: Periodic;
+  private readonly lagSampler: Periodic;
   private stopped = false;
   /** True once this worker has joined the membership: what /readyz reports for a worker. */
   joined = false;
 
   constructor(private readonly deps: WorkerDeps) {
-    this.scripts = new Scripts(deps.client, new URL("./lua/", import.meta.url), SCRIPT_NAMES);
+    this.scripts = new Scripts(deps.client, new URL("./lua/", import.meta.url), ACTOR_SCRIPTS);
+    const { leaseTtlMs, replicaAcks } = deps.options;
+    this.leases = new LeaseKeeper({ client: deps.client, keys: deps.keys, scripts: this.scripts, workerId: this.id, leaseTtlMs, replicaAcks, replicaAckTimeoutMs: replicaAckTimeoutMs(leaseTtlMs), logger: deps.logger });
+    // Renew well within the lease lifetime, so a slow beat never lets a lease lapse.
+    this.beat = new Periodic(() => this.rebalance(), {
+      intervalMs: Math.max(100, Math.floor(leaseTtlMs / 5)),
+      onError: (error) => deps.logger.warn({ err: error }, "rebalance failed; retrying on the next beat"),
+    });
+    this.lagSampler = new Periodic(() => this.sampleLag(), { intervalMs: SHARD_LAG_SAMPLE_MS, runAtStart: true, unref: true });
     this.cork = new TurnCork(deps.client);
     this.membership = new Membership(deps.client, deps.keys, this.id, deps.options.leaseTtlMs);
     this.hot = new HotOutcomes(deps.options.maxHotOutcomes);
@@ -152,7 +159,10 @@ export class Worker {
       sql,
       retentionMs,
       leases: () => [...this.actors].map(([shard, { leaseValue }]) => ({ shard, leaseValue })),
-      deleteScript: (scriptKeys, args) => this.scripts.run("archive-delete", scriptKeys, args),
+      deleteScript: async (scriptKeys, args) => {
+        const deleted = await this.scripts.run("archive-delete", scriptKeys, args);
+        return deleted === LEASE_LOST ? "lease-lost" : deleted;
+      },
       forget: (shard, refs) => {
         for (const ref of refs) this.hot.delete(shard, ref);
       },
@@ -180,29 +190,16 @@ export class Worker {
     this.archivedFilter?.prepare();
     await this.rebalance();
     this.joined = true;
-    // Renew well within the lease lifetime, so a slow tick never lets a lease lapse.
-    const interval = Math.max(100, Math.floor(this.deps.options.leaseTtlMs / 5));
-    this.timer = setInterval(() => {
-      this.rebalancing = this.rebalancing.then(() => this.rebalance()).catch((error: unknown) => {
-        this.deps.logger.warn({ err: error }, "rebalance failed; retrying on the next beat");
-      });
-    }, interval);
-    this.sampleLag();
-    this.lagTimer = setInterval(() => this.sampleLag(), SHARD_LAG_SAMPLE_MS);
-    this.lagTimer.unref();
+    this.beat.start();
+    this.lagSampler.start();
     this.archivers?.outcomes.start();
     this.archivers?.charges.start();
   }
 
-  /**
-   * Sets the lag and dead-letter gauges of every owned shard. A tick that finds the last sample still
-   * running is skipped, so a slow Redis never builds a queue of samples.
-   */
-  private sampleLag(): void {
-    if (this.lagSampleRunning) return;
-    this.lagSampleRunning = true;
+  /** Sets the lag and dead-letter gauges of every owned shard. */
+  private async sampleLag(): Promise<void> {
     const { client, keys, logger } = this.deps;
-    this.lagSampling = Promise.all(
+    await Promise.all(
       this.ownedShards.map(async (shard) => {
         try {
           const lag = await readShardLag(client, keys, shard, Date.now());
@@ -216,9 +213,7 @@ export class Worker {
           logger.debug({ err: error, shard }, "shard lag sample failed");
         }
       }),
-    ).then(() => {
-      this.lagSampleRunning = false;
-    });
+    );
   }
 
   /** A shard this worker no longer owns stops reporting here (its series would otherwise freeze). */
@@ -235,24 +230,21 @@ export class Worker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.lagTimer);
     // Before the shards are given up: the archivers' last passes still have them.
     await this.archivers?.charges.stop();
     await this.archivers?.outcomes.stop();
     await this.archivedFilter?.stop();
-    await this.rebalancing;
-    await this.lagSampling;
+    await this.beat.stop();
+    await this.lagSampler.stop();
     await Promise.all([...this.actors.keys()].map((shard) => this.release(shard)));
     await this.membership.leave();
-    this.models.stop();
+    await this.models.stop();
   }
 
   private async rebalance(): Promise<void> {
     if (this.stopped) return;
     const live = await this.membership.heartbeat();
     const desired = desiredShards(this.id, live, this.deps.options.shards);
-    const { client, keys, options } = this.deps;
     // Give up what is no longer ours first, so the new owner can take it on its next beat.
     for (const shard of [...this.actors.keys()]) {
       if (!desired.has(shard)) await this.release(shard);
@@ -260,22 +252,13 @@ export class Worker {
     // All at once: one slow renewal must not make the others late.
     await Promise.all(
       [...this.actors].map(async ([shard, { leaseValue }]) => {
-        const renewed = await this.scripts.run("lease-renew", [keys.lease(shard), keys.fence(shard)], [leaseValue, options.leaseTtlMs]);
-        if (Number(renewed) !== 1) this.lost(shard);
+        if (!(await this.leases.renew(shard, leaseValue))) this.lost(shard);
       }),
     );
     for (const shard of desired) {
       if (this.actors.has(shard)) continue;
-      const leaseValue = await this.scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], [this.id, options.leaseTtlMs]);
-      if (typeof leaseValue !== "string") continue;
-      // A lease (and its fencing token) a failover could roll back is not one to write under: a promoted
-      // replica without it would let another worker mint the same token. Give it back and try next beat.
-      if (!(await replicated(client, keys.lease(shard), options.replicaAcks, replicaAckTimeoutMs(options.leaseTtlMs)))) {
-        this.deps.logger.warn({ shard, replicas: options.replicaAcks }, "lease not acknowledged by enough replicas; giving it back");
-        await this.scripts.run("lease-release", [keys.lease(shard), keys.fence(shard)], [leaseValue]).catch(() => {});
-        continue;
-      }
-      this.own(shard, leaseValue);
+      const leaseValue = await this.leases.acquire(shard);
+      if (leaseValue !== undefined) this.own(shard, leaseValue);
     }
     this.metrics.ownedShards.set(this.actors.size);
     this.metrics.hotOutcomes.set(this.hot.size);
@@ -318,7 +301,7 @@ export class Worker {
     this.metrics.leaseMoves.inc({ change: "released" });
     this.forgetShardGauges(shard);
     await owned.actor.stop();
-    await this.scripts.run("lease-release", [this.deps.keys.lease(shard), this.deps.keys.fence(shard)], [owned.leaseValue]);
+    await this.leases.release(shard, owned.leaseValue);
     this.deps.logger.debug({ shard }, "released shard");
   }
 }

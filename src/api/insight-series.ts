@@ -1,5 +1,5 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { METRIC, parseField, TIME_TO_VERDICT_BOUNDS_MS, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
+import { fieldOf, METRIC, parseField, TIME_TO_VERDICT_BOUNDS_MS, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
 import { bucketIndex } from "./insight-buckets.js";
 
 export interface InsightPoint {
@@ -140,12 +140,12 @@ function quantile(histogram: Float64Array, q: number): number | null {
   return null;
 }
 
-function groupOf(key: string, sums: GroupSums, starts: readonly number[]): InsightGroup {
+function groupOf(key: string, sums: GroupSums, starts: readonly string[]): InsightGroup {
   const series: InsightPoint[] = starts.map((start, i) => {
     const charges: Record<string, number> = {};
     for (const [currency, amounts] of sums.charges) if (amounts[i]! !== 0) charges[currency] = amounts[i]!;
     return {
-      start: new Date(start).toISOString(),
+      start,
       opened: sums.opened[i]!,
       confirmed: sums.confirmed[i]!,
       failed: sums.failed[i]!,
@@ -191,6 +191,7 @@ export function insightGroups(
   limit: number,
 ): { groups: InsightGroup[]; total: number } {
   const { starts, end } = range;
+  const letter = fieldOf(dimension, "", "")[0];
   const byKey = new Map<string, GroupSums>();
   // A key asked for is answered with zeros where it has no rollups.
   if (key !== undefined) byKey.set(key, new GroupSums(starts.length));
@@ -198,8 +199,10 @@ export function insightGroups(
     const bucket = hour < end ? bucketIndex(starts, hour) : -1;
     if (bucket < 0) continue;
     for (const field in fields) {
+      // The dimension's letter first: most fields of another dimension are skipped before any parsing.
+      if (field[0] !== letter) continue;
       const parsed = parseField(field);
-      if (!parsed || parsed.dimension !== dimension || (key !== undefined && parsed.groupKey !== key)) continue;
+      if (!parsed || (key !== undefined && parsed.groupKey !== key)) continue;
       let sums = byKey.get(parsed.groupKey);
       if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
       sums.add(bucket, parsed.metric, fields[field]!);
@@ -208,5 +211,7 @@ export function insightGroups(
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
   const ranked = [...byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
   ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
-  return { groups: ranked.slice(0, limit).map(({ groupKey, sums }) => groupOf(groupKey, sums, starts)), total: ranked.length };
+  // Formatted once for every group's series.
+  const startTexts = starts.map((start) => new Date(start).toISOString());
+  return { groups: ranked.slice(0, limit).map(({ groupKey, sums }) => groupOf(groupKey, sums, startTexts)), total: ranked.length };
 }

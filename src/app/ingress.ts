@@ -39,7 +39,8 @@ export async function startIngress(core: Core, extraRoutes: ((context: AppContex
   const events = eventRoutes({ enqueuer, shards: options.shards, metrics, rate, eventsPerSecond: options.quotas.eventsPerSecond });
   const routes = [...events, ...apiRoutes, openApiRoute(), ...(extraRoutes?.(core) ?? [])];
   const { redis, keys, accounts } = core;
-  const dashboard = createDashboard({ apiRoutes, accounts, redis, keys, shards: options.shards, logger, metrics, signup: options.dashboardSignup, publicUrl: options.publicUrl, clock });
+  const archivedDeadLetters = core.archive?.deadLetters;
+  const dashboard = createDashboard({ apiRoutes, accounts, redis, keys, shards: options.shards, logger, metrics, signup: options.dashboardSignup, publicUrl: options.publicUrl, archivedDeadLetters, clock });
   lifecycle.onStop(() => dashboard.close());
   const http = await startHttpServer({
     routes,

@@ -11,6 +11,7 @@ import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { isEntryId } from "../streams/entry-id.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "./archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
@@ -36,26 +37,23 @@ export interface ChargeArchiverDeps {
 type ChargeRow = Record<keyof ChargeRecord | "account_id" | "shard" | "entry_ms" | "entry_seq", string | number | null>;
 
 export class ChargeArchiver {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly passes: Periodic;
   /** Set by stop: a pass in progress ends after the page in hand instead of draining a backlog. */
   private stopping = false;
   private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: ChargeArchiverDeps) {
     this.partitions = new MonthPartitions(deps.sql);
+    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 500 });
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass().finally(() => (this.running = undefined));
-    }, this.deps.intervalMs ?? 500);
+    this.passes.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
   }
 
   /** Archives everything queued now on the owned shards and deletes from Redis what was archived long enough ago. */

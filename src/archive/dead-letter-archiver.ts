@@ -9,6 +9,7 @@ import { unpackDeadLetter } from "../outcomes/dead-letter.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { entryTimeMs } from "../streams/entry-id.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "./archive-db.js";
 import { insertDeadLetters, type DeadLetterRow } from "./archived-dead-letters.js";
@@ -47,8 +48,7 @@ interface Copied {
 }
 
 export class DeadLetterArchiver {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly passes: Periodic;
   private stopping = false;
   private readonly partitions: MonthPartitions | undefined;
   private readonly perShard: number;
@@ -56,18 +56,16 @@ export class DeadLetterArchiver {
   constructor(private readonly deps: DeadLetterArchiverDeps) {
     this.partitions = deps.sql && new MonthPartitions(deps.sql);
     this.perShard = Math.ceil(deps.maxPerAccount / deps.shardCount);
+    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 1000 });
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass().finally(() => (this.running = undefined));
-    }, this.deps.intervalMs ?? 1000);
+    this.passes.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
   }
 
   /** One pass over the owned shards. */

@@ -15,6 +15,7 @@ import { parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { unpackEnvelope } from "../streams/event-envelope.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "./archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
@@ -47,8 +48,8 @@ export interface OutcomeArchiverDeps {
   retentionMs: number;
   /** The shards this worker owns now, with the lease each delete is fenced by. */
   leases: () => readonly ShardLease[];
-  /** Runs archive-delete.lua (the worker's scripts). */
-  deleteScript: (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  /** Runs archive-delete.lua (the worker's scripts): how many outcomes it deleted, or "lease-lost". */
+  deleteScript: (keys: readonly string[], args: readonly (string | number)[]) => Promise<number | "lease-lost">;
   /** Drops archived outcomes from the worker's memory. */
   forget: (shard: number, refs: readonly string[]) => void;
   logger: Logger;
@@ -67,28 +68,23 @@ interface Due {
 }
 
 export class OutcomeArchiver {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly passes: Periodic;
   /** Set by stop: a pass in progress ends after the page in hand instead of draining a backlog. */
   private stopping = false;
   private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: OutcomeArchiverDeps) {
     this.partitions = new MonthPartitions(deps.sql);
+    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 1000 });
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass()
-        .then(() => undefined)
-        .finally(() => (this.running = undefined));
-    }, this.deps.intervalMs ?? 1000);
+    this.passes.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
   }
 
   /**
@@ -132,7 +128,7 @@ export class OutcomeArchiver {
       if (refs.length === 0) return moved;
       faultPoint("archive-before-delete");
       const deleted = await this.delete(lease, refs);
-      if (deleted < 0) return moved; // the shard moved to another worker: it archives from here
+      if (deleted === "lease-lost") return moved; // the shard moved to another worker: it archives from here
       this.deps.forget(lease.shard, refs);
       this.deps.metrics.outcomesArchived.inc(deleted);
       moved += deleted;
@@ -238,7 +234,7 @@ export class OutcomeArchiver {
   }
 
   /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
-  private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number> {
+  private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number | "lease-lost"> {
     const { keys } = this.deps;
     const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard), keys.archivedFilter(shard)];
     const args: (string | number)[] = [leaseValue, this.now(), FILTER_HASHES];
@@ -257,7 +253,7 @@ export class OutcomeArchiver {
       // and unpacking every snapshot again for them was the largest part of the archive's CPU.
       args.push(ref, ...filterOffsets(ref));
     }
-    return Number(await this.deps.deleteScript(scriptKeys, args));
+    return this.deps.deleteScript(scriptKeys, args);
   }
 }
 

@@ -12,6 +12,7 @@ import { moveMember, parseMoveMember, parseRollupMember, HOUR_MS } from "../outc
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "./archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
@@ -34,25 +35,23 @@ export interface RollupMoverDeps {
 }
 
 export class RollupMover {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly passes: Periodic;
   private stopping = false;
-  private readonly scripts: Scripts<"rollup-take" | "rollup-forget">;
+  /** rollup-take.lua answers how many rollups it took; rollup-forget.lua's answer is not read. */
+  private readonly scripts: Scripts<{ "rollup-take": number; "rollup-forget": unknown }>;
 
   constructor(private readonly deps: RollupMoverDeps) {
     this.scripts = new Scripts(deps.redis, new URL("./lua/", import.meta.url), ["rollup-take", "rollup-forget"]);
+    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 5000 });
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass().finally(() => (this.running = undefined));
-    }, this.deps.intervalMs ?? 5000);
+    this.passes.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.passes.stop();
   }
 
   /** Moves what is due on the owned shards. */

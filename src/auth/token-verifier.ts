@@ -3,6 +3,7 @@
 import { ApiError } from "../errors/api-error.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import { bearerToken, verifyTokenSignature } from "./token.js";
 import { VerifiedTokenCache } from "./verified-token-cache.js";
@@ -32,9 +33,16 @@ export class TokenVerifier {
   private readonly refreshes = new Map<string, Promise<void>>();
   /** Only tokens whose signature checked out get in, and only in their one canonical spelling. */
   private readonly verified = new VerifiedTokenCache();
-  private reloadTimer: NodeJS.Timeout | undefined;
+  /** A reload now and then, in case a rotation's message was lost. */
+  private readonly reloads: Periodic;
 
-  private constructor(private readonly deps: TokenVerifierDeps) {}
+  private constructor(private readonly deps: TokenVerifierDeps) {
+    this.reloads = new Periodic(() => this.reload(), {
+      intervalMs: RELOAD_INTERVAL_MS,
+      unref: true,
+      onError: (error) => deps.logger.warn({ err: error }, "token generation reload failed"),
+    });
+  }
 
   /** Subscribes first, then loads every generation, so no rotation between the two is missed. */
   static async start(deps: TokenVerifierDeps): Promise<TokenVerifier> {
@@ -48,8 +56,7 @@ export class TokenVerifier {
     for (const event of ["ready", "+subscriber"]) deps.subscriber.on(event, () => verifier.reloadInBackground());
     await deps.subscriber.ssubscribe(channel);
     await verifier.reload();
-    verifier.reloadTimer = setInterval(() => verifier.reloadInBackground(), RELOAD_INTERVAL_MS);
-    verifier.reloadTimer.unref();
+    verifier.reloads.start();
     return verifier;
   }
 
@@ -77,8 +84,8 @@ export class TokenVerifier {
     });
   }
 
-  stop(): void {
-    clearInterval(this.reloadTimer);
+  stop(): Promise<void> {
+    return this.reloads.stop();
   }
 
   private onRotated(message: string): void {

@@ -60,94 +60,9 @@ interface MutableBinding {
 }
 
 export function compileCondition(condition: Condition): CompiledCondition {
-  const nodes: CompiledNode[] = [];
-  const byAction = new Map<string, MutableBinding>();
-  const patterns: Pattern[] = [];
-  const idle = new Set<number>();
-  let countSlots = 0;
-  let factSlots = 0;
-  let memorySlots = 0;
-
-  const binding = (action: string): MutableBinding => {
-    let found = byAction.get(action);
-    if (found === undefined) {
-      found = { countSlot: -1, facts: [] };
-      byAction.set(action, found);
-    }
-    return found;
-  };
-  const countSlot = (action: string): number => {
-    const bound = binding(action);
-    if (bound.countSlot < 0) bound.countSlot = countSlots++;
-    return bound.countSlot;
-  };
-  const fact = (action: string, path: string): { slot: number; segments: string[]; matchSlots: number[] } => {
-    const bound = binding(action);
-    let found = bound.facts.find((f) => f.segments.join(".") === path);
-    if (found === undefined) {
-      found = { slot: factSlots++, segments: path.split("."), matchSlots: [] };
-      bound.facts.push(found);
-    }
-    return found;
-  };
-
-  const base = { countSlot: -1, factSlot: -1, matchSlot: -1, memorySlot: -1, op: "==" as Comparator, bound: 0, literal: 0, children: [], text: "" };
-
-  const visit = (node: Condition): number => {
-    switch (node.kind) {
-      case "action":
-        nodes.push({ ...base, kind: "action", countSlot: countSlot(node.action), text: termText(node) });
-        break;
-      case "count":
-        nodes.push({ ...base, kind: "count", countSlot: countSlot(node.action), op: node.op, bound: node.count, text: termText(node) });
-        break;
-      case "compare":
-        nodes.push({
-          ...base,
-          kind: "compare",
-          factSlot: fact(node.action, node.path).slot,
-          op: node.op,
-          literal: node.value,
-          text: termText(node),
-        });
-        break;
-      case "match": {
-        const pattern = compilePattern(node.pattern);
-        // The parser already rejected patterns RE2 cannot compile; a hand-built tree may not have been parsed.
-        if ("error" in pattern) throw new Error(`invalid pattern ${JSON.stringify(node.pattern)}: ${pattern.error}`);
-        const matchSlot = patterns.length;
-        patterns.push(pattern);
-        const slot = fact(node.action, node.path);
-        slot.matchSlots.push(matchSlot);
-        nodes.push({ ...base, kind: "match", factSlot: slot.slot, matchSlot, text: termText(node) });
-        break;
-      }
-      case "idle":
-        idle.add(node.ms);
-        nodes.push({ ...base, kind: "idle", bound: node.ms, text: termText(node) });
-        break;
-      case "and":
-      case "or": {
-        const children = node.operands.map(visit);
-        nodes.push({ ...base, kind: node.kind, children });
-        break;
-      }
-      case "not": {
-        const child = visit(node.operand);
-        nodes.push({ ...base, kind: "not", children: [child] });
-        break;
-      }
-      case "always":
-      case "eventually": {
-        const child = visit(node.operand);
-        nodes.push({ ...base, kind: node.kind, children: [child], memorySlot: memorySlots++ });
-        break;
-      }
-    }
-    return nodes.length - 1;
-  };
-
-  const root = visit(condition);
+  const compiler = new Compiler();
+  const root = compiler.visit(condition);
+  const { nodes, countSlots, factSlots, memorySlots, patterns, byAction, idle } = compiler;
   return {
     condition,
     text: formatCondition(condition),
@@ -162,4 +77,87 @@ export function compileCondition(condition: Condition): CompiledCondition {
     values: new Uint8Array(nodes.length),
     progress: new Float64Array(nodes.length),
   };
+}
+
+const BASE = { countSlot: -1, factSlot: -1, matchSlot: -1, memorySlot: -1, op: "==" as Comparator, bound: 0, literal: 0, children: [], text: "" };
+
+/** Lays a condition tree out as nodes in post-order, giving each term the slots its evaluation reads. */
+class Compiler {
+  readonly nodes: CompiledNode[] = [];
+  readonly byAction = new Map<string, MutableBinding>();
+  readonly patterns: Pattern[] = [];
+  readonly idle = new Set<number>();
+  countSlots = 0;
+  factSlots = 0;
+  memorySlots = 0;
+
+  /** Adds the node of `node` (after its children's) and returns its index. */
+  visit(node: Condition): number {
+    switch (node.kind) {
+      case "action":
+        return this.add({ ...BASE, kind: "action", countSlot: this.countSlot(node.action), text: termText(node) });
+      case "count":
+        return this.add({ ...BASE, kind: "count", countSlot: this.countSlot(node.action), op: node.op, bound: node.count, text: termText(node) });
+      case "compare":
+        return this.add({ ...BASE, kind: "compare", factSlot: this.fact(node.action, node.path).slot, op: node.op, literal: node.value, text: termText(node) });
+      case "match":
+        return this.match(node);
+      case "idle":
+        this.idle.add(node.ms);
+        return this.add({ ...BASE, kind: "idle", bound: node.ms, text: termText(node) });
+      case "and":
+      case "or": {
+        const children = node.operands.map((operand) => this.visit(operand));
+        return this.add({ ...BASE, kind: node.kind, children });
+      }
+      case "not":
+        return this.add({ ...BASE, kind: "not", children: [this.visit(node.operand)] });
+      case "always":
+      case "eventually": {
+        const child = this.visit(node.operand);
+        return this.add({ ...BASE, kind: node.kind, children: [child], memorySlot: this.memorySlots++ });
+      }
+    }
+  }
+
+  private match(node: Extract<Condition, { kind: "match" }>): number {
+    const pattern = compilePattern(node.pattern);
+    // The parser already rejected patterns RE2 cannot compile; a hand-built tree may not have been parsed.
+    if ("error" in pattern) throw new Error(`invalid pattern ${JSON.stringify(node.pattern)}: ${pattern.error}`);
+    const matchSlot = this.patterns.length;
+    this.patterns.push(pattern);
+    const slot = this.fact(node.action, node.path);
+    slot.matchSlots.push(matchSlot);
+    return this.add({ ...BASE, kind: "match", factSlot: slot.slot, matchSlot, text: termText(node) });
+  }
+
+  private add(node: CompiledNode): number {
+    this.nodes.push(node);
+    return this.nodes.length - 1;
+  }
+
+  private binding(action: string): MutableBinding {
+    let found = this.byAction.get(action);
+    if (found === undefined) {
+      found = { countSlot: -1, facts: [] };
+      this.byAction.set(action, found);
+    }
+    return found;
+  }
+
+  private countSlot(action: string): number {
+    const bound = this.binding(action);
+    if (bound.countSlot < 0) bound.countSlot = this.countSlots++;
+    return bound.countSlot;
+  }
+
+  private fact(action: string, path: string): { slot: number; segments: string[]; matchSlots: number[] } {
+    const bound = this.binding(action);
+    let found = bound.facts.find((f) => f.segments.join(".") === path);
+    if (found === undefined) {
+      found = { slot: this.factSlots++, segments: path.split("."), matchSlots: [] };
+      bound.facts.push(found);
+    }
+    return found;
+  }
 }

@@ -27,7 +27,7 @@ export const SIGN_UP_WINDOW_MS = 60 * 60 * 1000;
 const emailHash = (email: string): string => createHash("sha256").update(email).digest("base64url");
 
 export class SignInLimit {
-  private readonly scripts: Scripts<"sign-in-gate">;
+  private readonly scripts: Scripts<{ "sign-in-gate": number }>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -42,7 +42,7 @@ export class SignInLimit {
     const byNetwork = await this.count(this.keys.signInAttempts("address", clientNetwork(address)), SIGN_IN_PER_NETWORK, SIGN_IN_WINDOW_MS);
     if (byNetwork > 0) return byNetwork;
     const args = [this.clock(), SIGN_IN_FREE_ATTEMPTS, SIGN_IN_FIRST_DELAY_MS, SIGN_IN_MAX_DELAY_MS, SIGN_IN_WINDOW_MS];
-    return Number(await this.scripts.run("sign-in-gate", [this.keys.signInAttempts("email", emailHash(email))], args));
+    return this.scripts.run("sign-in-gate", [this.keys.signInAttempts("email", emailHash(email))], args);
   }
 
   /** The owner got in: the email's delays start over. */

@@ -12,7 +12,15 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-type RecordScript = "put-record" | "delete-record";
+/** put-record.lua's and delete-record.lua's replies, as their headers name them. */
+const RECORD_REPLY = { CREATED: 1, REPLACED: 0, QUOTA_FULL: -1, DELETED: 1, NONE: 0 } as const;
+
+interface RecordScriptReplies {
+  /** CREATED, REPLACED or QUOTA_FULL (nothing written). */
+  "put-record": number;
+  /** DELETED or NONE. */
+  "delete-record": number;
+}
 
 /** Each kind's quota: its option, the name a QUOTA_EXCEEDED gives it, and how its message says it. */
 const QUOTA_OF: Readonly<Record<RecordKind, { option: keyof QuotaOptions; name: QuotaName; what: string }>> = {
@@ -23,11 +31,8 @@ const QUOTA_OF: Readonly<Record<RecordKind, { option: keyof QuotaOptions; name: 
   "webhook-endpoint": { option: "webhookEndpoints", name: "webhook_endpoints", what: "webhook endpoints" },
 };
 
-/** The script's answer when the account's quota of the kind is full. */
-const QUOTA_FULL = -1;
-
 export class RecordStore {
-  private readonly scripts: Scripts<RecordScript>;
+  private readonly scripts: Scripts<RecordScriptReplies>;
 
   constructor(
     private readonly client: RedisClient,
@@ -41,11 +46,9 @@ export class RecordStore {
   async put(accountId: string, kind: RecordKind, key: string, record: object): Promise<boolean> {
     const quota = QUOTA_OF[kind];
     const limit = this.quotas[quota.option];
-    const created = Number(
-      await this.scripts.run("put-record", [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)], [JSON.stringify(record), key, limit]),
-    );
-    if (created === QUOTA_FULL) throw quotaExceeded(quota.name, limit, quota.what);
-    return created === 1;
+    const reply = await this.scripts.run("put-record", [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)], [JSON.stringify(record), key, limit]);
+    if (reply === RECORD_REPLY.QUOTA_FULL) throw quotaExceeded(quota.name, limit, quota.what);
+    return reply === RECORD_REPLY.CREATED;
   }
 
   async get<T>(accountId: string, kind: RecordKind, key: string): Promise<T | undefined> {
@@ -60,7 +63,7 @@ export class RecordStore {
       [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)],
       [key],
     );
-    return Number(deleted) === 1;
+    return deleted === RECORD_REPLY.DELETED;
   }
 
   /** A page of records in key order; the cursor is the last key returned. */

@@ -3,6 +3,7 @@
 // server: commands are sent and never answered) is down too. Give it a connection of its own, so its
 // PINGs never wait behind the process's other commands. Requests use it to fail fast with a 503
 // instead of waiting out the 5 s command timeout.
+import { Periodic } from "../runtime/periodic.js";
 import { masters, type RedisClient } from "./client.js";
 
 export interface LivenessOptions {
@@ -21,7 +22,7 @@ export class RedisLiveness {
   private failedAt = Number.NEGATIVE_INFINITY;
   private lastTickAt = Date.now();
   private readonly listeners = new Set<() => void>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly ticks: Periodic;
 
   constructor(
     private readonly client: RedisClient,
@@ -29,8 +30,8 @@ export class RedisLiveness {
   ) {
     this.intervalMs = options.intervalMs ?? 200;
     this.stallMs = options.stallMs ?? 800;
-    this.timer = setInterval(() => this.tick(), this.intervalMs);
-    this.timer.unref();
+    this.ticks = new Periodic(() => this.tick(), { intervalMs: this.intervalMs, unref: true });
+    this.ticks.start();
   }
 
   /** True while Redis is not known to answer. */
@@ -49,7 +50,8 @@ export class RedisLiveness {
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    // A tick is synchronous: nothing is left in flight to wait for.
+    void this.ticks.stop();
     this.listeners.clear();
   }
 

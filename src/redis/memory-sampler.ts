@@ -1,6 +1,7 @@
 // Samples each Redis master's memory (INFO memory) on a timer, so an alert can fire before a master
 // reaches maxmemory: with noeviction, every write (every enqueue) then fails.
 import { Cluster, type Redis } from "ioredis";
+import { Periodic } from "../runtime/periodic.js";
 import { masters, type RedisClient } from "./client.js";
 
 export interface MemorySample {
@@ -42,35 +43,18 @@ export async function sampleRedisMemory(client: RedisClient): Promise<MemorySamp
 
 /** Runs `sampleRedisMemory` now and every `intervalMs`, handing each sample to `record`. */
 export class RedisMemorySampler {
-  private timer: NodeJS.Timeout | undefined;
-  private sampling: Promise<void> = Promise.resolve();
+  private readonly samples: Periodic;
 
-  constructor(
-    private readonly client: RedisClient,
-    private readonly record: (samples: MemorySample[]) => void,
-    private readonly intervalMs: number,
-  ) {}
-
-  start(): void {
-    let running = false;
-    // A tick that finds the last sample still running is skipped: a slow Redis never queues samples.
-    const tick = (): void => {
-      if (running) return;
-      running = true;
-      this.sampling = sampleRedisMemory(this.client)
-        .then(this.record, () => undefined)
-        .finally(() => {
-          running = false;
-        });
-    };
-    tick();
-    this.timer = setInterval(tick, this.intervalMs);
-    // A sampler never keeps a process alive on its own.
-    this.timer.unref();
+  constructor(client: RedisClient, record: (samples: MemorySample[]) => void, intervalMs: number) {
+    // A sampler never keeps a process alive on its own; a sample that fails is left out.
+    this.samples = new Periodic(async () => record(await sampleRedisMemory(client)), { intervalMs, runAtStart: true, unref: true });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sampling;
+  start(): void {
+    this.samples.start();
+  }
+
+  stop(): Promise<void> {
+    return this.samples.stop();
   }
 }

@@ -26,14 +26,18 @@ export function observeScriptCalls(client: RedisClient, observer: ScriptCallObse
   observers.set(client, observer);
 }
 
-/** A set of scripts of one client; keys always passed explicitly, never built in Lua. */
-export class Scripts<Name extends string> {
-  private readonly scripts = new Map<Name, LoadedScript>();
+/**
+ * A set of scripts of one client; keys always passed explicitly, never built in Lua. `Replies` names each
+ * script and the reply its header promises (ioredis gives integers as numbers, Lua false as null), so
+ * callers read typed values; the one place that trusts a header is here.
+ */
+export class Scripts<Replies extends object> {
+  private readonly scripts = new Map<string, LoadedScript>();
 
   constructor(
     private readonly client: RedisClient,
     folder: URL,
-    names: readonly Name[],
+    names: readonly ScriptName<Replies>[],
   ) {
     for (const name of names) {
       const lua = readLua(folder, name);
@@ -41,21 +45,24 @@ export class Scripts<Name extends string> {
     }
   }
 
-  /** Runs a script; replies come back as strings. */
-  run(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+  /** Runs a script; bulk replies come back as strings. */
+  async run<Name extends ScriptName<Replies>>(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<Replies[Name]> {
     observers.get(this.client)?.(name);
-    return runScript(this.client, this.script(name), keys, args, "utf8");
+    return (await runScript(this.client, this.script(name), keys, args, "utf8")) as Replies[Name];
   }
 
   /** Runs a script; bulk replies come back as Buffers (for msgpack payloads). */
-  runBuffer(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+  async runBuffer<Name extends ScriptName<Replies>>(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<Replies[Name]> {
     observers.get(this.client)?.(name);
-    return runScript(this.client, this.script(name), keys, args, null);
+    return (await runScript(this.client, this.script(name), keys, args, null)) as Replies[Name];
   }
 
-  private script(name: Name): LoadedScript {
+  private script(name: string): LoadedScript {
     const script = this.scripts.get(name);
     if (!script) throw new Error(`unknown script ${name}`);
     return script;
   }
 }
+
+/** The script names of a replies map. */
+export type ScriptName<Replies extends object> = keyof Replies & string;

@@ -24,6 +24,11 @@ import { falseClausesAtVerdict } from "../condition/index.js";
 /** open-outcome.lua's answer when the account's share of the open-outcome quota on the shard is full. */
 const OPEN_QUOTA_FULL = -1;
 
+interface OutcomeScriptReplies {
+  /** null when created, the existing snapshot when the key was taken, OPEN_QUOTA_FULL when the quota is full. */
+  "open-outcome": Buffer | number | null;
+}
+
 export interface OpenRequest {
   accountId: string;
   key: string;
@@ -71,7 +76,7 @@ export interface ListFilter {
 }
 
 export class OutcomeStore {
-  private readonly scripts: Scripts<"open-outcome">;
+  private readonly scripts: Scripts<OutcomeScriptReplies>;
 
   /**
    * `archive`: where settled outcomes go after their hot retention; reads fall back to it. `openQuota`: the

@@ -53,8 +53,16 @@ const REFUSED_BEFORE_RUNNING = /^(OOM|BUSY|LOADING|MASTERDOWN|READONLY|CLUSTERDO
 /** ioredis errors for a command it refused to send (offline queue disabled and not connected). */
 const NOT_SENT = /enableOfflineQueue options is false/;
 
+/** enqueue.lua's reply when the backlog bound refused the call (nothing appended). */
+const BACKLOG_FULL = -1;
+
+interface EnqueueScriptReplies {
+  /** BACKLOG_FULL, or one character per event: "1" appended, "0" duplicate. */
+  enqueue: string | number;
+}
+
 export class ShardEnqueuer {
-  private readonly scripts: Scripts<"enqueue">;
+  private readonly scripts: Scripts<EnqueueScriptReplies>;
   private readonly pending = new Map<number, Submission[]>();
   private flushScheduled = false;
   private readonly maxEvents: number;
@@ -183,13 +191,13 @@ export class ShardEnqueuer {
     }
     if (run.length > 0) args.push(0, run.length, frameEvents(run));
 
-    let reply: unknown;
+    let reply: EnqueueScriptReplies["enqueue"];
     try {
       reply = await this.scripts.run("enqueue", keys, args);
     } catch (error) {
       return this.fail(span, submissions, classify(error), count, started);
     }
-    if (reply === -1) return this.fail(span, submissions, "rejected", count, started, "backlog");
+    if (reply === BACKLOG_FULL) return this.fail(span, submissions, "rejected", count, started, "backlog");
     // Any other shape: the script ran but answered in a way we do not know, so the events may be in the stream.
     if (typeof reply !== "string" || reply.length !== count) return this.fail(span, submissions, "unconfirmed", count, started);
     // One WAIT per script call: appended on the master is not yet safe from its failover.

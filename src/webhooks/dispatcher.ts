@@ -5,6 +5,7 @@
 // end, so the messages of a round under way at the kill go out again, with the same webhook-ids). Each
 // endpoint of each shard is delivered by its own runner: a slow or dead receiver holds up only its own
 // messages, and never a shard actor (which only wrote the outbox).
+import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
@@ -14,7 +15,7 @@ import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
 import { checkTarget, type CheckedTarget } from "./address-guard.js";
 import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
-import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageLogLimits, type MessageStatus, type StoredMessage } from "./message-store.js";
+import { activeMember, parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageLogLimits, type MessageStatus, type StoredMessage } from "./message-store.js";
 import { renderNotification, type RenderedMessage } from "./payload.js";
 import { signatureHeader } from "./signing.js";
 import { WEBHOOK_USER_AGENT } from "./user-agent.js";
@@ -80,22 +81,30 @@ export class WebhookDispatcher {
   private readonly scanning = new Set<number>();
   /** Runners by "<shard>\n<account>\n<endpoint>". */
   private readonly runners = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private gaugeTimer: NodeJS.Timeout | undefined;
+  /** Starts the runners each poll; the runners themselves run one per shard or endpoint. */
+  private readonly polls: Periodic;
+  /** The backlog gauge, and the accounts with endpoints until they are listed. */
+  private readonly upkeep: Periodic;
   private stopped = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.messages = new WebhookMessageStore(deps.client, deps.keys, deps.shards, deps.limits);
     this.accounts = new WebhookAccounts(deps.client, deps.keys, deps.shards);
     this.endpoints = new WebhookEndpointStore(deps.records, this.accounts);
+    this.polls = new Periodic(() => this.tick(), { intervalMs: deps.pollMs ?? 100 });
+    // The gauge is not awaited: a stop never waits on a read of the backlog.
+    this.upkeep = new Periodic(
+      () => {
+        void this.measureBacklog();
+        this.completeAccounts();
+      },
+      { intervalMs: 5000 },
+    );
   }
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.deps.pollMs ?? 100);
-    this.gaugeTimer = setInterval(() => {
-      void this.measureBacklog();
-      this.completeAccounts();
-    }, 5000);
+    this.polls.start();
+    this.upkeep.start();
     this.completeAccounts();
   }
 
@@ -118,8 +127,7 @@ export class WebhookDispatcher {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.gaugeTimer);
+    await Promise.allSettled([this.polls.stop(), this.upkeep.stop()]);
     await Promise.allSettled([...this.runners.values(), this.completing]);
   }
 
@@ -161,15 +169,21 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Turns the shard's outbox entries into messages, oldest first, a page per script call, until it is empty. */
+  /**
+   * Turns the shard's outbox entries into messages, oldest first, a page per script call, until it is empty.
+   * An endpoint a call found at its backlog is offered none of the pass's later entries: a receiver that is
+   * down would otherwise cost Redis a check per entry, and a call keys per entry, for messages it never gets.
+   */
   private async fanOut(shard: number): Promise<void> {
     const { client, keys } = this.deps;
+    const full = new Set<string>();
     for (;;) {
       if (this.stopped || !this.deps.owns(shard)) return;
       const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [Buffer, Buffer[]][];
       if (entries.length === 0) return;
       const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
       const page: FanOut[] = [];
+      let skippedHere = 0;
       for (const [rawId, fields] of entries) {
         const outboxEntryId = rawId.toString();
         // Not what a commit writes (something else wrote the stream): it must not block the outbox.
@@ -205,9 +219,13 @@ export class WebhookDispatcher {
           continue;
         }
         const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
-        page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) });
+        const open = targets.filter((endpoint) => !full.has(activeMember(message.accountId, endpoint.id)));
+        skippedHere += targets.length - open.length;
+        page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: open.map((endpoint) => endpoint.id) });
       }
-      const { skipped } = await this.messages.fanOut(shard, page, Date.now());
+      const answer = await this.messages.fanOut(shard, page, Date.now());
+      for (const member of answer.full) full.add(member);
+      const skipped = answer.skipped + skippedHere;
       if (skipped > 0) this.deps.metrics.messagesSkipped.inc(skipped);
       if (entries.length < OUTBOX_PAGE) return;
     }

@@ -104,7 +104,19 @@ export function messageView(message: StoredMessage): MessageView {
 
 const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;
 
-type MessageScript = "fanout" | "record-attempts" | "resend" | "trim-log";
+/** resend.lua's replies, as its header names them. */
+const RESEND_REPLY = { QUEUED: 1, UNKNOWN: 0 } as const;
+
+interface MessageScriptReplies {
+  /** [created, skipped, f, the f endpoints found at their backlog, then (member, excess) per endpoint whose log is over the count]. */
+  fanout: [created: number, skipped: number, fullCount: number, ...rest: (string | number)[]];
+  /** Delivered or failed messages beyond the count. */
+  "record-attempts": number;
+  /** RESEND_REPLY. */
+  resend: number;
+  /** Messages removed. */
+  "trim-log": number;
+}
 
 /** One outbox entry and the endpoints it makes a message for (none: the entry is only deleted). */
 export interface FanOut {
@@ -127,7 +139,7 @@ export interface AttemptRecord {
 }
 
 export class WebhookMessageStore {
-  private readonly scripts: Scripts<MessageScript>;
+  private readonly scripts: Scripts<MessageScriptReplies>;
   /** Messages kept per endpoint on one shard. */
   private readonly shardLogMax: number;
   /** Undelivered messages an endpoint may have queued on one shard. */
@@ -147,10 +159,10 @@ export class WebhookMessageStore {
   /**
    * Creates each entry's messages (one per endpoint, the body once; none for an endpoint whose backlog is
    * full) and deletes the entries from the shard's outbox, atomically; then trims the logs the new messages
-   * took past their count.
+   * took past their count. `full`: the endpoints (active-set members) found at their backlog.
    */
-  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<{ created: number; skipped: number }> {
-    if (entries.length === 0) return { created: 0, skipped: 0 };
+  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<{ created: number; skipped: number; full: string[] }> {
+    if (entries.length === 0) return { created: 0, skipped: 0, full: [] };
     const { keys } = this;
     const scriptKeys = [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard)];
     const args: (string | number)[] = [now, this.limits.retentionMs, this.shardLogMax, this.shardBacklogMax];
@@ -168,12 +180,14 @@ export class WebhookMessageStore {
         args.push(activeMember(accountId, endpointId));
       }
     }
-    const [created, skipped, ...overfull] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, number, ...(string | number)[]];
+    const [created, skipped, fullCount, ...rest] = await this.scripts.run("fanout", scriptKeys, args);
+    const full = rest.slice(0, Number(fullCount)).map(String);
+    const overfull = rest.slice(Number(fullCount));
     for (let i = 0; i + 1 < overfull.length; i += 2) {
       const { accountId, endpointId } = parseActiveMember(String(overfull[i]));
       await this.trim(shard, accountId, endpointId, Number(overfull[i + 1]));
     }
-    return { created: Number(created), skipped: Number(skipped) };
+    return { created: Number(created), skipped: Number(skipped), full };
   }
 
   /** Records attempts of messages in one endpoint's queue on a shard, in one call; then trims its log. */
@@ -186,7 +200,7 @@ export class WebhookMessageStore {
       scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId), keys.webhookBody(shard, messageId));
       args.push(messageId, JSON.stringify(attempt), status, nextAt);
     }
-    await this.trim(shard, accountId, endpointId, Number(await this.scripts.run("record-attempts", scriptKeys, args)));
+    await this.trim(shard, accountId, endpointId, await this.scripts.run("record-attempts", scriptKeys, args));
   }
 
   /**
@@ -314,7 +328,7 @@ export class WebhookMessageStore {
       ],
       [messageId, now, this.limits.retentionMs, activeMember(accountId, endpointId)],
     );
-    return Number(done) === 1;
+    return done === RESEND_REPLY.QUEUED;
   }
 
   /**

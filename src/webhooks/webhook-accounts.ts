@@ -18,7 +18,7 @@ const LOCK_RETRY_MS = 10;
 const SCAN_COUNT = 1000;
 
 export class WebhookAccounts {
-  private readonly scripts: Scripts<"unlock">;
+  private readonly scripts: Scripts<{ unlock: number }>;
 
   constructor(
     private readonly client: RedisClient,

@@ -8,6 +8,7 @@ import type { ScriptArg } from "../../src/redis/script-command.js";
 import { msgpack } from "../../src/codec/msgpack.js";
 import { BatchCommit } from "../../src/actors/batch-commit.js";
 import { Scripts } from "../../src/redis/scripts.js";
+import type { ActorScriptReplies } from "../../src/actors/actor-scripts.js";
 import { Keys } from "../../src/redis/keys.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
@@ -72,7 +73,7 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
     const client = await connectTo(deployment);
     try {
       const keys = new Keys(uniquePrefix());
-      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "lease-renew", "commit"] as const);
+      const scripts = new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "lease-renew", "commit"]);
       const shard = 3;
       const target = keys.outcome(shard, "acct", "o");
       const commitKeys = [keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard), target];
@@ -104,13 +105,13 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
     const client = await connectTo(deployment);
     try {
       const keys = new Keys(uniquePrefix());
-      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"] as const);
+      const scripts = new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"]);
       const shard = 4;
       const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
       const log = keys.eventLog(shard, "acct", "o");
       const commit = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
       commit.log(log, Buffer.from("event"));
-      const run = (k: readonly string[], a: readonly ScriptArg[]): Promise<unknown> => scripts.run("commit", k, a);
+      const run = (k: readonly string[], a: readonly ScriptArg[]): Promise<number> => scripts.run("commit", k, a);
       expect(await commit.execute(run, lease, "verdict")).toEqual({ ok: true });
       expect(await commit.execute(run, lease, "verdict")).toEqual({ ok: true });
       expect(await client.xlen(log)).toBe(1);
@@ -128,7 +129,7 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
     const client = await connectTo(deployment);
     try {
       const keys = new Keys(uniquePrefix());
-      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"] as const);
+      const scripts = new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"]);
       const shard = 5;
       const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
       const orphanCommit = async (outcomeKey: string): Promise<number> => {

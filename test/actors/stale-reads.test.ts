@@ -9,6 +9,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { ShardReader } from "../../src/actors/shard-reader.js";
 import { Scripts } from "../../src/redis/scripts.js";
+import type { ActorScriptReplies } from "../../src/actors/actor-scripts.js";
 import { packEnvelope } from "../../src/streams/event-envelope.js";
 import { ENTRY_FIELD } from "../../src/streams/stream-entry.js";
 import { msgpack } from "../../src/codec/msgpack.js";
@@ -40,7 +41,7 @@ describe.each(DEPLOYMENTS)("reads by a worker that lost its shard (%s)", (deploy
     const token = Number(owner.split(":").at(-1));
     const stale = new ShardReader({
       reader,
-      scripts: new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["claim-orphans"] as const),
+      scripts: new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["claim-orphans"]),
       keys,
       shard: 0,
       // The lease it held before the current owner took the shard over (any earlier token).

@@ -15,6 +15,7 @@ import { outcomeRef } from "../../src/outcomes/outcome-ref.js";
 import type { RedisClient } from "../../src/redis/client.js";
 import { Keys } from "../../src/redis/keys.js";
 import { Scripts } from "../../src/redis/scripts.js";
+import type { ActorScriptReplies } from "../../src/actors/actor-scripts.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
@@ -46,7 +47,7 @@ describe.each(DEPLOYMENTS)("archive delete step (%s)", (deployment) => {
 
   it("deletes what still matches its copy, members as recorded, and puts back what changed or was recorded without members", async () => {
     const keys = new Keys(uniquePrefix());
-    const scripts = new Scripts(redis, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "archive-delete"] as const);
+    const scripts = new Scripts<ActorScriptReplies>(redis, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "archive-delete"]);
     const leaseValue = (await scripts.run("lease-acquire", [keys.lease(SHARD), keys.fence(SHARD)], ["w1", 60_000])) as string;
     let clock = CREATED + 10_000;
     const forgotten: string[] = [];

@@ -6,6 +6,7 @@ import { BatchCommit } from "../../src/actors/batch-commit.js";
 import { Keys } from "../../src/redis/keys.js";
 import type { ScriptArg } from "../../src/redis/script-command.js";
 import { Scripts } from "../../src/redis/scripts.js";
+import type { ActorScriptReplies } from "../../src/actors/actor-scripts.js";
 import { connectTo, DEPLOYMENTS, uniquePrefix } from "../support/redis.js";
 
 describe.each(DEPLOYMENTS)("open-outcome quota in the commit (%s)", (deployment) => {
@@ -14,9 +15,9 @@ describe.each(DEPLOYMENTS)("open-outcome quota in the commit (%s)", (deployment)
     try {
       const keys = new Keys(uniquePrefix());
       const shard = 3;
-      const scripts = new Scripts(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"] as const);
+      const scripts = new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"]);
       const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
-      const run = (k: readonly string[], a: readonly ScriptArg[]): Promise<unknown> => scripts.run("commit", k, a);
+      const run = (k: readonly string[], a: readonly ScriptArg[]): Promise<number> => scripts.run("commit", k, a);
       const open = keys.openOutcomes(shard);
       const log = keys.eventLog(shard, "acct", "o");
       const commit = (change: (c: BatchCommit) => void): Promise<unknown> => {

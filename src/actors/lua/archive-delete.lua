@@ -22,7 +22,8 @@
   ARGV[3] H, the filter's bit offsets per outcome
   ARGV[4..] 1 + H values per outcome: ref, then its H filter offsets
 
-  Returns the number of outcomes deleted, or -1 when the lease is lost.
+  Returns the number of outcomes deleted, or LEASE_LOST (-1, src/actors/actor-scripts.ts) when the lease
+  is lost.
 ]]
 -- @include "lease-held"
 if not leaseHeld(KEYS[1], KEYS[2], ARGV[1]) then

@@ -15,7 +15,8 @@
   ARGV[2] consumer group
   ARGV[3] consumer (the worker id)
 
-  Returns the number of entries claimed from other consumers, or -1 when the lease is lost.
+  Returns the number of entries claimed from other consumers, or LEASE_LOST (-1, src/actors/actor-scripts.ts)
+  when the lease is lost.
 ]]
 -- @include "lease-held"
 -- @include "foreign-pending"

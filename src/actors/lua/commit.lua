@@ -40,11 +40,13 @@
           sent twice) and returns 1 without writing anything again
   ARGV[6..] blobs
 
-  Returns 1 when committed, -1 when the lease is lost, -2 - i when create operation i found its key taken
-  or open-quota operation i found no room,
-  0 when stream entries are pending under another consumer (see foreign-pending): applied after this
-  batch, their events would be applied out of order, so nothing is written until the owner has claimed
-  them (claim-orphans.lua) and read its pending entries again.
+  Returns (named in src/actors/actor-scripts.ts, COMMIT_REPLY):
+  COMMITTED (1)        committed
+  LEASE_LOST (-1)      the lease is lost
+  REFUSED_OP (-2) - i  create operation i found its key taken, or open-quota operation i found no room
+  FOREIGN_PENDING (0)  stream entries are pending under another consumer (see foreign-pending): applied
+                       after this batch, their events would be applied out of order, so nothing is written
+                       until the owner has claimed them (claim-orphans.lua) and read its pending entries again
 ]]
 -- @include "lease-held"
 -- @include "foreign-pending"

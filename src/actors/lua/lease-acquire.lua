@@ -6,7 +6,7 @@
   ARGV[1] worker id
   ARGV[2] lease TTL in milliseconds
 
-  Returns the new lease value, or false when another worker holds the lease.
+  Returns the new lease value, or false (null to the caller) when another worker holds the lease.
 ]]
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return false

@@ -5,7 +5,8 @@
   KEYS[2] fence key
   ARGV[1] expected lease value "<worker>:<token>"
 
-  Returns 1 when released, 0 when it was no longer ours.
+  Returns (named in src/actors/actor-scripts.ts, LEASE_REPLY): HELD (1) when released, NOT_HELD (0) when
+  it was no longer ours.
 ]]
 -- @include "lease-held"
 if leaseHeld(KEYS[1], KEYS[2], ARGV[1]) then

@@ -7,7 +7,8 @@
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] lease TTL in milliseconds
 
-  Returns 1 when renewed, 0 when another worker took the shard.
+  Returns (named in src/actors/actor-scripts.ts, LEASE_REPLY): HELD (1) when renewed, NOT_HELD (0) when
+  another worker took the shard.
 ]]
 -- @include "lease-held"
 if leaseHeld(KEYS[1], KEYS[2], ARGV[1]) then

@@ -6,7 +6,7 @@
   KEYS[2] the account's index of records of that kind
   ARGV[1] record key (index member)
 
-  Returns 1 when deleted, 0 when there was none.
+  Returns (named in record-store.ts, RECORD_REPLY) DELETED (1), or NONE (0) when there was none.
 ]]
 redis.call('ZREM', KEYS[2], ARGV[1])
 return redis.call('DEL', KEYS[1])

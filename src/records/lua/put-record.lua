@@ -9,7 +9,8 @@
   ARGV[2] record key (index member)
   ARGV[3] the account's quota of records of that kind
 
-  Returns 1 when created, 0 when replaced, -1 when refused by the quota (nothing written).
+  Returns (named in record-store.ts, RECORD_REPLY) CREATED (1), REPLACED (0), or QUOTA_FULL (-1) when
+  refused by the quota (nothing written).
 ]]
 local existed = redis.call('EXISTS', KEYS[1])
 if existed == 0 and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then

@@ -21,7 +21,8 @@
   ARGV[8] the rollup's member of KEYS[7]
   ARGV[9] the hour of creation (epoch ms), its score
 
-  Returns false when created, the existing snapshot when the key was taken, -1 when the quota is full.
+  Returns false (null to the caller) when created, the existing snapshot when the key was taken, or
+  OPEN_QUOTA_FULL (-1, named in outcome-store.ts) when the quota is full.
 ]]
 local existing = redis.call('GET', KEYS[1])
 if existing then

@@ -16,7 +16,7 @@
   every event was a duplicate). Claims are made (HSETNX, value '1') as the events are read, before the
   XADD; should the XADD fail, they are deleted again before the error is returned.
 
-  Returns -1 when the backlog bound refused the call (nothing appended); otherwise a string with one
+  Returns BACKLOG_FULL (-1, named in enqueue.ts) when the backlog bound refused the call (nothing appended); otherwise a string with one
   character per event: "1" appended, "0" duplicate (its key was claimed by an earlier call, or by an earlier
   event of this call; not appended).
 ]]

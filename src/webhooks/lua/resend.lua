@@ -6,7 +6,8 @@
   KEYS[5] the message's body   KEYS[6] the endpoint's delivered-or-failed index
   ARGV[1] message id   ARGV[2] now (ms)   ARGV[3] retention (ms)   ARGV[4] the endpoint's active member
 
-  Returns 1, or 0 when the message does not exist (unknown or expired).
+  Returns (named in message-store.ts, RESEND_REPLY) QUEUED (1), or UNKNOWN (0) when the message does not
+  exist (unknown or expired).
 ]]
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return 0

@@ -226,6 +226,10 @@ class Sender:
         self._report(error, len(batch), retried or (blamed is not None and len(blamed) < len(batch)))
 
         def decide(event: Pending, index: int) -> Decision:
+            if error.status == 429 and error.code == "QUOTA_EXCEEDED":
+                # Refused whole for the account's rate (before the service read it): like rate_limited items.
+                event.attempts -= 1
+                return "retry"
             if error.retryable:
                 return "retry" if event.attempts < max_attempts else error
             if blamed is None:
