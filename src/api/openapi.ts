@@ -205,6 +205,7 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
         task_key: "Outcomes of one task.",
         agent_key: "Outcomes of one agent.",
         customer_key: "Outcomes of one customer.",
+        failed_clause: "A clause id from GET /v1/insights (`failing_clauses[].clause`): only FAILED outcomes with that clause false at the verdict, the outcomes its count counts.",
         sort: "trajectory, anomaly or novelty: sort by that score.",
         order: "asc or desc (with sort; default desc).",
         ...PAGING,

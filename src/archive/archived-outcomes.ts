@@ -28,6 +28,8 @@ export interface ArchiveListFilter {
   taskKey: string | undefined;
   agentKey: string | undefined;
   customerKey: string | undefined;
+  /** Narrowed here to FAILED outcomes; which clause was false is decided on the snapshot, as in Redis. */
+  failedClause: string | undefined;
 }
 
 /** A listing's order: by creation, or by one score ascending or descending. */
@@ -78,6 +80,7 @@ export class ArchivedOutcomes {
         ${filter.taskKey === undefined ? sql`` : sql`AND task_key = ${filter.taskKey}`}
         ${filter.agentKey === undefined ? sql`` : sql`AND agent_key = ${filter.agentKey}`}
         ${filter.customerKey === undefined ? sql`` : sql`AND customer_key = ${filter.customerKey}`}
+        ${filter.failedClause === undefined ? sql`` : sql`AND status = 'FAILED'`}
       ORDER BY ${column} ${descending ? sql`DESC` : sql`ASC`} LIMIT ${count}`);
     return rows.map((row) => ({ member: row.member, record: unpackOutcome(row.snapshot) }));
   }

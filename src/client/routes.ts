@@ -30,6 +30,8 @@ export interface OutcomeListQuery extends PageQuery {
   task_key?: string | undefined;
   agent_key?: string | undefined;
   customer_key?: string | undefined;
+  /** A clause id from `insights.get` (`failing_clauses[].clause`): FAILED outcomes with that clause false at the verdict. */
+  failed_clause?: string | undefined;
 }
 
 export interface ChargeListQuery extends PageQuery {

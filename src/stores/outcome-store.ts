@@ -18,6 +18,8 @@ import type { ArchivedOutcomes, ArchiveListOrder } from "../archive/archived-out
 import { DEFAULT_QUOTAS, openOutcomesPerShard } from "../config/quotas.js";
 import { fieldOf, hourOf, METRIC, rollupMember } from "../outcomes/insight-rollup.js";
 import { quotaExceeded } from "../errors/quota-exceeded.js";
+import { compiledCondition } from "../outcomes/compiled-conditions.js";
+import { falseClausesAtVerdict } from "../condition/index.js";
 
 /** open-outcome.lua's answer when the account's share of the open-outcome quota on the shard is full. */
 const OPEN_QUOTA_FULL = -1;
@@ -69,6 +71,8 @@ export interface ListFilter {
   taskKey: string | undefined;
   agentKey: string | undefined;
   customerKey: string | undefined;
+  /** A clause id (conditionClauses): only FAILED outcomes with that clause false at the verdict. */
+  failedClause: string | undefined;
 }
 
 export class OutcomeStore {
@@ -329,5 +333,12 @@ function matches(record: OutcomeRecord, filter: ListFilter): boolean {
   if (filter.taskKey !== undefined && !(origin.kind === "task" && origin.taskKey === filter.taskKey)) return false;
   if (filter.agentKey !== undefined && !(origin.kind === "agent" && origin.agentKey === filter.agentKey)) return false;
   if (filter.customerKey !== undefined && !(origin.kind === "agent" && origin.customerKey === filter.customerKey)) return false;
+  if (filter.failedClause !== undefined) return failedOn(record, filter.failedClause);
   return true;
+}
+
+/** Whether the outcome failed with this clause false: what the insight rollups count it under (insight-rollup.ts). */
+function failedOn(record: OutcomeRecord, clauseId: string): boolean {
+  if (record.status !== "FAILED") return false;
+  return falseClausesAtVerdict(compiledCondition(record.condition), record.conditionState).some((clause) => clause.id === clauseId);
 }

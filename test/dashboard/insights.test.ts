@@ -1,6 +1,6 @@
 // The insight charts in Chromium on a seeded week: one bar or point per day with the seeded numbers in its
-// data attributes, one revenue chart per currency, the failing clauses in order and marked in the
-// condition, hover details from the charts' script, the numbers without scripts, and no CSP violation.
+// data attributes, one revenue chart per currency, the failing clauses in order, marked in the condition
+// and each linked to the outcomes that failed on it, hover details from the charts' script, the numbers without scripts, and no CSP violation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { startTestApp, type TestApp } from "../support/app.js";
@@ -98,9 +98,12 @@ describe("insight charts in Chromium", () => {
     ]);
     await expect(rows.first().locator(".condition-marked").textContent()).resolves.toBe(TASK_CONDITION);
     await screenshot(page, "insights-task");
+    // The top clause's link lists the outcomes that failed on it, as many as its count, not every failed one.
+    const clause = (await rows.first().getAttribute("data-clause"))!;
     await rows.first().getByRole("link", { name: "Failed outcomes" }).click();
-    await page.waitForURL("**/dashboard/outcomes?status=FAILED&task_key=support");
-    await expect(page.locator("tbody tr").count()).resolves.toBe(WEEK.reduce((s, d) => s + failed(d), 0));
+    await page.waitForURL(`**/dashboard/outcomes?task_key=support&failed_clause=${clause}`);
+    await expect(page.locator("tbody tr").count()).resolves.toBe(Number(sum((d) => d.escalated)));
+    await expect(page.locator("#field-failed_clause").inputValue()).resolves.toBe(clause);
   });
 
   it("draws a customer's charges per day in its currency", async () => {

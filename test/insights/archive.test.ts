@@ -1,11 +1,12 @@
 // Rollups move to PostgreSQL with the archive and are read from both: the seeded week moves out of Redis
 // while GET /v1/insights is asked again and again, and every answer, at every moment of the move, equals
-// the scenarios' count; then a second fleet in recent hours stays in Redis, and a range over both adds up.
+// the scenarios' count, and the outcomes list by failing clause (from PostgreSQL) agrees; then a second
+// fleet in recent hours stays in Redis, and a range over both adds up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
-import { checkAnswer, DAY, HOUR, MIN, expected, fleet, mondayWeeksAgo, play, putContracts, type Answer, type Seeded } from "./fleet.js";
+import { checkAnswer, checkFailedClauseLists, DAY, HOUR, MIN, expected, fleet, mondayWeeksAgo, play, putContracts, type Answer, type Seeded } from "./fleet.js";
 
 describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployment) => {
   const weekStart = mondayWeeksAgo();
@@ -68,6 +69,15 @@ describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployme
       checkAnswer((await get(`group_by=${dimension}&bucket=day&${range}`)), want[dimension], starts, weekStart + 8 * DAY);
     }
   }, 90_000);
+
+  it("lists archived outcomes by failing clause as the moved rollups count them", async () => {
+    const failed = week.filter((s) => s.scenario.status === "FAILED").length;
+    const archivedFailed = async (): Promise<number> => Number((await db.sql<{ count: string }[]>`SELECT count(*) FROM outcomes WHERE status = 'FAILED'`)[0]?.count);
+    await eventually(async () => ((await archivedFailed()) === failed ? true : undefined), 30_000, "the week's failed outcomes archived");
+    const range = `bucket=week&from=${new Date(weekStart).toISOString()}&to=${new Date(weekStart + 8 * DAY).toISOString()}`;
+    await expect(checkFailedClauseLists(t, "task", await get(`group_by=task&${range}`), week)).resolves.toBe(5);
+    await expect(checkFailedClauseLists(t, "agent", await get(`group_by=agent&${range}`), week)).resolves.toBe(1);
+  }, 60_000);
 
   it("adds recent hours in Redis to archived ones in PostgreSQL", async () => {
     // From the next hour on (business time may run ahead of the wall): hours not due to move for a while.

@@ -307,4 +307,32 @@ export function checkAnswer(answer: Answer, groups: Map<string, ExpectedGroup>, 
   }
 }
 
+/**
+ * For every failing clause of every task or agent group in the answer: the outcomes of that group that
+ * `GET /v1/outcomes?failed_clause=` lists (paged 7 at a time through its cursors) are exactly the seeded ones
+ * whose scenario fails on the clause's text, as many as the clause's count.
+ */
+export async function checkFailedClauseLists(t: TestApp, dimension: "task" | "agent", answer: Answer, seeded: readonly Seeded[]): Promise<number> {
+  let lists = 0;
+  for (const group of answer.groups) {
+    for (const { clause, text, count } of group.failing_clauses) {
+      const want = seeded.filter((s) => s.scenario.contract === group.key && s.scenario.falseClauses.includes(text)).map((s) => s.key);
+      const listed: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const reply = await t.request("GET", `/v1/outcomes?failed_clause=${clause}&${dimension}_key=${group.key}&limit=7${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`);
+        expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+        const page = reply.body as { outcomes: Array<{ key: string; status: string }>; next_cursor: string | null };
+        expect(page.outcomes.every((o) => o.status === "FAILED")).toBe(true);
+        listed.push(...page.outcomes.map((o) => o.key));
+        cursor = page.next_cursor;
+      } while (cursor !== null);
+      expect(listed.sort(), `${group.key}: ${text}`).toEqual(want.sort());
+      expect(listed).toHaveLength(count);
+      lists++;
+    }
+  }
+  return lists;
+}
+
 export { DAY, HOUR, MIN };

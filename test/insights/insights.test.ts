@@ -1,10 +1,10 @@
 // GET /v1/insights against a seeded fleet over a simulated week (both variants, every way to a verdict,
 // failures over three clauses, charges in two currencies): every bucket equals the count worked out from
-// the scenarios, by hour, by day in UTC and in a zone east of it, and by week.
+// the scenarios, by hour, by day in UTC and in a zone east of it, and by week; the outcomes list by failing clause agrees with the counts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
-import { checkAnswer, DAY, expected, fleet, HOUR, mondayWeeksAgo, play, putContracts, type Answer, type Seeded } from "./fleet.js";
+import { checkAnswer, checkFailedClauseLists, DAY, expected, fleet, HOUR, mondayWeeksAgo, play, putContracts, type Answer, type Seeded } from "./fleet.js";
 
 describe.each(DEPLOYMENTS)("insights of a seeded week (%s)", (deployment) => {
   const weekStart = mondayWeeksAgo();
@@ -66,6 +66,31 @@ describe.each(DEPLOYMENTS)("insights of a seeded week (%s)", (deployment) => {
     expect(none.groups).toHaveLength(1);
     expect(none.groups[0]!.series.every((p) => p.opened === 0 && p.confirmed === 0 && Object.keys(p.charges).length === 0)).toBe(true);
     expect(none.groups[0]!.totals.confirmation_rate).toBeNull();
+  });
+
+  it("lists with failed_clause exactly the outcomes each failing clause counts, with the other filters too", async () => {
+    const tasks = await get(`group_by=task&bucket=week&${range}`);
+    // triage: b, NOT x, a; quick: done; quiet: ping; closer: done.
+    await expect(checkFailedClauseLists(t, "task", tasks, seeded)).resolves.toBe(5);
+    await expect(checkFailedClauseLists(t, "agent", await get(`group_by=agent&bucket=week&${range}`), seeded)).resolves.toBe(1);
+    // Task quick and agent closer share the condition `done`, so its clause: without a group it lists both.
+    const done = tasks.groups.find((g) => g.key === "quick")!.failing_clauses[0]!;
+    const want = seeded.filter((s) => s.scenario.falseClauses.includes("done")).map((s) => s.key);
+    const all = await t.request("GET", `/v1/outcomes?failed_clause=${done.clause}&limit=1000`);
+    expect((all.body as { outcomes: Array<{ key: string }> }).outcomes.map((o) => o.key).sort()).toEqual(want.sort());
+    const triage = tasks.groups.find((g) => g.key === "triage")!.failing_clauses.find((c) => c.text === "b")!;
+    const keys = async (query: string): Promise<string[]> => ((await t.request("GET", `/v1/outcomes?failed_clause=${triage.clause}&${query}`)).body as { outcomes: Array<{ key: string }> }).outcomes.map((o) => o.key);
+    await expect(keys("task_key=triage&status=FAILED&limit=1000")).resolves.toHaveLength(triage.count);
+    await expect(keys("task_key=quick")).resolves.toEqual([]);
+    await expect(keys("status=CONFIRMED")).resolves.toEqual([]);
+  });
+
+  it.each(["done", "0A1B2C3D.1", "0a1b2c3d.0", "0a1b2c3d", "0a1b2c3d.1.2"])("failed_clause=%s is a 400 VALIDATION_ERROR", async (value) => {
+    const reply = await t.request("GET", `/v1/outcomes?failed_clause=${encodeURIComponent(value)}`);
+    expect(reply.status).toBe(400);
+    const body = reply.body as { error: { code: string; details: Array<{ path: string }> } };
+    expect(body.error.code).toBe("VALIDATION_ERROR");
+    expect(body.error.details.map((d) => d.path)).toEqual(["failed_clause"]);
   });
 
   it.each([

@@ -23,6 +23,20 @@ const STATUSES = new Set(["OPEN", "CONFIRMED", "FAILED"]);
 
 const SORTS = new Set<string>(SCORE_NAMES);
 
+/** A clause id as GET /v1/insights names it (conditionClauses): `<8 hex digits>.<position from 1>`. */
+type ClauseId = string & tags.Pattern<"^[0-9a-f]{8}\\.[1-9][0-9]{0,5}$">;
+
+const isClauseId = typia.createIs<ClauseId>();
+
+/** `failed_clause`: undefined without it. */
+function failedClause(query: URLSearchParams): string | undefined {
+  const id = filterParam(query, "failed_clause");
+  if (id !== undefined && !isClauseId(id)) {
+    throw new ApiError("VALIDATION_ERROR", "failed_clause must be a clause id from GET /v1/insights", [{ path: "failed_clause", message: "expected a clause id such as 0a1b2c3d.2" }]);
+  }
+  return id;
+}
+
 /** `sort=trajectory|anomaly|novelty` and `order=asc|desc` (desc by default: highest first); undefined without sort. */
 function scoreSort(query: URLSearchParams): ScoreSort | undefined {
   const sort = filterParam(query, "sort");
@@ -86,6 +100,7 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
           taskKey: filterParam(req.query, "task_key"),
           agentKey: filterParam(req.query, "agent_key"),
           customerKey: filterParam(req.query, "customer_key"),
+          failedClause: failedClause(req.query),
         };
         const page = await outcomes.list(req.accountId, filter, limit, cursor, scoreSort(req.query));
         if (!page) throw invalidCursor();

@@ -48,9 +48,9 @@ function clausesOf(condition: string): ConditionClause[] {
 
 function clauseRows(kind: GroupKind, key: string, group: InsightGroup, condition: string): ClauseRow[] {
   const clauses = clausesOf(condition);
-  // The outcomes list filters by status and task or agent, not by clause: each link lists the failed ones.
-  const href = `${BASE}/outcomes?status=FAILED&${kind.filter}=${encodeURIComponent(key)}`;
-  return group.failing_clauses.map((clause) => ({ clause, marked: markClause(condition, clauses, clause.clause), href }));
+  // failed_clause lists FAILED outcomes only, the ones the row's count counts (of this group, with task_key).
+  const outcomes = `${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}&failed_clause=`;
+  return group.failing_clauses.map((clause) => ({ clause, marked: markClause(condition, clauses, clause.clause), href: `${outcomes}${encodeURIComponent(clause.clause)}` }));
 }
 
 function periodLinks(kind: GroupKind, key: string, current: Period): Html {

@@ -73,13 +73,13 @@ function missing(ctx: PageContext, key: string): WebResponse {
 
 async function listPage(ctx: PageContext): Promise<WebResponse> {
   const q = ctx.req.query;
-  const filter = { status: q.get("status") ?? "", task_key: q.get("task_key") ?? "", agent_key: q.get("agent_key") ?? "", customer_key: q.get("customer_key") ?? "" };
+  const filter = { status: q.get("status") ?? "", task_key: q.get("task_key") ?? "", agent_key: q.get("agent_key") ?? "", customer_key: q.get("customer_key") ?? "", failed_clause: q.get("failed_clause") ?? "" };
   let answer: { outcomes: OutcomeView[]; next_cursor: string | null };
   try {
     answer = await ctx.api("GET", "/v1/outcomes", { query: { ...filter, cursor: q.get("cursor") ?? undefined } });
   } catch (error) {
     if (refusedCursor(error)) return noSuchPage(ctx, "/outcomes", `${BASE}/outcomes`);
-    // A status typed into the URL: start again from the unfiltered list.
+    // A status or clause id typed into the URL: start again from the unfiltered list.
     if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(`${BASE}/outcomes`);
     throw error;
   }
@@ -97,6 +97,7 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
   ${field("Task", "task_key", filter.task_key)}
   ${field("Agent", "agent_key", filter.agent_key)}
   ${field("Customer", "customer_key", filter.customer_key)}
+  ${field("Failed on clause", "failed_clause", filter.failed_clause)}
   <button type="submit">Filter</button>
 </form>
 ${

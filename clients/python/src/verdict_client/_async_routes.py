@@ -145,10 +145,11 @@ class AsyncOutcomes:
         task_key: Optional[str] = None,
         agent_key: Optional[str] = None,
         customer_key: Optional[str] = None,
+        failed_clause: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> AsyncPaged[Outcome, OutcomeList]:
-        query = {"status": status, "task_key": task_key, "agent_key": agent_key, "customer_key": customer_key, "limit": limit, "cursor": cursor}
+        query = {"status": status, "task_key": task_key, "agent_key": agent_key, "customer_key": customer_key, "failed_clause": failed_clause, "limit": limit, "cursor": cursor}
         return cast(AsyncPaged[Outcome, OutcomeList], self._caller.paged("/v1/outcomes", "outcomes", query))
 
     def events(self, key: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[LoggedEvent, OutcomeEventList]:
