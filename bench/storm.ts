@@ -6,12 +6,12 @@
 //
 // STORM_MODE=serve (the default) runs what `npm start` runs: `serve` with role all, its embedded Redis and
 // embedded archive in a fresh data dir. STORM_MODE=workers runs `serve --role ingress` and STORM_WORKERS
-// (default 1) `--role worker` processes on a throwaway redis-server. STORM_CLI runs another build's CLI
+// (default 1) `--role worker` processes on a throwaway redis-server; STORM_MODE=cluster the same on a
+// throwaway 3-master Redis Cluster (REDIS_CLUSTER_NODES). STORM_CLI runs another build's CLI
 // (dist/src/cli/main.js of a `git worktree` of an older commit) for a before/after in one sitting.
 // Prints one line of figures, then the same as JSON on the last line.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,10 +19,11 @@ import { Redis } from "ioredis";
 import { Accounts } from "../src/accounts/accounts.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { Keys } from "../src/redis/keys.js";
-import { apiOk, cpuSecondsOf, freePort, load, metricSum, now, runMain, sleep, startRedis, stopChild, track } from "./harness.js";
+import { apiOk, load, metricSum, now, runMain, sleep } from "./harness.js";
+import { cpuOf, dueBy, startTarget, stormMode, type Target } from "./storm-targets.js";
 
 const OUTCOMES = Number(process.env.STORM_OUTCOMES ?? 100_000);
-const MODE = process.env.STORM_MODE ?? "serve";
+const MODE = stormMode(process.env.STORM_MODE ?? "serve");
 const WORKERS = Number(process.env.STORM_WORKERS ?? 1);
 const CLI = process.env.STORM_CLI ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const PROBE_OUTCOMES = 1000;
@@ -30,7 +31,6 @@ const PROBE_RATE = 200;
 const OPEN_CONNECTIONS = 32;
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const KEY_PREFIX = DEFAULT_OPTIONS.keyPrefix;
-const SHARDS = DEFAULT_OPTIONS.shards;
 
 export interface StormFigures {
   mode: string;
@@ -48,125 +48,15 @@ export interface StormFigures {
   redisCommands: Record<string, number>;
 }
 
-interface Target {
-  port: number;
-  metricsPorts: number[];
-  redis: Redis;
-  pids: { worker: number[]; ingress: number[]; supervisor: number[]; redis: number[] };
-  stop(): Promise<void>;
-}
-
-const NODE_FLAGS = ["--max-semi-space-size=64", ...(process.env.STORM_NODE_ARGS ?? "").split(" ").filter(Boolean)];
-
-async function spawnServe(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; metricsPort: number }> {
-  const port = await freePort();
-  const metricsPort = await freePort();
-  const child = track(
-    spawn(process.execPath, [...NODE_FLAGS, CLI, "serve", "--role", role], {
-      env: { ...process.env, VERDICT_TOKEN_SECRET: TOKEN_SECRET, VERDICT_LOG_LEVEL: "warn", VERDICT_PORT: String(port), VERDICT_METRICS_PORT: String(metricsPort), ...env },
-      stdio: ["ignore", "ignore", "inherit"],
-    }),
-  );
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`serve --role ${role} exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`serve --role ${role} not ready within 240 s`);
-    await sleep(100);
-  }
-  return { child, port, metricsPort };
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function roleOf(pid: number): string | undefined {
-  try {
-    return /(?:^|\0)VERDICT_ROLE=(\w+)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
-function commOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-/** What `npm start` runs: role all with the embedded Redis and archive in a fresh data dir. */
-async function serveTarget(dir: string): Promise<Target> {
-  const dataDir = join(dir, "data");
-  const serve = await spawnServe("all", { VERDICT_DATA_DIR: dataDir });
-  const pids: Target["pids"] = { worker: [], ingress: [], supervisor: [serve.child.pid!], redis: [] };
-  for (const pid of childrenOf(serve.child.pid!)) {
-    const role = roleOf(pid);
-    if (role === "ingress" || role === "worker") pids[role].push(pid);
-    else if (commOf(pid).startsWith("redis-server")) pids.redis.push(pid);
-    else pids.supervisor.push(pid);
-  }
-  const redis = new Redis({ path: join(dataDir, "redis.sock") });
-  return {
-    port: serve.port,
-    metricsPorts: [serve.metricsPort],
-    redis,
-    pids,
-    stop: async () => {
-      redis.disconnect();
-      await stopChild(serve.child, "SIGTERM", 30_000);
-    },
-  };
-}
-
-/** An ingress and WORKERS workers on a throwaway redis-server. */
-async function workersTarget(dir: string): Promise<Target> {
-  const server = await startRedis(dir);
-  const env = { REDIS_URL: server.url, VERDICT_DATA_DIR: join(dir, "data") };
-  const ingress = await spawnServe("ingress", env);
-  const workers: { child: ChildProcess; port: number; metricsPort: number }[] = [];
-  for (let i = 0; i < WORKERS; i++) workers.push(await spawnServe("worker", env));
-  // Every worker owns its shards before the storm is set up.
-  await sleep(3000);
-  return {
-    port: ingress.port,
-    metricsPorts: workers.map((w) => w.metricsPort),
-    redis: server.admin,
-    pids: { worker: workers.map((w) => w.child.pid!), ingress: [ingress.child.pid!], supervisor: [], redis: [server.child.pid!] },
-    stop: async () => {
-      await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
-      await server.stop();
-    },
-  };
-}
-
 async function open(dir: string, target: Target, token: string, task: string, keys: string[], settlesAt?: string): Promise<void> {
   const bodies = keys.map((key) => JSON.stringify(settlesAt ? { key, task_key: task, settles_at: settlesAt } : { key, task_key: task }));
   const result = await load(dir, { port: target.port, path: "/v1/outcomes", token, bodies, connections: OPEN_CONNECTIONS, maxRequests: keys.length, expectStatus: 201 });
   if (result.errors > 0) throw new Error(`opening ${keys.length} outcomes of ${task}: ${result.errors} not 201`);
 }
 
-/** Members of every shard's due-time index scored at or before `at`. */
-async function dueBy(redis: Redis, keys: Keys, at: number): Promise<number> {
-  const counts = await Promise.all(Array.from({ length: SHARDS }, (_, shard) => redis.zcount(keys.due(shard), "-inf", at)));
-  return counts.reduce((a, b) => a + b, 0);
-}
-
-const cpuOf = (pids: number[]): number => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-storm-"));
-  const target = MODE === "serve" ? await serveTarget(dir) : await workersTarget(dir);
+  const target = await startTarget(dir, { mode: MODE, workers: WORKERS, cli: CLI, tokenSecret: TOKEN_SECRET, env: {} });
   try {
     const keys = new Keys(KEY_PREFIX);
     const { token } = await new Accounts(target.redis, keys, TOKEN_SECRET).create("storm");
@@ -191,7 +81,7 @@ async function main(): Promise<void> {
     const probing = load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, ratePerSecond: PROBE_RATE, seconds: 8, expectStatus: 202 });
     await sleep(settlesAt - Date.now());
     const cpuAt = { worker: cpuOf(target.pids.worker), ingress: cpuOf(target.pids.ingress), supervisor: cpuOf(target.pids.supervisor), redis: cpuOf(target.pids.redis) };
-    const statsAt = commandStats(await target.redis.info("commandstats"));
+    const statsAt = await commandStats(target.masters);
     const startedAt = Date.now();
     let firstForcedMs = -1;
     for (;;) {
@@ -208,7 +98,7 @@ async function main(): Promise<void> {
       supervisor: cpuOf(target.pids.supervisor) - cpuAt.supervisor,
       redis: cpuOf(target.pids.redis) - cpuAt.redis,
     };
-    const statsAfter = commandStats(await target.redis.info("commandstats"));
+    const statsAfter = await commandStats(target.masters);
     const redisCommands: Record<string, number> = {};
     for (const [name, usec] of [...statsAfter].sort((a, b) => b[1] - (statsAt.get(b[0]) ?? 0) - (a[1] - (statsAt.get(a[0]) ?? 0))).slice(0, 6)) {
       redisCommands[name] = Number(((usec - (statsAt.get(name) ?? 0)) / OUTCOMES).toFixed(2));
@@ -217,7 +107,7 @@ async function main(): Promise<void> {
     const confirmed = (await metricSumAll(target, "verdict_verdicts_total", "CONFIRMED")) - confirmedBefore;
     const micros = (seconds: number): number => Math.round((seconds * 1e6) / OUTCOMES);
     const figures: StormFigures = {
-      mode: MODE === "serve" ? "serve (npm start)" : `${WORKERS} worker(s), one redis-server`,
+      mode: MODE === "serve" ? "serve (npm start)" : `${WORKERS} worker(s), ${MODE === "cluster" ? "a 3-master cluster" : "one redis-server"}`,
       outcomes: OUTCOMES,
       lastForcedMs,
       firstForcedMs,
@@ -241,10 +131,12 @@ async function main(): Promise<void> {
   }
 }
 
-/** Microseconds spent per command, from INFO commandstats. */
-function commandStats(info: string): Map<string, number> {
+/** Microseconds spent per command, from INFO commandstats, summed over the masters. */
+async function commandStats(masters: readonly Redis[]): Promise<Map<string, number>> {
   const stats = new Map<string, number>();
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) stats.set(match[1]!, Number(match[2]));
+  for (const info of await Promise.all(masters.map((master) => master.info("commandstats")))) {
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) stats.set(match[1]!, (stats.get(match[1]!) ?? 0) + Number(match[2]));
+  }
   return stats;
 }
 

@@ -1,7 +1,9 @@
 // Collects the effects of one batch of a shard and writes them in one atomic Lua call (commit.lua).
 import { randomBytes } from "node:crypto";
 import { msgpack } from "../codec/msgpack.js";
+import { notificationHeader, type Notification } from "../outcomes/notification.js";
 import type { ScriptArg } from "../redis/script-command.js";
+import { RollupDelta } from "../outcomes/insight-rollup.js";
 
 export type CommitResult =
   | { ok: true }
@@ -14,7 +16,12 @@ export type CommitResult =
   /** Committed on the master, but fewer replicas than required acknowledged it in time. */
   | { ok: false; reason: "unreplicated" };
 
-type Op = (string | number)[];
+type Op = (string | number | (string | number)[])[];
+
+/** Index in KEYS of the shard's due-time index (fixed by the constructor). */
+const DUE_KEY = 3;
+/** Unpack slices in the script hold at most this many values; a variadic call longer than that is split. */
+const SORTED_SET_SLICE = 1000;
 
 /**
  * Commit ids are this process's random prefix and a count: unique across processes and restarts as a
@@ -30,18 +37,30 @@ export class BatchCommit {
   private readonly ops: Op[] = [];
   private readonly blobs: ScriptArg[] = [];
   private readonly acks: string[] = [];
+  /** ARGV index of each blob, so a notification refers to the snapshot, letter or charge already sent. */
+  private readonly blobIndex = new Map<ScriptArg, number>();
+  /**
+   * Sorted-set writes per KEYS index, member to score (null removes; the last write of a member wins, as
+   * when run in order): sent as one variadic ZADD and one ZREM per key after the other operations, so a
+   * storm's verdicts cost the script one call per commit rather than one per outcome. `nx` sets are the
+   * lexical indexes (ZADD NX 0).
+   */
+  private readonly sortedSets = new Map<number, { nx: boolean; members: Map<string, number | null> }>();
   /**
    * Names this commit: the script records it, and a second run of the same commit (a call re-sent after
    * its connection dropped, by any client layer) finds it recorded and changes nothing.
    */
   private readonly id = `${COMMIT_ID_PREFIX}${(commitsMade++).toString(36)}`;
+  /** What this commit adds to the insight rollups; written by stageRollups (rollup-staging.ts) before it runs. */
+  readonly rollups = new RollupDelta();
 
   constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string, lastCommitKey: string) {
     this.keys = [leaseKey, streamKey, dueKey, fenceKey, lastCommitKey];
+    this.keys.forEach((name, i) => this.keyIndex.set(name, i + 1));
   }
 
   get empty(): boolean {
-    return this.ops.length === 0 && this.acks.length === 0;
+    return this.ops.length === 0 && this.acks.length === 0 && this.sortedSets.size === 0;
   }
 
   private key(name: string): number {
@@ -55,8 +74,22 @@ export class BatchCommit {
   }
 
   private blob(bytes: ScriptArg): number {
-    this.blobs.push(bytes);
-    return this.blobs.length + 5; // ARGV[1..5] are fixed
+    let index = this.blobIndex.get(bytes);
+    if (index === undefined) {
+      this.blobs.push(bytes);
+      index = this.blobs.length + 5; // ARGV[1..5] are fixed
+      this.blobIndex.set(bytes, index);
+    }
+    return index;
+  }
+
+  private sortedSet(key: number, nx: boolean, member: string, score: number | null): void {
+    let set = this.sortedSets.get(key);
+    if (!set) {
+      set = { nx, members: new Map() };
+      this.sortedSets.set(key, set);
+    }
+    set.members.set(member, score);
   }
 
   set(key: string, bytes: Buffer): void {
@@ -76,22 +109,24 @@ export class BatchCommit {
     this.ops.push(["log", this.key(key), this.blob(bytes)]);
   }
 
+  /** Adds the member to a lexical index (ZADD NX 0), unless it is there. */
   index(key: string, member: string): void {
-    this.ops.push(["index", this.key(key), member]);
+    this.sortedSet(this.key(key), true, member, 0);
   }
 
+  /** Removes the member from a lexical index (the score indexes). */
   unindex(key: string, member: string): void {
-    this.ops.push(["unindex", this.key(key), member]);
+    this.sortedSet(this.key(key), true, member, null);
   }
 
   /** Adds or moves a member of a sorted set (the settled outcomes awaiting the archive, by verdict time). */
   zadd(key: string, score: number, member: string): void {
-    this.ops.push(["zadd", this.key(key), score, member]);
+    this.sortedSet(this.key(key), false, member, score);
   }
 
   /** Schedules (or with null, unschedules) the member in the shard's due-time index. */
   due(member: string, at: number | null): void {
-    this.ops.push(["due", member, at ?? -1]);
+    this.sortedSet(DUE_KEY, false, member, at);
   }
 
   append(key: string, bytes: Buffer): void {
@@ -102,10 +137,12 @@ export class BatchCommit {
    * Writes a webhook notification to the shard's outbox in this commit, so a verdict, dead letter or charge
    * and its notification exist together or not at all. The entry also records the stream id of the last
    * `append` before it (the dead letter or charge it notifies of). Written only when `accountsKey` (the
-   * shard's accounts with webhook endpoints) holds the account, or is not complete yet.
+   * shard's accounts with webhook endpoints) holds the account, or is not complete yet. The thing notified
+   * of is sent once: the script puts the notification's header before the blob already in the commit.
    */
-  outbox(key: string, bytes: Buffer, accountsKey: string, accountId: string): void {
-    this.ops.push(["notify", this.key(key), this.blob(bytes), this.key(accountsKey), accountId]);
+  outbox(key: string, notification: Notification, accountsKey: string): void {
+    const { kind, accountId, bytes } = notification;
+    this.ops.push(["notify", this.key(key), this.blob(notificationHeader(kind, accountId, bytes.length)), this.blob(bytes), this.key(accountsKey), accountId]);
   }
 
   /**
@@ -138,6 +175,14 @@ export class BatchCommit {
   }
 
   /**
+   * Adds to an insight rollup hash (HINCRBY per counter, HSET per text) and records its hour in the shard's
+   * rollup index, in this commit: the counts are exactly as committed as what they count.
+   */
+  rollup(key: string, indexKey: string, member: string, hour: number, counts: readonly (string | number)[], texts: readonly string[]): void {
+    this.ops.push(["rollup", this.key(key), this.key(indexKey), member, hour, this.blob(msgpack.pack([counts, texts]))]);
+  }
+
+  /**
    * Adds `by` (more than 0) to an account's open outcomes on the shard; the whole commit fails if that would
    * take the count past `limit` (outcomes opened meanwhile by the API), so the batch is folded again.
    */
@@ -155,13 +200,30 @@ export class BatchCommit {
     leaseValue: string,
     group: string,
   ): Promise<CommitResult> {
-    const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(this.ops), msgpack.pack(this.acks), this.id, ...this.blobs]));
+    const ops = [...this.ops, ...this.sortedSetOps()];
+    const reply = Number(await run(this.keys, [leaseValue, group, msgpack.pack(ops), msgpack.pack(this.acks), this.id, ...this.blobs]));
     if (reply === 1) return { ok: true };
     if (reply === -1) return { ok: false, reason: "lease-lost" };
     if (reply === 0) return { ok: false, reason: "foreign-pending" };
-    const op = this.ops[-2 - reply - 1];
+    const op = ops[-2 - reply - 1];
     if (op?.[0] === "open-quota") return { ok: false, reason: "open-quota" };
     const keyIndex = typeof op?.[1] === "number" ? op[1] : 0;
     return { ok: false, reason: "create-conflict", key: this.keys[keyIndex - 1] ?? "" };
+  }
+
+  /** One variadic ZADD and one ZREM per sorted set, in slices the script can unpack. */
+  private sortedSetOps(): Op[] {
+    const ops: Op[] = [];
+    for (const [key, { nx, members }] of this.sortedSets) {
+      const added: (string | number)[] = [];
+      const removed: string[] = [];
+      for (const [member, score] of members) {
+        if (score === null) removed.push(member);
+        else added.push(score, member);
+      }
+      for (let i = 0; i < added.length; i += SORTED_SET_SLICE) ops.push(["zadd", key, nx ? 1 : 0, added.slice(i, i + SORTED_SET_SLICE)]);
+      for (let i = 0; i < removed.length; i += SORTED_SET_SLICE) ops.push(["zrem", key, removed.slice(i, i + SORTED_SET_SLICE)]);
+    }
+    return ops;
   }
 }

@@ -8,7 +8,8 @@ import { duplicateClient, type RedisClient } from "../redis/client.js";
 import type { ArchiveSql } from "../archive/archive-db.js";
 import type { ArchiveMetrics } from "../archive/archive-metrics.js";
 import { ArchivedFilter } from "../archive/archived-filter.js";
-import { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import type { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import { ChargeArchiver } from "../archive/charge-archiver.js";
 import { OutcomeArchiver } from "../archive/outcome-archiver.js";
 import { replicated } from "../redis/replica-acks.js";
 import { TurnCork } from "../redis/turn-cork.js";
@@ -23,7 +24,8 @@ import { HotOutcomes } from "./hot-outcomes.js";
 import { Membership } from "./membership.js";
 import type { OutcomeCreator } from "./batch-fold.js";
 import { OpenOutcomeQuota } from "./open-outcome-quota.js";
-import { ShardActor, type ActorScript } from "./shard-actor.js";
+import type { ActorScript, ActorServices, ActorTuning } from "./actor-deps.js";
+import { ShardActor } from "./shard-actor.js";
 import { readShardLag } from "./shard-lag.js";
 
 export interface WorkerOptions {
@@ -49,6 +51,8 @@ export interface WorkerArchive {
   /** How long a settled outcome stays in Redis after its verdict. */
   retentionMs: number;
   metrics: ArchiveMetrics;
+  /** The archive's outcomes, which batches check an event to an outcome missing from Redis against. */
+  outcomes: ArchivedOutcomes;
 }
 
 export interface WorkerDeps {
@@ -86,10 +90,12 @@ export class Worker {
   private readonly hot: HotOutcomes;
   private readonly models: CohortModels;
   private readonly metrics: ActorMetrics;
-  private readonly archived: ArchivedOutcomes | undefined;
   private readonly archivedFilter: ArchivedFilter | undefined;
-  /** Moves this worker's shards' settled outcomes to the archive; undefined without one. */
-  readonly archiver: OutcomeArchiver | undefined;
+  /** What every actor of this worker runs with and shares. */
+  private readonly tuning: ActorTuning;
+  private readonly services: ActorServices;
+  /** Move this worker's shards' settled outcomes and charges to the archive; undefined without one. */
+  private readonly archivers: { outcomes: OutcomeArchiver; charges: ChargeArchiver } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
   private lagSampling: Promise<void> = Promise.resolve();
@@ -108,22 +114,53 @@ export class Worker {
     this.metrics = createActorMetrics(deps.registry);
     const archive = deps.archive;
     if (archive) {
-      this.archived = new ArchivedOutcomes(archive.sql);
       this.archivedFilter = new ArchivedFilter({ redis: deps.client, keys: deps.keys, sql: archive.sql, shards: deps.options.shards, logger: deps.logger });
-      this.archiver = new OutcomeArchiver({
-        redis: deps.client,
-        keys: deps.keys,
-        sql: archive.sql,
-        retentionMs: archive.retentionMs,
-        leases: () => [...this.actors].map(([shard, { leaseValue }]) => ({ shard, leaseValue })),
-        deleteScript: (keys, args) => this.scripts.run("archive-delete", keys, args),
-        forget: (shard, refs) => {
-          for (const ref of refs) this.hot.delete(shard, ref);
-        },
-        logger: deps.logger,
-        metrics: archive.metrics,
-      });
+      this.archivers = this.archiversFor(archive);
     }
+    const { options, client, keys, logger, outcomeCreator } = deps;
+    this.tuning = {
+      readBatchSize: options.readBatchSize,
+      readBatchMax: options.readBatchMax,
+      readIntervalMs: options.readIntervalMs,
+      maxProcessingAttempts: options.maxProcessingAttempts,
+      outcomeCaps: options.outcomeCaps,
+      deadLetterMaxEventBytes: options.dlqMaxEventBytes,
+      replicaAcks: options.replicaAcks,
+      replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
+    };
+    this.services = {
+      client,
+      cork: this.cork,
+      keys,
+      scripts: this.scripts,
+      hot: this.hot,
+      models: this.models,
+      outcomeCreator,
+      archive: archive && this.archivedFilter ? { outcomes: archive.outcomes, filter: this.archivedFilter } : undefined,
+      logger,
+      metrics: this.metrics,
+      clock: deps.clock ?? Date.now,
+    };
+  }
+
+  private archiversFor(archive: WorkerArchive): { outcomes: OutcomeArchiver; charges: ChargeArchiver } {
+    const { client: redis, keys, logger } = this.deps;
+    const { sql, retentionMs, metrics } = archive;
+    const outcomes = new OutcomeArchiver({
+      redis,
+      keys,
+      sql,
+      retentionMs,
+      leases: () => [...this.actors].map(([shard, { leaseValue }]) => ({ shard, leaseValue })),
+      deleteScript: (scriptKeys, args) => this.scripts.run("archive-delete", scriptKeys, args),
+      forget: (shard, refs) => {
+        for (const ref of refs) this.hot.delete(shard, ref);
+      },
+      logger,
+      metrics,
+    });
+    const charges = new ChargeArchiver({ redis, keys, sql, shards: () => this.ownedShards, retentionMs, logger, metrics });
+    return { outcomes, charges };
   }
 
   /** Shards this worker currently owns, for tests and the readiness endpoint. */
@@ -153,7 +190,8 @@ export class Worker {
     this.sampleLag();
     this.lagTimer = setInterval(() => this.sampleLag(), SHARD_LAG_SAMPLE_MS);
     this.lagTimer.unref();
-    this.archiver?.start();
+    this.archivers?.outcomes.start();
+    this.archivers?.charges.start();
   }
 
   /**
@@ -199,7 +237,9 @@ export class Worker {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.lagTimer);
-    await this.archiver?.stop();
+    // Before the shards are given up: the archivers' last passes still have them.
+    await this.archivers?.charges.stop();
+    await this.archivers?.outcomes.stop();
     await this.archivedFilter?.stop();
     await this.rebalancing;
     await this.lagSampling;
@@ -242,38 +282,17 @@ export class Worker {
   }
 
   private own(shard: number, leaseValue: string): void {
-    const { client, keys, options, logger, outcomeCreator } = this.deps;
+    const { client, keys, options, logger } = this.deps;
     const openQuota = options.quotas?.openOutcomes ?? DEFAULT_QUOTAS.openOutcomes;
     const reader = duplicateClient(client);
     // The actor sees a dropped connection as a failed read and retries; ioredis reconnects by itself.
     reader.on("error", (error: Error) => logger.debug({ err: error, shard }, "shard reader connection error"));
     const actor = new ShardActor({
-      shard,
-      leaseValue,
-      workerId: this.id,
-      client,
+      lease: { shard, value: leaseValue, workerId: this.id, onLost: (lostShard) => this.lost(lostShard) },
+      tuning: this.tuning,
+      services: this.services,
       reader,
-      cork: this.cork,
-      keys,
-      scripts: this.scripts,
-      hot: this.hot,
-      models: this.models,
-      outcomeCreator,
       openQuota: new OpenOutcomeQuota(client, keys.openOutcomes(shard), openQuota, openOutcomesPerShard(openQuota, options.shards)),
-      readBatchSize: options.readBatchSize,
-      readBatchMax: options.readBatchMax,
-      readIntervalMs: options.readIntervalMs,
-      maxProcessingAttempts: options.maxProcessingAttempts,
-      outcomeCaps: options.outcomeCaps,
-      deadLetterMaxEventBytes: options.dlqMaxEventBytes,
-      replicaAcks: options.replicaAcks,
-      replicaAckTimeoutMs: replicaAckTimeoutMs(options.leaseTtlMs),
-      archive: this.archived,
-      archivedFilter: this.archivedFilter,
-      logger,
-      metrics: this.metrics,
-      clock: this.deps.clock ?? Date.now,
-      onLeaseLost: (lostShard) => this.lost(lostShard),
     });
     this.actors.set(shard, { actor, leaseValue });
     this.metrics.leaseMoves.inc({ change: "acquired" });

@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document of the HTTP API, served at GET /v1/openapi.json without a token. The schemas are
 // generated at build time by typia from the very types the routes validate and answer with, so they cannot
-// drift from the code; the paths are listed here. test/ingress/openapi.test.ts checks that every route the app
-// serves is listed and that real answers validate against the schemas.
+// drift from the code; the paths are listed here, and openapi-operation.ts gives each its operationId and error
+// answers. test/ingress/openapi.test.ts checks that every route the app serves is listed and that real answers
+// validate against the schemas; src/api/openapi.test.ts that `redocly lint` finds nothing.
 import typia from "typia";
 import type { ErrorBody } from "../errors/api-error.js";
 import type { Route } from "../ingress/router.js";
@@ -17,12 +18,14 @@ import type { LoggedEvent } from "../stores/outcome-store.js";
 import type { ContractBody } from "./contract-fields.js";
 import type { OutcomeView } from "./present-outcome.js";
 import type { UsageView } from "./routes/charges.js";
+import type { InsightsView } from "./routes/insights.js";
 import type { PutAgentBody, PutCustomerBody, PutRateCardBody } from "./routes/configuration.js";
 import type { ReplayAccepted } from "./routes/dead-letters.js";
 import type { OpenOutcomeBody } from "./routes/outcomes.js";
 import type { CreateWebhookEndpointBody, PatchWebhookEndpointBody } from "./routes/webhooks.js";
 import type { WebhookEndpointView } from "../webhooks/endpoint-store.js";
 import type { AttemptView, MessageView } from "../webhooks/message-store.js";
+import { operation, type Method, type Operation } from "./openapi-operation.js";
 
 // The list bodies, named so the document names them.
 interface TaskList {
@@ -117,6 +120,7 @@ const collection = typia.json.schemas<
     ReplayAccepted,
     ChargeList,
     UsageView,
+    InsightsView,
     CreateWebhookEndpointBody,
     PatchWebhookEndpointBody,
     WebhookEndpointView,
@@ -131,48 +135,46 @@ const collection = typia.json.schemas<
   "3.1"
 >();
 
-type Method = "get" | "put" | "post" | "patch" | "delete";
-
-interface Operation {
-  summary: string;
-  /** Schema name of the JSON request body. */
-  body?: string;
-  /** Status -> schema name of the JSON answer, or null for none (204). */
-  responses: Record<number, string | null>;
-  query?: Record<string, string>;
-  /** Routes outside the token check. */
-  anonymous?: boolean;
-}
-
 const PAGING = {
   limit: "Items per page, 1 to 1000 (default 100).",
   cursor: "The `next_cursor` of the previous page (opaque; a cursor the API did not hand out for this list is 400 VALIDATION_ERROR).",
 };
 
-const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
+const EVENT_ERRORS = {
+  429: "QUOTA_EXCEEDED: past the account's events per second; `Retry-After` says when to try again",
+  503: "QUEUE_REJECTED or QUEUE_UNCONFIRMED: the event was not durably enqueued; retry it with the same idempotency key",
+};
+
+const STORE_QUOTA = { 403: "QUOTA_EXCEEDED: creating it would pass the account's quota of such records (`quota`, `limit`)" };
 
 /** The configuration records' four routes: PUT (201 created, 200 replaced), GET, DELETE (204), GET list. */
-function recordPaths(segment: string, what: string, put: string, record: string, list: string): Record<string, Partial<Record<Method, Operation>>> {
+function recordPaths(segment: string, what: string, name: string, put: string, record: string, list: string): Record<string, Partial<Record<Method, Operation>>> {
   return {
     [`/v1/${segment}/{key}`]: {
-      put: { summary: `Create or replace a ${what}`, body: put, responses: { 200: record, 201: record } },
-      get: { summary: `One ${what}`, responses: { 200: record } },
-      delete: { summary: `Delete a ${what}`, responses: { 204: null } },
+      put: { id: `put${name}`, summary: `Create or replace a ${what}`, body: put, responses: { 200: record, 201: record }, errors: STORE_QUOTA },
+      get: { id: `get${name}`, summary: `One ${what}`, responses: { 200: record } },
+      delete: { id: `delete${name}`, summary: `Delete a ${what}`, responses: { 204: null } },
     },
     [`/v1/${segment}`]: {
-      get: { summary: `List ${what}s by key, a page at a time`, responses: { 200: list }, query: PAGING },
+      get: { id: `list${name}s`, summary: `List ${what}s by key, a page at a time`, responses: { 200: list }, query: PAGING },
     },
   };
 }
 
 const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
-  "/v1/openapi.json": { get: { summary: "This document (no token needed)", responses: { 200: "OpenApiDocument" }, anonymous: true } },
-  "/v1/events": { post: { summary: "Submit one event; 202 once it is durably enqueued, 429 QUOTA_EXCEEDED past the account's events per second", body: "Event", responses: { 202: "EventAccepted" } } },
-  "/v1/events/batch": { post: { summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed` (`rate_limited`: past the account's events per second)", body: "EventBatch", responses: { 202: "BatchAccepted" } } },
-  ...recordPaths("tasks", "task", "ContractBody", "TaskRecord", "TaskList"),
+  "/v1/openapi.json": { get: { id: "getOpenApiDocument", summary: "This document (no token needed)", responses: { 200: "OpenApiDocument" }, anonymous: true } },
+  "/v1/events": { post: { id: "submitEvent", summary: "Submit one event; 202 once it is durably enqueued, 429 QUOTA_EXCEEDED past the account's events per second", body: "Event", responses: { 202: "EventAccepted" }, errors: EVENT_ERRORS } },
+  "/v1/events/batch": { post: { id: "submitEventBatch", summary: "Submit up to 500 events; each accepted one is enqueued, the others listed in `failed` (`rate_limited`: past the account's events per second)", body: "EventBatch", responses: { 202: "BatchAccepted" }, errors: { 429: EVENT_ERRORS[429] } } },
+  ...recordPaths("tasks", "task", "Task", "ContractBody", "TaskRecord", "TaskList"),
   "/v1/outcomes": {
-    post: { summary: "Open a Variant A outcome from a task (the same key and task again: 200 with the existing one)", body: "OpenOutcomeBody", responses: { 200: "OutcomeView", 201: "OutcomeView" } },
+    post: {
+      id: "openOutcome",
+      summary: "Open a Variant A outcome from a task (the same key and task again: 200 with the existing one)", body: "OpenOutcomeBody",
+      responses: { 200: "OutcomeView", 201: "OutcomeView" },
+      errors: { 404: "TASK_NOT_FOUND: no task `task_key`", 409: "OUTCOME_EXISTS: the key is taken by an outcome not opened from this task" },
+    },
     get: {
+      id: "listOutcomes",
       summary: "List outcomes, newest first, or sorted by a score",
       responses: { 200: "OutcomeList" },
       query: {
@@ -186,35 +188,52 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
       },
     },
   },
-  "/v1/outcomes/{key}": { get: { summary: "One outcome, with its condition annotated and its progress", responses: { 200: "OutcomeView" } } },
-  "/v1/outcomes/{key}/events": { get: { summary: "The outcome's applied events, oldest first", responses: { 200: "OutcomeEventList" }, query: PAGING } },
-  ...recordPaths("agents", "agent", "PutAgentBody", "AgentRecord", "AgentList"),
-  ...recordPaths("customers", "customer", "PutCustomerBody", "CustomerRecord", "CustomerList"),
-  ...recordPaths("rate-cards", "rate card", "PutRateCardBody", "RateCardRecord", "RateCardList"),
-  "/v1/dlq": { get: { summary: "Dead letters: events that could not be applied, with their code", responses: { 200: "DeadLetterList" }, query: { code: "Only this dead-letter code.", ...PAGING } } },
-  "/v1/dlq/{id}/replay": { post: { summary: "Send a dead letter's event through its shard again", responses: { 202: "ReplayAccepted" } } },
+  "/v1/outcomes/{key}": { get: { id: "getOutcome", summary: "One outcome, with its condition annotated and its progress", responses: { 200: "OutcomeView" } } },
+  "/v1/outcomes/{key}/events": { get: { id: "listOutcomeEvents", summary: "The outcome's applied events, oldest first", responses: { 200: "OutcomeEventList" }, query: PAGING } },
+  ...recordPaths("agents", "agent", "Agent", "PutAgentBody", "AgentRecord", "AgentList"),
+  ...recordPaths("customers", "customer", "Customer", "PutCustomerBody", "CustomerRecord", "CustomerList"),
+  ...recordPaths("rate-cards", "rate card", "RateCard", "PutRateCardBody", "RateCardRecord", "RateCardList"),
+  "/v1/dlq": { get: { id: "listDeadLetters", summary: "Dead letters: events that could not be applied, with their code", responses: { 200: "DeadLetterList" }, query: { code: "Only this dead-letter code.", ...PAGING } } },
+  "/v1/dlq/{id}/replay": { post: { id: "replayDeadLetter", summary: "Send a dead letter's event through its shard again", responses: { 202: "ReplayAccepted" }, errors: { 409: "DEAD_LETTER_TRUNCATED: only a prefix of its event was kept, so it cannot be replayed" } } },
   "/v1/charges": {
     get: {
+      id: "listCharges",
       summary: "Charges of confirmed Variant B outcomes",
       responses: { 200: "ChargeList" },
       query: { customer_key: "One customer's charges.", from: "ISO 8601: confirmed at or after.", to: "ISO 8601: confirmed before.", ...PAGING },
     },
   },
-  "/v1/usage": { get: { summary: "Billable events per customer", responses: { 200: "UsageView" }, query: { customer_key: "One customer only." } } },
+  "/v1/insights": {
+    get: {
+      id: "getInsights",
+      summary: "Time series per task, agent or customer from hourly rollups: outcomes opened, verdicts, charges, dead letters, failing clauses",
+      responses: { 200: "InsightsView" },
+      query: {
+        group_by: "Required: task, agent or customer.",
+        key: "Only this task, agent or customer (answered with zeros where it has nothing).",
+        from: "RFC 3339: the first bucket is the one holding it (default: to minus 24 hours, 30 days or 12 weeks, by bucket).",
+        to: "RFC 3339, exclusive (default now); at most 1000 buckets after from.",
+        bucket: "hour, day (default) or week (from Monday).",
+        tz: "IANA time zone where days and weeks start at midnight (default UTC).",
+        limit: "Most groups answered, busiest first, 1 to 1000 (default 100).",
+      },
+    },
+  },
+  "/v1/usage": { get: { id: "getUsage", summary: "Billable events per customer", responses: { 200: "UsageView" }, query: { customer_key: "One customer only." } } },
   "/v1/webhook-endpoints": {
-    post: { summary: "Create a webhook endpoint (Standard Webhooks); its signing secret is in the answer", body: "CreateWebhookEndpointBody", responses: { 201: "WebhookEndpointCreated" } },
-    get: { summary: "List webhook endpoints by id, a page at a time", responses: { 200: "WebhookEndpointList" }, query: PAGING },
+    post: { id: "createWebhookEndpoint", summary: "Create a webhook endpoint (Standard Webhooks); its signing secret is in the answer", body: "CreateWebhookEndpointBody", responses: { 201: "WebhookEndpointCreated" } },
+    get: { id: "listWebhookEndpoints", summary: "List webhook endpoints by id, a page at a time", responses: { 200: "WebhookEndpointList" }, query: PAGING },
   },
   "/v1/webhook-endpoints/{id}": {
-    get: { summary: "One webhook endpoint", responses: { 200: "WebhookEndpointView" } },
-    patch: { summary: "Change an endpoint's url, event types, description or enabled flag", body: "PatchWebhookEndpointBody", responses: { 200: "WebhookEndpointView" } },
-    delete: { summary: "Delete a webhook endpoint", responses: { 204: null } },
+    get: { id: "getWebhookEndpoint", summary: "One webhook endpoint", responses: { 200: "WebhookEndpointView" } },
+    patch: { id: "updateWebhookEndpoint", summary: "Change an endpoint's url, event types, description or enabled flag", body: "PatchWebhookEndpointBody", responses: { 200: "WebhookEndpointView" } },
+    delete: { id: "deleteWebhookEndpoint", summary: "Delete a webhook endpoint", responses: { 204: null } },
   },
-  "/v1/webhook-endpoints/{id}/secret": { get: { summary: "The endpoint's signing secret", responses: { 200: "WebhookSecret" } } },
-  "/v1/webhook-endpoints/{id}/rotate-secret": { post: { summary: "A new signing secret; the previous one keeps signing for 24 h", responses: { 200: "WebhookSecretRotated" } } },
-  "/v1/webhook-endpoints/{id}/messages": { get: { summary: "The endpoint's messages, each with its status (pending, delivered, failed)", responses: { 200: "WebhookMessageList" }, query: PAGING } },
-  "/v1/webhook-endpoints/{id}/messages/{message_id}/attempts": { get: { summary: "Delivery attempts of one message", responses: { 200: "WebhookAttemptList" } } },
-  "/v1/webhook-endpoints/{id}/messages/{message_id}/resend": { post: { summary: "Deliver a message again", responses: { 202: "WebhookResent" } } },
+  "/v1/webhook-endpoints/{id}/secret": { get: { id: "getWebhookEndpointSecret", summary: "The endpoint's signing secret", responses: { 200: "WebhookSecret" } } },
+  "/v1/webhook-endpoints/{id}/rotate-secret": { post: { id: "rotateWebhookEndpointSecret", summary: "A new signing secret; the previous one keeps signing for 24 h", responses: { 200: "WebhookSecretRotated" } } },
+  "/v1/webhook-endpoints/{id}/messages": { get: { id: "listWebhookMessages", summary: "The endpoint's messages, each with its status (pending, delivered, failed)", responses: { 200: "WebhookMessageList" }, query: PAGING } },
+  "/v1/webhook-endpoints/{id}/messages/{message_id}/attempts": { get: { id: "listWebhookMessageAttempts", summary: "Delivery attempts of one message", responses: { 200: "WebhookAttemptList" } } },
+  "/v1/webhook-endpoints/{id}/messages/{message_id}/resend": { post: { id: "resendWebhookMessage", summary: "Deliver a message again", responses: { 202: "WebhookResent" } } },
 };
 
 /** "/v1/outcomes/:key" -> "/v1/outcomes/{key}". */
@@ -222,30 +241,11 @@ export function openApiPath(routePath: string): string {
   return routePath.replace(/:(\w+)/g, "{$1}");
 }
 
-function operation(path: string, op: Operation): Record<string, unknown> {
-  const parameters = [
-    ...[...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "string" } })),
-    ...Object.entries(op.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, description, schema: { type: "string" } })),
-  ];
-  const responses: Record<string, unknown> = {};
-  for (const [status, schema] of Object.entries(op.responses)) {
-    responses[status] = schema === null ? { description: "No content" } : { description: "OK", content: { "application/json": { schema: ref(schema) } } };
-  }
-  responses.default = { description: "An error, in the one error shape", content: { "application/json": { schema: ref("ErrorBody") } } };
-  return {
-    summary: op.summary,
-    ...(op.anonymous ? { security: [] } : {}),
-    ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } }),
-    responses,
-  };
-}
-
 /** The whole document. */
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, methods] of Object.entries(PATHS)) {
-    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, operation(path, op)]));
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, operation(method as Method, path, op)]));
   }
   return {
     openapi: "3.1.0",
@@ -253,12 +253,15 @@ export function openApiDocument(): Record<string, unknown> {
       title: "Verdict",
       version: "1",
       description: "Outcome tracking for fleets of AI agents: events in, verdicts out. Every /v1 route but this document needs `Authorization: Bearer <token>`. docs/api.md describes each route with examples.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
+    // Relative: the service that serves this document is the one it describes, wherever it runs.
+    servers: [{ url: "/", description: "The service that served this document" }],
     security: [{ bearer: [] }],
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { ...collection.components.schemas, OpenApiDocument: { type: "object", required: ["openapi", "paths"] } },
+      schemas: { ...collection.components.schemas, OpenApiDocument: { type: "object", properties: { openapi: { type: "string" }, paths: { type: "object" } }, required: ["openapi", "paths"] } },
     },
   };
 }

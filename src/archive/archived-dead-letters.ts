@@ -10,6 +10,8 @@ import { storableText } from "./storable-text.js";
 
 /** PostgreSQL's type id for bytea: an array of Buffers is sent as bytea[] only when told (else as one bytea). */
 const BYTEA = 17;
+/** The largest int8: the bound of a shard whose stream is empty. */
+const INT8_MAX = "9223372036854775807";
 
 /** A whole letter at its position in its shard's dead-letter stream. */
 export interface DeadLetterRow {
@@ -59,6 +61,22 @@ export class ArchivedDeadLetters {
         AND (entry_ms, entry_seq, shard) > (${ms!}::numeric, ${seq!}::numeric, ${after?.shard ?? -1})
       ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`);
     return rows.map((row) => ({ shard: row.shard, entryId: `${row.entry_ms}-${row.entry_seq}`, payload: row.letter }));
+  }
+
+  /**
+   * Letters not replayed that each shard's stream no longer holds: those before `hotFrom[shard]` (the
+   * stream's first entry id; undefined for an empty stream, where every archived letter counts). A letter
+   * copied but not yet deleted from its stream is at or after that entry, so it is not counted twice.
+   */
+  async count(accountId: string, hotFrom: readonly (string | undefined)[]): Promise<number> {
+    const { sql } = this;
+    const bounds = hotFrom.map((entryId) => (entryId ?? `${INT8_MAX}-0`).split("-"));
+    const rows = await fromArchive(() => sql<{ n: string }[]>`
+      SELECT count(*) AS n FROM dead_letters d
+        JOIN unnest(${hotFrom.map((_, shard) => shard)}::int4[], ${bounds.map(([ms]) => ms!)}::int8[], ${bounds.map(([, seq]) => seq!)}::int8[])
+          AS hot(shard, entry_ms, entry_seq) ON d.shard = hot.shard
+      WHERE d.account_id = ${accountId} AND d.replayed_at IS NULL AND (d.entry_ms, d.entry_seq) < (hot.entry_ms, hot.entry_seq)`);
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** The whole letter at a position, replayed or not (where a letter Redis keeps a prefix of is whole). */

@@ -3,7 +3,8 @@
 // and no URL, the embedded PGlite of the data dir (reused when another process of the data dir serves it,
 // else started here and stopped by close).
 import type { VerdictOptions } from "../config/options.js";
-import { archiveHost, openArchive, type ArchiveSql } from "./archive-db.js";
+import type { Logger } from "../telemetry/logger.js";
+import { archiveHost, migrate, openArchive, type ArchiveSql } from "./archive-db.js";
 import { startEmbeddedArchive } from "./embedded-archive.js";
 
 export interface ConfiguredArchive {
@@ -31,4 +32,19 @@ export async function openConfiguredArchive(options: VerdictOptions): Promise<Co
       await embedded.stop();
     },
   };
+}
+
+/** The configured archive with its migrations applied (closed again when they fail), or undefined without one. */
+export async function openMigratedArchive(options: VerdictOptions, logger: Logger): Promise<ConfiguredArchive | undefined> {
+  const archive = await openConfiguredArchive(options);
+  if (!archive) return undefined;
+  logger.info({ archive: archive.where }, `archive: ${archive.where}`);
+  try {
+    const applied = await migrate(archive.sql);
+    if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
+  } catch (error) {
+    await archive.close();
+    throw error;
+  }
+  return archive;
 }

@@ -5,8 +5,7 @@ import cluster from "node:cluster";
 import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { startVerdict } from "../app.js";
-import { migrate } from "../archive/archive-db.js";
-import { openConfiguredArchive, type ConfiguredArchive } from "../archive/configured-archive.js";
+import { openMigratedArchive, type ConfiguredArchive } from "../archive/configured-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 import type { Role, VerdictOptions } from "../config/options.js";
 import { resolveRedis } from "../redis/connect.js";
@@ -123,16 +122,7 @@ function freePort(): Promise<number> {
  */
 async function startArchive(options: VerdictOptions, logger: Logger): Promise<ConfiguredArchive | undefined> {
   if (options.archiveUrl !== undefined || options.redis.kind !== "embedded") return undefined;
-  const archive = (await openConfiguredArchive(options))!;
-  logger.info({ archive: archive.where }, `archive: ${archive.where}`);
-  try {
-    const applied = await migrate(archive.sql);
-    if (applied.length > 0) logger.info({ applied }, "archive migrations applied");
-  } catch (error) {
-    await archive.close();
-    throw error;
-  }
-  return archive;
+  return openMigratedArchive(options, logger);
 }
 
 async function runSupervisor(options: VerdictOptions): Promise<number> {

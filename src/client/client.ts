@@ -18,6 +18,7 @@ export class VerdictClient {
   readonly rateCards: Routes["rateCards"];
   readonly charges: Routes["charges"];
   readonly usage: Routes["usage"];
+  readonly insights: Routes["insights"];
   readonly dlq: Routes["dlq"];
 
   constructor(options: VerdictClientOptions) {
@@ -33,6 +34,7 @@ export class VerdictClient {
       rateCards: this.rateCards,
       charges: this.charges,
       usage: this.usage,
+      insights: this.insights,
       dlq: this.dlq,
     } = routes(transport));
     void loadTraceApi();

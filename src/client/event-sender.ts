@@ -258,6 +258,11 @@ export class EventSender {
     this.settleLanes(
       batch,
       (event, index) => {
+        // Refused whole for the account's rate (before the service read it): like rate_limited items.
+        if (error.status === 429 && error.code === "QUOTA_EXCEEDED") {
+          event.attempts--;
+          return "throttle";
+        }
         if (error.retryable) return event.attempts < this.options.retry.maxAttempts ? "retry" : error;
         if (blamed === undefined) return error;
         const details = blamed.get(index);

@@ -9,6 +9,7 @@ import type {
   Customer,
   DeadLetter,
   EventAccepted,
+  Insights,
   LoggedEvent,
   OpenOutcomeBody,
   Outcome,
@@ -42,6 +43,21 @@ export interface ChargeListQuery extends PageQuery {
 export interface DeadLetterListQuery extends PageQuery {
   /** A dead-letter code, e.g. `OUTCOME_NOT_OPEN`. */
   code?: string | undefined;
+}
+
+export interface InsightsQuery {
+  group_by: "task" | "agent" | "customer";
+  /** One task, agent or customer only. */
+  key?: string | undefined;
+  /** ISO 8601; the first bucket is the one holding it. */
+  from?: string | undefined;
+  /** ISO 8601, exclusive; default now. */
+  to?: string | undefined;
+  bucket?: "hour" | "day" | "week" | undefined;
+  /** IANA time zone where days and weeks start (default UTC). */
+  tz?: string | undefined;
+  /** Most groups, busiest first (1 to 1000, default 100). */
+  limit?: number | undefined;
 }
 
 export interface UsageQuery {
@@ -78,6 +94,8 @@ export interface Routes {
   rateCards: RecordRoutes<RateCard, PutRateCardBody, ListPage<"rate_cards", RateCard>>;
   charges: { list(query?: ChargeListQuery): PagedList<Charge, ListPage<"charges", Charge>> };
   usage: { get(query?: UsageQuery): Promise<Usage> };
+  /** Time series per task, agent or customer from the hourly rollups (docs/insights.md). */
+  insights: { get(query: InsightsQuery): Promise<Insights> };
   dlq: {
     list(query?: DeadLetterListQuery): PagedList<DeadLetter, ListPage<"dead_letters", DeadLetter>>;
     /** Sends the dead letter's event through its shard again. */
@@ -126,6 +144,7 @@ export function routes(transport: Transport): Routes {
     rateCards: records<RateCard, PutRateCardBody, "rate_cards">("rate-cards", "rate_cards"),
     charges: { list: (query) => paged<"charges", Charge, ChargeListQuery>("/v1/charges", "charges", query) },
     usage: { get: (query) => get<Usage>("/v1/usage", { ...query }) },
+    insights: { get: (query) => get<Insights>("/v1/insights", { ...query }) },
     dlq: {
       list: (query) => paged<"dead_letters", DeadLetter, DeadLetterListQuery>("/v1/dlq", "dead_letters", query),
       replay: (id) => send<ReplayAccepted>("POST", path`/v1/dlq/${id}/replay`, undefined),

@@ -4,6 +4,8 @@ import type { ContractBody } from "../api/contract-fields.js";
 import type { PutAgentBody, PutCustomerBody, PutRateCardBody } from "../api/routes/configuration.js";
 import type { ReplayAccepted } from "../api/routes/dead-letters.js";
 import type { UsageView } from "../api/routes/charges.js";
+import type { InsightsView } from "../api/routes/insights.js";
+import type { InsightGroup, InsightPoint, InsightTotals } from "../api/insight-series.js";
 import type { OpenOutcomeBody } from "../api/routes/outcomes.js";
 import type { ErrorBody, ErrorDetail } from "../errors/api-error.js";
 import type { HttpErrorCode } from "../errors/codes.js";
@@ -50,4 +52,8 @@ export type {
   ReplayAccepted,
   TaskRecord as Task,
   UsageView as Usage,
+  InsightsView as Insights,
+  InsightGroup,
+  InsightPoint,
+  InsightTotals,
 };

@@ -28,3 +28,4 @@ export { annotate, evaluate, nodeValues, progressAt, valueAt, type Evaluation } 
 export type { TruthValue } from "./truth.js";
 export { MAX_DEPTH, MAX_TERMS, MAX_TEXT_BYTES } from "./limits.js";
 export { replay, type ReplayResult } from "./replay.js";
+export { conditionClauses, falseClausesAtVerdict, verdictCause, type Clause, type VerdictCause } from "./clauses.js";

@@ -8,7 +8,7 @@ import type { Route } from "../ingress/router.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import { DeadLetterStore } from "../stores/dead-letter-store.js";
+import { DeadLetterStore, type DeadLetterStoreOptions } from "../stores/dead-letter-store.js";
 import { IngestCounts } from "../stores/ingest-counts.js";
 import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -36,6 +36,8 @@ export interface DashboardDeps {
   signup: "open" | "closed";
   /** The public URL (VERDICT_PUBLIC_URL): the only origin form posts may come from, and https makes the cookie Secure. */
   publicUrl: string | undefined;
+  /** The archive's dead letters, which the home page counts with those in Redis; undefined without an archive. */
+  archivedDeadLetters: DeadLetterStoreOptions["archive"];
   clock: () => number;
 }
 
@@ -46,7 +48,11 @@ export interface Dashboard {
   close(): void;
 }
 
-const STATIC: Record<string, string> = { "dashboard.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8" };
+const STATIC: Record<string, string> = {
+  "dashboard.js": "text/javascript; charset=utf-8",
+  "charts.js": "text/javascript; charset=utf-8",
+  "dashboard.css": "text/css; charset=utf-8",
+};
 
 function loadStatic(): Map<string, { body: string; contentType: string }> {
   const files = new Map<string, { body: string; contentType: string }>();
@@ -101,7 +107,8 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     live: new LiveHub(LIVE_POLL_MS, () => deps.metrics.dashboardLiveRenders.inc()),
     stores: {
       outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
-      deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards),
+      // Letters are counted, never listed, here: their events' size does not matter.
+      deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards, { archive: deps.archivedDeadLetters, maxEventBytes: Number.POSITIVE_INFINITY }),
       ingest: new IngestCounts(deps.redis, deps.keys, deps.shards),
     },
     signup: deps.signup,

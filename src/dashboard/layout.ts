@@ -1,5 +1,6 @@
-// The frame of every dashboard page: head (one stylesheet, one script, both from this server), the
-// navigation, the account and the "Sign out" button, and form fields that show their error beside them.
+// The frame of every dashboard page: head (one stylesheet, one script, on chart pages the charts' hover
+// script, all from this server), the navigation, the account and the "Sign out" button, and form fields
+// that show their error beside them.
 import { html, type Html, type HtmlValue } from "./html.js";
 
 export const BASE = "/dashboard";
@@ -28,7 +29,12 @@ export function csrfField(viewer: Viewer): Html {
   return html`<input type="hidden" name="_csrf" value="${viewer.csrf}">`;
 }
 
-export function document(title: string, body: Html): string {
+export interface PageOptions {
+  /** The page draws charts: load their hover script too. */
+  charts?: boolean;
+}
+
+export function document(title: string, body: Html, options: PageOptions = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -37,7 +43,8 @@ export function document(title: string, body: Html): string {
 <title>${title} · Verdict</title>
 <link rel="stylesheet" href="${BASE}/static/dashboard.css">
 <script src="${BASE}/static/dashboard.js" defer></script>
-</head>
+${options.charts ? html`<script src="${BASE}/static/charts.js" defer></script>
+` : ""}</head>
 <body>
 ${body}
 </body>
@@ -46,7 +53,7 @@ ${body}
 }
 
 /** A signed-in page: navigation, the page's heading and content. */
-export function layout(viewer: Viewer, current: string, title: string, content: HtmlValue): string {
+export function layout(viewer: Viewer, current: string, title: string, content: HtmlValue, options: PageOptions = {}): string {
   const links = NAV.map(
     ([path, label]) => html`<li><a href="${BASE}${path}"${current === path ? html` aria-current="page"` : ""}>${label}</a></li>`,
   );
@@ -66,6 +73,7 @@ export function layout(viewer: Viewer, current: string, title: string, content: 
 <h1>${title}</h1>
 ${content}
 </main>`,
+    options,
   );
 }
 

@@ -1,6 +1,8 @@
 // The events-per-second quota at the edge: takes a request's events from its account's token bucket in
 // Redis (shared by every ingress process) before they are enqueued. Requests of one event-loop turn share
-// one script call per account, and every call of the turn leaves in one write per node.
+// one script call per account, and every call of the turn leaves in one write per node. An account whose
+// request was cut short is refused before its next requests' bodies are read, until its bucket can hold
+// them again: a flood past the rate costs the edge its requests' heads, not their parsing.
 import { corkMasters, type RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
@@ -17,9 +19,23 @@ interface Ask {
   resolve(granted: number): void;
 }
 
+/** An account whose last call cut a request short: the bucket's state as that call found it. */
+interface Dry {
+  /** Tokens the bucket held after the call. */
+  tokens: number;
+  /** When the call was sent (performance.now()): the bucket has refilled at most since then. */
+  sentAt: number;
+  /** Events of the largest request the call cut, at most a second of the rate. */
+  need: number;
+}
+
+/** Accounts remembered dry beyond this many are forgotten once a second has refilled their need. */
+const DRY_SWEEP_SIZE = 1024;
+
 export class EventRateLimiter {
   private readonly scripts: Scripts<"take-events">;
   private readonly pending = new Map<string, Ask[]>();
+  private readonly dry = new Map<string, Dry>();
   private flushScheduled = false;
 
   /** `redis` is the enqueue's connection: fails fast when Redis is down, and times out at the enqueue's deadline. */
@@ -52,6 +68,24 @@ export class EventRateLimiter {
     });
   }
 
+  /**
+   * Whether the account's next request is refused for its rate without asking Redis (nor reading its body):
+   * its last call cut a request short, and the bucket cannot have refilled to `events` since (without
+   * `events`, a batch whose size is unknown yet: the size of the request cut, at most a second of the rate).
+   * The bucket's tokens then plus the refill since the call was sent bound what it holds now from above,
+   * whatever other ingress processes took meanwhile, so a refusal here is one Redis would make as well.
+   */
+  refuses(accountId: string, events?: number): boolean {
+    const dry = this.dry.get(accountId);
+    if (!dry) return false;
+    const most = Math.min(this.options.eventBurst, dry.tokens + ((performance.now() - dry.sentAt) * this.options.eventsPerSecond) / 1000);
+    if (most >= dry.need) {
+      this.dry.delete(accountId);
+      return false;
+    }
+    return most < Math.min(events ?? dry.need, this.options.eventBurst);
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const pending = [...this.pending];
@@ -67,12 +101,31 @@ export class EventRateLimiter {
   private async call(accountId: string, asks: Ask[]): Promise<void> {
     const args: number[] = [this.options.eventsPerSecond, this.options.eventBurst];
     for (const ask of asks) args.push(ask.events);
-    let granted: unknown;
+    const sentAt = performance.now();
+    let reply: unknown;
     try {
-      granted = await this.scripts.run("take-events", [this.keys.eventBucket(accountId)], args);
+      reply = await this.scripts.run("take-events", [this.keys.eventBucket(accountId)], args);
     } catch {
-      granted = undefined;
+      reply = undefined;
     }
-    asks.forEach((ask, i) => ask.resolve(Array.isArray(granted) ? Number(granted[i] ?? ask.events) : ask.events));
+    let cut = 0;
+    asks.forEach((ask, i) => {
+      const granted = Array.isArray(reply) ? Number(reply[i] ?? ask.events) : ask.events;
+      if (granted < ask.events) cut = Math.max(cut, ask.events);
+      ask.resolve(granted);
+    });
+    const tokens = Array.isArray(reply) ? Number(reply[asks.length]) : Number.NaN;
+    if (cut === 0 || !Number.isFinite(tokens)) {
+      this.dry.delete(accountId);
+      return;
+    }
+    if (this.dry.size >= DRY_SWEEP_SIZE) this.sweep();
+    this.dry.set(accountId, { tokens, sentAt, need: Math.min(cut, this.options.eventsPerSecond) });
+  }
+
+  /** Forgets the accounts whose need a second's refill has covered: they are not dry any more. */
+  private sweep(): void {
+    const before = performance.now() - 1000;
+    for (const [accountId, dry] of this.dry) if (dry.sentAt < before) this.dry.delete(accountId);
   }
 }

@@ -9,6 +9,7 @@ import type { Metrics } from "../telemetry/metrics.js";
 import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tracing.js";
 import { DEFAULT_MAX_BODY_BYTES, Router, decodeParams, type ApiRequest, type ApiResponse, type Route } from "./router.js";
 import { checkFraming } from "./framing.js";
+import { BodyTooLarge, parseJson } from "./request-body.js";
 import { writeHead } from "./response-head.js";
 import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type us_listen_socket } from "./uws.js";
 
@@ -95,12 +96,6 @@ interface Exchange {
    * another hidden class and make every access to an exchange polymorphic.
    */
   span: Span | undefined;
-}
-
-class BodyTooLarge extends ApiError {
-  constructor(limit: number) {
-    super("PAYLOAD_TOO_LARGE", `request body is larger than ${limit} bytes`);
-  }
 }
 
 export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -214,6 +209,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
         return sendError(ex, error);
       }
     }
+    // An account the route refuses now is answered before a byte of its body is read or parsed.
+    const refusal = typeof account === "string" ? route.admit?.(account) : undefined;
+    if (refusal !== undefined) return sendError(ex, refusal);
     const rawQuery = req.getQuery() ?? "";
     const contentLength = req.getHeader("content-length");
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -244,6 +242,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     const run = async (): Promise<void> => {
       const accountId = typeof account === "string" ? account : await account;
       ex.span?.setAttribute("verdict.account_id", accountId);
+      // A token verified only now: its body is being read already, but still not parsed.
+      if (typeof account !== "string") {
+        const late = route.admit?.(accountId);
+        if (late !== undefined) throw late;
+      }
       const bytes = await body;
       const request: ApiRequest = {
         accountId,
@@ -387,13 +390,4 @@ function readBody(ex: Exchange, limit: number): Promise<Buffer> {
       }
     });
   });
-}
-
-function parseJson(bytes: Buffer | undefined): unknown {
-  if (bytes === undefined || bytes.length === 0) return undefined;
-  try {
-    return JSON.parse(bytes.toString("utf8")) as unknown;
-  } catch (error) {
-    throw new ApiError("VALIDATION_ERROR", "request body is not valid JSON", [{ path: "$", message: (error as Error).message }], { cause: error });
-  }
 }

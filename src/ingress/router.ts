@@ -34,6 +34,11 @@ export interface Route {
   maxBodyBytes?: number;
   /** Served without a token even under /v1 (the API's own description). @default false */
   anonymous?: boolean;
+  /**
+   * Asked once the token's account is known, before the body is read: an error is the answer, and the body
+   * is never parsed (an account past its events-per-second rate). @default none
+   */
+  admit?(accountId: string): ApiError | undefined;
   /** Throws ApiError for answers in the spec's error shape. */
   handler(req: ApiRequest): Promise<ApiResponse>;
 }

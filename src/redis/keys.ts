@@ -182,6 +182,32 @@ export class Keys {
   }
 
   /**
+   * Insight rollup of one account and hour (epoch ms) on this shard: a hash of counters (and clause texts),
+   * written by the commits that make what it counts (docs/insights.md).
+   */
+  insightRollup(shard: number, accountId: string, hour: number): string {
+    return `${this.shardTag(shard)}:rollup:${accountId}:${hour}`;
+  }
+
+  /** The shard's insight rollups in Redis: a sorted set of "<hour>\x1f<account>" scored by the hour. */
+  insightRollupHours(shard: number): string {
+    return `${this.shardTag(shard)}:rollup-hours`;
+  }
+
+  /**
+   * Rollups taken out of the live set to move to the archive: a sorted set of "<move id>\x1f<hour>\x1f<account>"
+   * scored -1 until the archive committed the move, then by when it did (ms).
+   */
+  insightRollupMoves(shard: number): string {
+    return `${this.shardTag(shard)}:rollup-moves`;
+  }
+
+  /** One rollup being moved to the archive, under the id of its move. */
+  insightRollupMoving(shard: number, moveId: string): string {
+    return `${this.shardTag(shard)}:rollup-moving:${moveId}`;
+  }
+
+  /**
    * The shard's webhook outbox (a stream): one entry per verdict, dead letter or charge, written by the
    * commit that made it; the shard owner's dispatcher fans entries out to endpoints and deletes them.
    */

@@ -88,17 +88,27 @@ export class DeadLetterStore {
     private readonly client: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
-    // Without options (the dashboard's count) letters are listed as stored.
     options: DeadLetterStoreOptions = { maxEventBytes: Number.POSITIVE_INFINITY },
   ) {
     this.archive = options.archive;
     this.maxEventBytes = options.maxEventBytes;
   }
 
-  /** Dead letters waiting in Redis for the account (XLEN of each shard's stream). */
+  /**
+   * Dead letters waiting for the account, in Redis and in the archive: the streams are read first, then the
+   * archive counts only what lies before each stream's first entry, so a letter the archiver moves meanwhile
+   * (copied, then deleted) is counted once.
+   */
   async count(accountId: string): Promise<number> {
-    const lengths = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.xlen(this.keys.deadLetters(shard, accountId))));
-    return lengths.reduce((sum, n) => sum + n, 0);
+    const streams = await Promise.all(
+      Array.from({ length: this.shards }, async (_, shard) => {
+        const key = this.keys.deadLetters(shard, accountId);
+        const [length, first] = await Promise.all([this.client.xlen(key), this.archive ? this.client.xrange(key, "-", "+", "COUNT", 1) : []]);
+        return { length, first: first[0]?.[0] };
+      }),
+    );
+    const hot = streams.reduce((sum, stream) => sum + stream.length, 0);
+    return this.archive ? hot + (await this.archive.count(accountId, streams.map((stream) => stream.first))) : hot;
   }
 
   async list(accountId: string, code: string | undefined, limit: number, cursor: string | null): Promise<{ items: DeadLetterView[]; nextCursor: string | null } | undefined> {

@@ -16,6 +16,7 @@ import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { ArchivedOutcomes, ArchiveListOrder } from "../archive/archived-outcomes.js";
 import { DEFAULT_QUOTAS, openOutcomesPerShard } from "../config/quotas.js";
+import { fieldOf, hourOf, METRIC, rollupMember } from "../outcomes/insight-rollup.js";
 import { quotaExceeded } from "../errors/quota-exceeded.js";
 
 /** open-outcome.lua's answer when the account's share of the open-outcome quota on the shard is full. */
@@ -128,8 +129,20 @@ export class OutcomeStore {
         this.keys.due(shard),
         this.keys.idempotency(shard, accountId, key),
         this.keys.openOutcomes(shard),
+        this.keys.insightRollup(shard, accountId, hourOf(now)),
+        this.keys.insightRollupHours(shard),
       ],
-      [packOutcome(record), indexMember(now, key), outcomeRef(accountId, key), dueAtOf(record) ?? -1, accountId, perShard],
+      [
+        packOutcome(record),
+        indexMember(now, key),
+        outcomeRef(accountId, key),
+        dueAtOf(record) ?? -1,
+        accountId,
+        perShard,
+        fieldOf("task", METRIC.opened, request.taskKey),
+        rollupMember(hourOf(now), accountId),
+        hourOf(now),
+      ],
     );
     if (existing === OPEN_QUOTA_FULL) throw quotaExceeded("open_outcomes", this.openQuota, `open outcomes (${perShard} on each of its ${this.shards} shards)`);
     if (!Buffer.isBuffer(existing)) return { kind: "created", record };

@@ -147,10 +147,10 @@ export class WebhookMessageStore {
   /**
    * Creates each entry's messages (one per endpoint, the body once; none for an endpoint whose backlog is
    * full) and deletes the entries from the shard's outbox, atomically; then trims the logs the new messages
-   * took past their count.
+   * took past their count. `full`: the endpoints (active-set members) found at their backlog.
    */
-  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<{ created: number; skipped: number }> {
-    if (entries.length === 0) return { created: 0, skipped: 0 };
+  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<{ created: number; skipped: number; full: string[] }> {
+    if (entries.length === 0) return { created: 0, skipped: 0, full: [] };
     const { keys } = this;
     const scriptKeys = [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard)];
     const args: (string | number)[] = [now, this.limits.retentionMs, this.shardLogMax, this.shardBacklogMax];
@@ -168,12 +168,14 @@ export class WebhookMessageStore {
         args.push(activeMember(accountId, endpointId));
       }
     }
-    const [created, skipped, ...overfull] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, number, ...(string | number)[]];
+    const [created, skipped, fullCount, ...rest] = (await this.scripts.run("fanout", scriptKeys, args)) as [number, number, number, ...(string | number)[]];
+    const full = rest.slice(0, Number(fullCount)).map(String);
+    const overfull = rest.slice(Number(fullCount));
     for (let i = 0; i + 1 < overfull.length; i += 2) {
       const { accountId, endpointId } = parseActiveMember(String(overfull[i]));
       await this.trim(shard, accountId, endpointId, Number(overfull[i + 1]));
     }
-    return { created: Number(created), skipped: Number(skipped) };
+    return { created: Number(created), skipped: Number(skipped), full };
   }
 
   /** Records attempts of messages in one endpoint's queue on a shard, in one call; then trims its log. */

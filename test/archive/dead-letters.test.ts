@@ -4,7 +4,9 @@
 // oversized event keeps only a prefix in Redis while PostgreSQL holds it whole and a replay sends it whole.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Users } from "../../src/accounts/users.js";
 import { unpackDeadLetter } from "../../src/outcomes/dead-letter.js";
+import { FormClient } from "../dashboard/form-client.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { DEPLOYMENTS } from "../support/redis.js";
@@ -99,6 +101,20 @@ describe.each(DEPLOYMENTS)("dead letters moved to PostgreSQL after their retenti
     expect(await h.walk(5, "OUTCOME_NOT_OPEN")).toEqual([]);
     // A cursor handed out while the letters were in Redis goes on from the same place.
     expect(await h.walk(100, undefined, cursor)).toEqual(before.slice(8));
+  }, 120_000);
+
+  it("counts archived letters on the dashboard home with those still in Redis, each once while they move", async () => {
+    const email = `${unique("home")}@example.com`;
+    await new Users(t.app.redis, t.app.keys).add(t.accountId, email, "a long enough password");
+    const visitor = new FormClient(t.base);
+    expect((await visitor.signIn(email, "a long enough password")).status).toBe(303);
+    const shown = async (): Promise<number> => Number(/data-testid="home-dead-letters"><span class="number">(\d+)</.exec((await visitor.get("/dashboard/")).text)?.[1]);
+    const waiting = (await h.walk(100)).length;
+    await h.deadLetter(Array.from({ length: 12 }, (_, i) => unique(`home-${i}`)));
+    await h.listed(waiting + 12);
+    while ((await h.hotTotal()) > 0) expect(await shown()).toBe(waiting + 12);
+    expect(await shown()).toBe(waiting + 12);
+    expect((await h.rows()).filter((row) => row.replayed_at === null)).toHaveLength(waiting + 12);
   }, 120_000);
 
   it("replays an archived letter once", async () => {

@@ -25,9 +25,9 @@ describe("verdict migrate", () => {
   }
 
   it("applies the schema once", async () => {
-    expect(migrate()).toEqual({ status: 0, out: { applied: ["0001_charges", "0002_outcomes", "0003_charge_positions", "0004_dead_letters"] } });
+    expect(migrate()).toEqual({ status: 0, out: { applied: ["0001_charges", "0002_outcomes", "0003_charge_positions", "0004_dead_letters", "0005_insight_rollups"] } });
     expect(migrate()).toEqual({ status: 0, out: { applied: [] } });
     const tables = await db.sql<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`;
-    expect(tables.map((t) => t.name)).toEqual(["charges", "dead_letters", "outcome_events", "outcomes", "schema_migrations"]);
+    expect(tables.map((t) => t.name)).toEqual(["charges", "dead_letters", "insight_rollups", "outcome_events", "outcomes", "schema_migrations"]);
   });
 });

@@ -155,6 +155,24 @@ describe("client delivery through faults", () => {
     expect(client.stats().retried).toBe(1);
   });
 
+  it("does not count a batch refused whole for the account's rate (429 QUOTA_EXCEEDED) as an attempt", async () => {
+    const [key] = await openOutcomes(1);
+    let refusals = 0;
+    proxy.setPolicy((request) => {
+      if (request.path !== "/v1/events/batch" || refusals === 2) return { kind: "forward" };
+      refusals++;
+      return { kind: "refuse", status: 429, retryAfter: "1", code: "QUOTA_EXCEEDED" };
+    });
+    const client = new VerdictClient({ baseUrl: proxy.base, token: t.token, retry: { maxAttempts: 1 } });
+    const from = proxy.seen.length;
+    await client.track({ outcome_key: key!, action: "step" });
+    const sends = proxy.seen.slice(from).filter((r) => r.path === "/v1/events/batch");
+    expect(sends).toHaveLength(3);
+    // Each send after a refusal waits at least the second the rate's refusal asks for.
+    expect(sends[2]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1980);
+    expect(client.stats()).toMatchObject({ accepted: 1, rejected: 0 });
+  });
+
   it("makes track wait while the buffer is full, and lets it in as room frees", async () => {
     const [key] = await openOutcomes(1);
     proxy.setPolicy((request) => (request.path === "/v1/events/batch" ? { kind: "hold" } : { kind: "forward" }));

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 
 export type Fault =
   | { kind: "forward" }
-  /** Answers this status (503 by default, or 429, 500...) with the service's error body, without forwarding. */
-  | { kind: "refuse"; status?: number; retryAfter?: string }
+  /** Answers this status (503 by default, or 429, 500...) with the service's error body (`code`, or one for the status), without forwarding. */
+  | { kind: "refuse"; status?: number; retryAfter?: string; code?: string }
   | { kind: "reset-after-forward" }
   | { kind: "delay"; ms: number }
   | { kind: "unconfirm" }
@@ -123,7 +123,7 @@ export async function startFaultProxy(targetBase: string, seed = 1): Promise<Fau
       case "refuse": {
         const status = fault.status ?? 503;
         refusals.set(status, (refusals.get(status) ?? 0) + 1);
-        const code = status === 503 ? "QUEUE_REJECTED" : status === 429 ? "RATE_LIMITED" : "INTERNAL_ERROR";
+        const code = fault.code ?? (status === 503 ? "QUEUE_REJECTED" : status === 429 ? "RATE_LIMITED" : "INTERNAL_ERROR");
         const payload = Buffer.from(JSON.stringify({ error: { code, message: "injected by the fault proxy", request_id: "proxy" } }));
         const headers: Record<string, string> = { "content-type": "application/json" };
         if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;

@@ -135,6 +135,12 @@ describe("client routes", () => {
     expect(charges).toEqual([expect.objectContaining({ outcome_key: key, customer_key: customer, agent_key: agent, currency: "EUR", attribution: 3, amount: 750 })]);
     expect((await client.outcomes.list({ customer_key: customer })).outcomes.map((o) => o.key)).toEqual([key]);
     expect(await client.usage.get({ customer_key: customer })).toEqual({ usage: [{ customer_key: customer, billable_events: 2 }] });
+    const insights = await client.insights.get({ group_by: "customer", key: customer, bucket: "hour", limit: 1 });
+    expect(insights).toMatchObject({ bucket: "hour", groups: [{ key: customer, totals: { opened: 1, confirmed: 1, failed: 0, charges: { EUR: { count: 1, amount: 750 } } } }] });
+    // The default range, the last 24 hours, spans 25 hour buckets unless it starts on the hour.
+    expect(insights.groups[0]!.series.length).toBeGreaterThanOrEqual(24);
+    expect(insights.groups[0]!.series.length).toBeLessThanOrEqual(25);
+    await expect(client.insights.get({ group_by: "customer", bucket: "hour", tz: "Nowhere/Land" })).rejects.toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
 
     for (const remove of [() => client.customers.delete(customer), () => client.rateCards.delete(card), () => client.agents.delete(agent)]) await remove();
     await expect(client.agents.get(agent)).rejects.toMatchObject({ code: "AGENT_NOT_FOUND" });

@@ -211,7 +211,7 @@ describe("dashboard in Chromium", () => {
     await expect(page.getByTestId("home-dead-letters").textContent()).resolves.toContain("0");
     // reply, approved, the Variant B event and its replay.
     await expect(page.getByTestId("ingest-summary").textContent()).resolves.toMatch(/^4 events received in the last 30 minutes/);
-    await expect(page.locator("svg.chart rect").count()).resolves.toBe(31);
+    await expect(page.locator("svg.ingest rect").count()).resolves.toBe(31);
     await screenshot(page, "home");
   });
 

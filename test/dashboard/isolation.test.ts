@@ -50,7 +50,7 @@ describe.each(DEPLOYMENTS)("dashboard account isolation (%s)", (deployment) => {
 
   it("opens none of A's records or outcomes for B, live stream included", async () => {
     const hookPages = ["", "/delete", "/rotate-secret", `/messages/${messageId}`].map((page) => `/dashboard/webhooks/${hook.id}${page}`);
-    for (const path of ["/dashboard/tasks/a-task/edit", "/dashboard/agents/a-agent/edit", "/dashboard/customers/a-customer/edit", "/dashboard/rate-cards/a-card/edit", "/dashboard/outcomes/a-outcome", "/dashboard/outcomes/a-job", "/dashboard/outcomes/a-outcome/live", ...hookPages]) {
+    for (const path of ["/dashboard/tasks/a-task/edit", "/dashboard/agents/a-agent/edit", "/dashboard/customers/a-customer/edit", "/dashboard/tasks/a-task/insights", "/dashboard/agents/a-agent/insights", "/dashboard/customers/a-customer/insights", "/dashboard/rate-cards/a-card/edit", "/dashboard/outcomes/a-outcome", "/dashboard/outcomes/a-job", "/dashboard/outcomes/a-outcome/live", ...hookPages]) {
       const reply = await b.get(path);
       expect(reply.status, path).toBe(404);
       expect(reply.text).not.toContain("A task");

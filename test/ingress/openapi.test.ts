@@ -120,6 +120,8 @@ describe("OpenAPI document", () => {
     expect((await call("GET", "/v1/charges")).status).toBe(200);
     expect((await call("GET", "/v1/charges", {}, undefined, "?customer_key=c&from=2020-01-01T00:00:00Z")).status).toBe(200);
     expect((await call("GET", "/v1/usage")).status).toBe(200);
+    expect((await call("GET", "/v1/insights", {}, undefined, "?group_by=agent&bucket=hour")).status).toBe(200);
+    expect((await call("GET", "/v1/insights", {}, undefined, "?group_by=everyone")).status).toBe(400);
 
     // The dead letter of the event for an outcome nobody opened, and its replay.
     const letter = await eventually(async () => ((await t.request("GET", "/v1/dlq")).body as { dead_letters: { id: string }[] }).dead_letters[0], 15_000, "the dead letter");

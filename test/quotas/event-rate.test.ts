@@ -83,6 +83,43 @@ describe.each(DEPLOYMENTS)("events-per-second quota (%s)", (deployment) => {
       t.request("POST", "/v1/events/batch", { events: Array.from({ length: 50 }, (_, i) => event("flood", i)) }, flooder.token),
     ]);
     expect(steady.body).toMatchObject({ accepted: BURST, failed: [] });
-    expect((still.body as Batch).failed.length).toBeGreaterThan(0);
+    // Refused whole before its body was read, or item by item: either way not taken.
+    if (still.status === 429) expect(still.body).toMatchObject({ error: { code: "QUOTA_EXCEEDED", quota: "events_per_second" } });
+    else expect((still.body as Batch).failed.length).toBeGreaterThan(0);
+  });
+});
+
+describe("events-per-second quota before the body is read", () => {
+  /** A bucket that takes a second to refill what a cut batch asked (at most a second of the rate). */
+  const FAST = 100;
+  let t: TestApp;
+  let second: TestApp;
+  beforeAll(async () => {
+    const quotas = { ...DEFAULT_QUOTAS, eventsPerSecond: FAST, eventBurst: FAST };
+    t = await startTestApp("standalone", { quotas });
+    second = await startTestApp("standalone", { quotas, role: "ingress", keyPrefix: t.options.keyPrefix, tokenSecret: t.options.tokenSecret });
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await t?.stop();
+  });
+
+  const post = (app: TestApp, token: string, body: string): Promise<Response> =>
+    fetch(`${app.base}/v1/events/batch`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
+
+  it("refuses a batch of an account whose last batch was cut short, without reading it, until its bucket could hold that one", async () => {
+    const { token } = await t.newAccount();
+    const cut = await t.request("POST", "/v1/events/batch", { events: Array.from({ length: 2 * FAST }, (_, i) => event(`dry${i % 4}`, i)) }, token);
+    expect((cut.body as Batch).failed.length).toBeGreaterThan(0);
+    // Not valid JSON: parsed, it would be a 400; refused before it is read, it is the rate's 429.
+    const refused = await post(t, token, "{not json");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await refused.json()).toMatchObject({ error: { code: "QUOTA_EXCEEDED", quota: "events_per_second", limit: FAST } });
+    // Another process has no memory of the cut: it asks the shared bucket, so it parses.
+    expect((await post(second, token, "{not json")).status).toBe(400);
+    // Once the bucket can have refilled what the cut batch asked (a second of the rate), the body is read again.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await post(t, token, "{not json")).status).toBe(400);
   });
 });

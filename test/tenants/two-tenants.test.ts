@@ -4,8 +4,8 @@
 // steady 200 events/s: nothing of B's is refused, every event of B's is applied once, and Redis grows by no
 // more than A's quotas and caps allow. B's p99 alone and during the flood are printed, not asserted: on two
 // shared cores they say as much about the machine's other work as about the service (speed belongs in the
-// benchmarks). B's sender runs on a thread of its own, so the flood's work in this process does not delay
-// B's requests before they are sent.
+// benchmarks; `npm run bench:tenants` compares them over alternating rounds). B's sender runs on a thread of
+// its own, so the flood's work in this process does not delay B's requests before they are sent.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Accounts } from "../../src/accounts/accounts.js";
@@ -17,7 +17,7 @@ import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";
 import { spawnVerdict, type VerdictProcess } from "../support/processes.js";
 import { uniquePrefix } from "../support/redis.js";
-import { steadyLoad, type SteadyRun } from "./steady-sender.js";
+import { apiCaller, Flood, steadyLoad, type Call, type SteadyRun } from "../../bench/tenant-load.js";
 
 const B_RATE = 200;
 const B_SECONDS = 8;
@@ -40,6 +40,7 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
   let admin: RedisClient;
   let service: VerdictProcess;
   let base = "";
+  let call: Call;
   let tokenA = "";
   let tokenB = "";
   let visitorA: FormClient;
@@ -64,6 +65,7 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
     };
     service = await spawnVerdict("all", env);
     base = `http://127.0.0.1:${service.port}`;
+    call = apiCaller(base);
     admin = connectRedis({ kind: "standalone", url: redis.url });
     tokenB = (await new Accounts(admin, new Keys(prefix), secret).create("steady")).token;
     visitorA = new FormClient(base);
@@ -78,16 +80,6 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
     await redis?.cleanup();
   }, 60_000);
 
-  const call = async (token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
-  };
-
   const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await admin.info("memory"))?.[1]);
 
   it("accepts and applies every event of B's while A floods, and keeps Redis within A's quotas", async () => {
@@ -98,7 +90,7 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
 
     const alone = await steady("alone");
     const memoryBefore = await usedMemory();
-    const flood = new Flood(call, tokenA, visitorA);
+    const flood = new Flood(call, tokenA, visitorA, { endpoints: ENDPOINTS_TRIED, livePages: LIVE_PAGES });
     await flood.prepare();
     const flooding = flood.run(B_SECONDS * 1000 + 2000);
     const flooded = await steady("flooded");
@@ -109,7 +101,7 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
       `B p99 alone ${alone.p99Ms.toFixed(1)} / ${aloneAgain.p99Ms.toFixed(1)} ms, while A floods ${flooded.p99Ms.toFixed(1)} ms; A sent ${JSON.stringify(flood.sent)}`,
     );
     for (const run of [alone, flooded, aloneAgain]) expect(run.refused, `B's events refused (${run.round})`).toEqual([]);
-    expect(flood.sent.endpointsRefused).toBe(ENDPOINTS_TRIED - A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS);
+    expect(flood.endpointCodes).toEqual(Array.from({ length: ENDPOINTS_TRIED - A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS }, () => "QUOTA_EXCEEDED"));
     expect(flood.sent.liveStreams).toBeGreaterThan(0);
 
     // Every event B sent was applied once.
@@ -133,87 +125,6 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
     expect(grown).toBeLessThanOrEqual(allowance.total);
   }, 240_000);
 });
-
-type Call = (token: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
-
-/** Account A at its worst, every way at once, until `run`'s time is up. */
-class Flood {
-  readonly sent = { deadLetterEvents: 0, oversizedEvents: 0, endpointsRefused: 0, liveStreams: 0, signIns: 0 };
-  private stopAt = 0;
-
-  constructor(
-    private readonly call: Call,
-    private readonly token: string,
-    private readonly visitor: FormClient,
-  ) {}
-
-  /**
-   * More endpoints than the quota (at a port where nothing listens: deliveries fail at once and back off, so
-   * the fan-out's storage is what is measured, not a receiver's speed), and one open outcome for the live pages.
-   */
-  async prepare(): Promise<void> {
-    for (let i = 0; i < ENDPOINTS_TRIED; i++) {
-      const reply = await this.call(this.token, "POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:9/a-${i}` });
-      if (reply.status !== 201) {
-        expect((reply.body as { error: { code: string } }).error.code).toBe("QUOTA_EXCEEDED");
-        this.sent.endpointsRefused++;
-      }
-    }
-    expect((await this.call(this.token, "PUT", "/v1/tasks/big", { name: "big", condition: "COUNT(never)>=1" })).status).toBe(201);
-    expect((await this.call(this.token, "POST", "/v1/outcomes", { key: "big", task_key: "big" })).status).toBe(201);
-  }
-
-  async run(ms: number): Promise<void> {
-    this.stopAt = Date.now() + ms;
-    await Promise.all([this.deadLetters(), this.deadLetters(), this.oversized(), this.livePages(), this.signInSpam()]);
-  }
-
-  private get going(): boolean {
-    return Date.now() < this.stopAt;
-  }
-
-  /** Batches of 500 events for outcomes never opened, back to back. */
-  private async deadLetters(): Promise<void> {
-    for (let round = 0; this.going; round++) {
-      const events = Array.from({ length: 500 }, (_, i) => ({ outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`, action: "step" }));
-      await this.call(this.token, "POST", "/v1/events/batch", { events });
-      this.sent.deadLetterEvents += events.length;
-    }
-  }
-
-  /** Events with a new action and a 250 KB value each, to the one open outcome. */
-  private async oversized(): Promise<void> {
-    const value = "x".repeat(250_000);
-    for (let i = 0; this.going; i++) {
-      await this.call(this.token, "POST", "/v1/events", { outcome_key: "big", action: `grow_${i}`, properties: { value } });
-      this.sent.oversizedEvents++;
-    }
-  }
-
-  /** Live pages of the large outcome, kept open while the flood lasts. */
-  private async livePages(): Promise<void> {
-    const controllers = Array.from({ length: LIVE_PAGES }, () => new AbortController());
-    const streams = controllers.map(async (controller) => {
-      const response = await fetch(`${this.visitor.base}/dashboard/outcomes/big/live`, { headers: { cookie: this.visitor.cookie }, signal: controller.signal });
-      if (response.status !== 200 || !response.body) return;
-      this.sent.liveStreams++;
-      const reader = response.body.getReader();
-      for (;;) if ((await reader.read()).done) return;
-    });
-    while (this.going) await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const controller of controllers) controller.abort();
-    await Promise.allSettled(streams);
-  }
-
-  /** Sign-in attempts with ever new, long emails from no account. */
-  private async signInSpam(): Promise<void> {
-    const stranger = new FormClient(this.visitor.base);
-    while (this.going) {
-      await stranger.signIn(`${randomBytes(100).toString("hex")}@example.com`, "wrong password");
-      this.sent.signIns++;
-    }
-  }
-}
 
 /** What A may keep in Redis under its bounds, term by term (bytes; each term with a generous per-entry overhead). */
 function allowanceOf(flood: Flood): { total: number; terms: Record<string, number> } {

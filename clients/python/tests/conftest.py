@@ -22,7 +22,8 @@ OUTCOMES = int(os.environ.get("VERDICT_PY_OUTCOMES", "200"))
 
 @pytest.fixture(scope="session")
 def service() -> Iterator[Service]:
-    started = Service()
+    # Webhook endpoints at 127.0.0.1 (test_routes.py) are refused without it.
+    started = Service(env={"VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS": "true"})
     yield started
     started.stop()
 

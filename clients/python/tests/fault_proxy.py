@@ -30,6 +30,8 @@ class FaultProxy:
         #: Batch answers rewritten with every item in `failed`: "unconfirmed" (forwarded first) or "quota"
         #: (not forwarded; refused for the account's event rate).
         self.fail_items: Optional[str] = None
+        #: When set, `fail_items` lasts for this many batch answers, then switches itself off.
+        self.fail_items_times: Optional[int] = None
         self.gate = threading.Event()
         self.gate.set()
         proxy = self
@@ -113,6 +115,10 @@ class FaultProxy:
             failed = [{"index": i, "reason": "rate_limited"} for i in range(count)]
         with self.lock:
             self.counts[self.fail_items] = self.counts.get(self.fail_items, 0) + 1
+            if self.fail_items_times is not None:
+                self.fail_items_times -= 1
+                if self.fail_items_times <= 0:
+                    self.fail_items = self.fail_items_times = None
         payload = json.dumps({"accepted": 0, "failed": failed, "duplicates": []}).encode()
         self.answer(request, 202, {"content-type": "application/json", "retry-after": "0"}, payload)
 

@@ -35,7 +35,9 @@ def wait_until(check: "callable[[], bool]", seconds: float, what: str) -> None: 
 
 
 class Service:
-    def __init__(self) -> None:
+    """`env` adds to (or overrides) the service's environment; `node_args` go before the CLI (as `npm start`'s)."""
+
+    def __init__(self, env: Optional[Dict[str, str]] = None, node_args: Optional[List[str]] = None) -> None:
         if not CLI.exists():
             raise RuntimeError(f"{CLI} is missing: run `npm run build` first")
         self.dir = tempfile.mkdtemp(prefix="verdict-py-")
@@ -54,8 +56,9 @@ class Service:
             "VERDICT_TOKEN_SECRET": secrets.token_urlsafe(32),
             "VERDICT_DATA_DIR": self.dir,
             "VERDICT_LOG_LEVEL": "warn",
+            **(env or {}),
         }
-        self._spawn(["node", str(CLI), "serve"], env=self.env)
+        self._spawn(["node", *(node_args or []), str(CLI), "serve"], env=self.env)
         wait_until(self._ready, 60, "verdict serve /readyz")
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.token = self.create_account("python-client")

@@ -97,6 +97,8 @@ def test_a_full_buffer_blocks_track_until_events_settle(service: Service, proxy:
         thread = threading.Thread(target=sixth)
         thread.start()
         assert not returned.wait(0.5), "track returned while the buffer was full"
+        stats = client.stats()
+        assert (stats.buffered, stats.waiting, stats.in_flight) == (5, 1, 1)
         proxy.release()
         thread.join(30)
         assert returned.is_set()
@@ -153,4 +155,5 @@ def test_items_refused_for_the_rate_never_use_up_attempts(service: Service, prox
             threading.Event().wait(0.05)
         proxy.fail_items = None
         assert future.result(30) is None
-    assert len(log_of(service, key, 10)) == 1
+    # A second copy would be applied with the first: a few seconds for it to show is enough.
+    assert len(log_of(service, key, 2, seconds=3)) == 1

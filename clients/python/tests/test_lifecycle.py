@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any, NoReturn
 import pytest
 
 from conftest import log_of, open_outcomes, put_task
-from service import Service, free_port
+from service import Service
 from verdict_client import AsyncVerdictClient, VerdictClient, VerdictError
 
 EXIT_SCRIPT = """
@@ -30,8 +31,11 @@ def test_the_sync_client_flushes_at_interpreter_exit(service: Service) -> None:
 
 
 def test_an_unreachable_service_does_not_hang_the_exit() -> None:
-    unreachable = f"http://127.0.0.1:{free_port()}"
-    done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, unreachable, "token", "ticket:1"], timeout=120, capture_output=True, text=True)
+    # Bound and never listening: connections are refused, and no other process can take the port meanwhile.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        unreachable = f"http://127.0.0.1:{held.getsockname()[1]}"
+        done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, unreachable, "token", "ticket:1"], timeout=120, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "events not delivered at exit" in done.stderr
 

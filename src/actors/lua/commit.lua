@@ -16,16 +16,16 @@
           {"create", k, a, h}      like set, but KEYS[k] must not exist (precondition); PERSIST KEYS[h], the
                                    new outcome's idempotency hash (it may carry an orphan's expiry)
           {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
-          {"index", k, m}          ZADD KEYS[k] NX 0 m                 (outcome listing index, lexical)
-          {"unindex", k, m}        ZREM KEYS[k] m                      (score indexes)
-          {"zadd", k, score, m}    ZADD KEYS[k] score m                (settled outcomes awaiting the archive)
-          {"due", m, score}        ZADD KEYS[3] score m; score < 0 removes m
+          {"zadd", k, nx, {score, m, ...}}  ZADD KEYS[k] [NX] score m ...  (due-time index, settled
+                                   outcomes awaiting the archive; with nx 1 the lexical indexes)
+          {"zrem", k, {m, ...}}    ZREM KEYS[k] m ...
           {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
           {"follow", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
                                    (charge archive queue: the entry names the one that caused it)
-          {"notify", k, a, s, account}  like follow (the webhook outbox), but only when KEYS[s], the
-                                   shard's set of accounts with webhook endpoints, holds the account, or
-                                   does not hold "*" yet (not known complete)
+          {"notify", k, h, a, s, account}  like follow with ARGV[h] .. ARGV[a] (the webhook outbox: a
+                                   notification's header, then the thing it notifies of), but only when
+                                   KEYS[s], the shard's set of accounts with webhook endpoints, holds the
+                                   account, or does not hold "*" yet (not known complete)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
@@ -33,6 +33,8 @@
                                    per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
           {"open-quota", k, f, n, limit}  HINCRBY KEYS[k] f n; precondition: the field plus n is at most
                                    limit (an account's open outcomes on the shard, n > 0)
+          {"rollup", k, x, m, hour, a}  ARGV[a] is msgpack {counts, texts}, each {field, value, ...}: HINCRBY
+                                   KEYS[k] per count, HSET per text, ZADD KEYS[x] hour m (insight rollups)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
           sent twice) and returns 1 without writing anything again
@@ -46,6 +48,7 @@
 ]]
 -- @include "lease-held"
 -- @include "foreign-pending"
+-- @include "rollup"
 if not leaseHeld(KEYS[1], KEYS[4], ARGV[1]) then
   return -1
 end
@@ -68,37 +71,63 @@ for i, op in ipairs(ops) do
   end
 end
 
+-- Snapshots are written with one MSET per run of them: a storm's commit writes hundreds, and a call each
+-- was much of the script's time. Written before anything that reads an outcome's key.
+local sets = {}
+local function writeSets()
+  -- In slices: unpack() of more than about 8,000 values overflows Lua's C stack.
+  for i = 1, #sets, 1000 do
+    redis.call('MSET', unpack(sets, i, math.min(i + 999, #sets)))
+  end
+  sets = {}
+end
+
+-- Whether an account gets notifications, asked of Redis once per account and set in this commit (the
+-- script does not change the sets).
+local notified = {}
+local function notifies(s, account)
+  local accounts = notified[s]
+  if not accounts then
+    accounts = {}
+    notified[s] = accounts
+  end
+  local yes = accounts[account]
+  if yes == nil then
+    yes = redis.call('SISMEMBER', KEYS[s], account) == 1 or redis.call('SISMEMBER', KEYS[s], '*') == 0
+    accounts[account] = yes
+  end
+  return yes
+end
+
 local appended = ''
 for _, op in ipairs(ops) do
   local kind = op[1]
   if kind == 'set' or kind == 'create' then
-    redis.call('SET', KEYS[op[2]], ARGV[op[3]])
+    sets[#sets + 1] = KEYS[op[2]]
+    sets[#sets + 1] = ARGV[op[3]]
     if kind == 'create' then
       redis.call('PERSIST', KEYS[op[4]])
     end
   elseif kind == 'log' then
     redis.call('XADD', KEYS[op[2]], '*', 'e', ARGV[op[3]])
-  elseif kind == 'index' then
-    redis.call('ZADD', KEYS[op[2]], 'NX', 0, op[3])
-  elseif kind == 'unindex' then
-    redis.call('ZREM', KEYS[op[2]], op[3])
   elseif kind == 'zadd' then
-    redis.call('ZADD', KEYS[op[2]], op[3], op[4])
-  elseif kind == 'due' then
-    if op[3] < 0 then
-      redis.call('ZREM', KEYS[3], op[2])
+    if op[3] == 1 then
+      redis.call('ZADD', KEYS[op[2]], 'NX', unpack(op[4]))
     else
-      redis.call('ZADD', KEYS[3], op[3], op[2])
+      redis.call('ZADD', KEYS[op[2]], unpack(op[4]))
     end
+  elseif kind == 'zrem' then
+    redis.call('ZREM', KEYS[op[2]], unpack(op[3]))
   elseif kind == 'append' then
     appended = redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
   elseif kind == 'follow' then
     redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
   elseif kind == 'notify' then
-    if redis.call('SISMEMBER', KEYS[op[4]], op[5]) == 1 or redis.call('SISMEMBER', KEYS[op[4]], '*') == 0 then
-      redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
+    if notifies(op[5], op[6]) then
+      redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]] .. ARGV[op[4]], 'p', appended)
     end
   elseif kind == 'expire-orphan' then
+    writeSets()
     if redis.call('EXISTS', KEYS[op[3]]) == 0 then
       redis.call('PEXPIRE', KEYS[op[2]], op[4])
     end
@@ -109,6 +138,8 @@ for _, op in ipairs(ops) do
     if op[5] then
       redis.call('PEXPIRE', KEYS[op[2]], op[5])
     end
+  elseif kind == 'rollup' then
+    addRollup(KEYS[op[2]], KEYS[op[3]], op[4], op[5], ARGV[op[6]])
   elseif kind == 'model' then
     local delta = cmsgpack.unpack(ARGV[op[3]])
     local counts, sums = delta[1], delta[2]
@@ -122,6 +153,7 @@ for _, op in ipairs(ops) do
     redis.call('PEXPIRE', KEYS[op[2]], op[4])
   end
 end
+writeSets()
 
 if #acks > 0 then
   -- In slices: unpack() of more than about 8,000 values overflows Lua's C stack (VERDICT_READ_BATCH_SIZE

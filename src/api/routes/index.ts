@@ -7,6 +7,7 @@ import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";
 import { ChargeStore } from "../../stores/charge-store.js";
 import { DeadLetterStore } from "../../stores/dead-letter-store.js";
+import { InsightStore, type ArchivedRollups } from "../../stores/insight-store.js";
 import { OutcomeStore } from "../../stores/outcome-store.js";
 import { replayClaim } from "../../outcomes/replay-claim.js";
 import type { RedisClient } from "../../redis/client.js";
@@ -19,6 +20,7 @@ import { shardOf } from "../../streams/shard.js";
 import { chargeRoutes } from "./charges.js";
 import { configurationRoutes } from "./configuration.js";
 import { deadLetterRoutes, type ReplayEnqueue } from "./dead-letters.js";
+import { insightRoutes } from "./insights.js";
 import { outcomeRoutes } from "./outcomes.js";
 import { taskRoutes } from "./tasks.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -34,7 +36,7 @@ export interface ResourceRouteDeps {
   /** How long and how many webhook messages are kept (VERDICT_WEBHOOK_RETENTION, VERDICT_WEBHOOK_LOG_MAX). */
   webhookLimits: MessageLogLimits;
   /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
-  archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges; deadLetters: ArchivedDeadLetters } | undefined;
+  archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges; deadLetters: ArchivedDeadLetters; rollups: ArchivedRollups } | undefined;
   /** Per-account quotas: records refuse creations beyond theirs, outcomes beyond the open-outcome quota. */
   quotas: QuotaOptions;
   /** Dead letters' events larger than this are presented truncated (options.dlqMaxEventBytes). */
@@ -59,6 +61,7 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAl
     ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards, { archive: archive?.deadLetters, maxEventBytes: deadLetterMaxEventBytes }), replay),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
+    ...insightRoutes(new InsightStore(redis, keys, shards, archive?.rollups), clock),
     ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, limits: webhookLimits, clock }),
   ];
 }

@@ -6,7 +6,8 @@ import type { RateCardRecord } from "../../records/rate-card.js";
 import type { TaskRecord } from "../../records/task.js";
 import type { DashboardRoute } from "../context.js";
 import type { FieldErrors } from "../field-errors.js";
-import { html } from "../html.js";
+import { html, type Html } from "../html.js";
+import { insightsPath } from "./insights.js";
 import { recordPages, type FormField } from "./record-pages.js";
 
 const contractFields = (valueOnly: boolean): FormField[] => [
@@ -44,6 +45,14 @@ function parseEntries(text: string): { entries: { agent_key: string; unit_amount
   return { entries };
 }
 
+/** The link from a list row to the record's insight page. */
+function chartsColumn(kind: "tasks" | "agents" | "customers", singular: string): { label: string; value(record: { key: string }): Html } {
+  return {
+    label: "Insights",
+    value: (record) => html`<a href="${insightsPath(kind, record.key)}">Charts<span class="visually-hidden"> of ${singular} ${record.key}</span></a>`,
+  };
+}
+
 export const configurationPages: DashboardRoute[] = [
   ...recordPages<TaskRecord>({
     segment: "tasks",
@@ -55,6 +64,7 @@ export const configurationPages: DashboardRoute[] = [
       { label: "Name", value: (task) => task.name },
       { label: "Condition", value: (task) => html`<code>${task.condition}</code>` },
       { label: "Settlement period", value: (task) => task.settlement_period ?? "none" },
+      chartsColumn("tasks", "task"),
     ],
     formValues: (task) => ({ name: task.name, goal: task.goal ?? "", condition: task.condition, settlement_period: task.settlement_period ?? "" }),
     body: (values) => ({ body: contractBody(values) }),
@@ -72,6 +82,7 @@ export const configurationPages: DashboardRoute[] = [
       { label: "Name", value: (agent) => agent.name },
       { label: "Condition", value: (agent) => html`<code>${agent.condition}</code>` },
       { label: "Attribution", value: (agent) => agent.attribution_method },
+      chartsColumn("agents", "agent"),
     ],
     formValues: (agent) => ({
       name: agent.name,
@@ -94,6 +105,7 @@ export const configurationPages: DashboardRoute[] = [
     columns: [
       { label: "Name", value: (customer) => customer.name },
       { label: "Rate card", value: (customer) => customer.rate_card_key ?? "none" },
+      chartsColumn("customers", "customer"),
     ],
     formValues: (customer) => ({ name: customer.name, rate_card_key: customer.rate_card_key ?? "" }),
     body: (values) => ({ body: { name: values.name!.trim(), rate_card_key: values.rate_card_key!.trim() === "" ? null : values.rate_card_key!.trim() } }),

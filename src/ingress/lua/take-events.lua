@@ -8,7 +8,8 @@
   ARGV[2] bucket size (the burst an idle account may send at once)
   ARGV[3..] events each request asks for
 
-  Returns, per request, the events granted (0 to what it asked): always the first ones of the request.
+  Returns, per request, the events granted (0 to what it asked): always the first ones of the request;
+  then, as a string (a Lua number would be cut to an integer), the tokens left in the bucket.
 ]]
 local rate = tonumber(ARGV[1])
 local size = tonumber(ARGV[2])
@@ -35,4 +36,5 @@ end
 redis.call('HSET', KEYS[1], 't', string.format('%.6f', tokens), 'at', at)
 -- Once it would be full again the bucket says nothing a missing one does not.
 redis.call('PEXPIRE', KEYS[1], math.ceil(size * 1000 / rate) + 1000)
+granted[#granted + 1] = string.format('%.6f', tokens)
 return granted

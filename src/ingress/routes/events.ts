@@ -1,4 +1,5 @@
 // POST /v1/events and POST /v1/events/batch: validate, stamp, shard and enqueue; answer only what Redis confirmed.
+import type { ApiError } from "../../errors/api-error.js";
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import { rateExceeded } from "../../errors/quota-exceeded.js";
 import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../../streams/enqueue.js";
@@ -62,6 +63,11 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
   const chunkBytes = deps.batchChunkBytes ?? 1024 * 1024;
   const counters = childrenByLabel(metrics.events, ["accepted", "duplicate", "rejected", "unconfirmed", "rate_limited"] as const);
   const count = (result: Result, n = 1): void => counters[result === "appended" ? "accepted" : result].inc(n);
+  /** A request refused whole for the rate, counted as one event (a batch's size is not read). */
+  const refusedForRate = (): ApiError => {
+    count("rate_limited");
+    return rateExceeded(deps.eventsPerSecond, RATE_RETRY_AFTER_SECONDS);
+  };
 
   /**
    * Writes one shard's share of a batch in send order, chunk after chunk. Once an outcome's event fails,
@@ -97,12 +103,10 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
       method: "POST",
       path: "/v1/events",
       maxBodyBytes: MAX_EVENT_BODY_BYTES,
+      admit: (accountId) => (rate.refuses(accountId, 1) ? refusedForRate() : undefined),
       async handler(req) {
         const { shard, item } = prepare(parseEvent(req.body, req), 0, shards, req.traceparent);
-        if ((await rate.take(req.accountId, 1)) === 0) {
-          count("rate_limited");
-          throw rateExceeded(deps.eventsPerSecond, RATE_RETRY_AFTER_SECONDS);
-        }
+        if ((await rate.take(req.accountId, 1)) === 0) throw refusedForRate();
         const [result] = await enqueuer.submit(shard, [item], req.traceparent);
         count(result!);
         switch (result) {
@@ -118,6 +122,9 @@ export function eventRoutes(deps: EventRouteDeps): Route[] {
       method: "POST",
       path: "/v1/events/batch",
       maxBodyBytes: MAX_BATCH_BODY_BYTES,
+      // Refused whole while the account's bucket cannot hold what its last cut request asked: the items
+      // are not known before the body is parsed, which is the work this spares.
+      admit: (accountId) => (rate.refuses(accountId) ? refusedForRate() : undefined),
       async handler(req) {
         const events = parseBatch(req.body, req);
         // The events beyond what the bucket grants are the request's last ones: an outcome whose event is

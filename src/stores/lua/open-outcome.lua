@@ -9,12 +9,17 @@
   KEYS[4] the outcome's idempotency hash: it may carry the expiry set for events that came before the
           outcome existed (dead-lettered); from now on its keys live as long as the outcome
   KEYS[5] the shard's open outcomes per account (hash account -> count)
+  KEYS[6] the insight rollup of the account's hour of creation (hash field -> count)
+  KEYS[7] the shard's index of insight rollups (sorted set)
   ARGV[1] snapshot (msgpack)
   ARGV[2] index member ("<zero-padded creation ms>\n<key>", score 0: listed in lexical order)
   ARGV[3] due-time member
   ARGV[4] due time (ms), or -1 for none
   ARGV[5] account id (field of KEYS[5])
   ARGV[6] the account's open outcomes allowed on this shard
+  ARGV[7] the rollup field counting the task's outcomes opened
+  ARGV[8] the rollup's member of KEYS[7]
+  ARGV[9] the hour of creation (epoch ms), its score
 
   Returns false when created, the existing snapshot when the key was taken, -1 when the quota is full.
 ]]
@@ -32,4 +37,6 @@ if tonumber(ARGV[4]) >= 0 then
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[3])
 end
 redis.call('HINCRBY', KEYS[5], ARGV[5], 1)
+redis.call('HINCRBY', KEYS[6], ARGV[7], 1)
+redis.call('ZADD', KEYS[7], ARGV[9], ARGV[8])
 return false

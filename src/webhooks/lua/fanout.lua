@@ -16,10 +16,10 @@
   then, for each entry: its outbox entry id, message id, event type, order key (the outcome ref), body,
   n (its endpoints), and the n endpoints' members of the active set
 
-  Returns {created, skipped, member, excess, ...}: the number of messages created and of those not created
-  for a full backlog, then each endpoint whose
-  listing holds more than ARGV[3] messages while some of them are delivered or failed, with how many of
-  those are beyond the count (trim-log.lua removes them).
+  Returns {created, skipped, f, f members, member, excess, ...}: the number of messages created and of those
+  not created for a full backlog; the f endpoints (active-set members) found at their backlog; then each
+  endpoint whose listing holds more than ARGV[3] messages while some of them are delivered or failed, with
+  how many of those are beyond the count (trim-log.lua removes them).
 ]]
 local now = tonumber(ARGV[1])
 local retention = tonumber(ARGV[2])
@@ -29,6 +29,10 @@ local created = 0
 local skipped = 0
 local logs = {}
 local members = {}
+-- A queue found at its backlog stays there for the rest of the call (nothing here removes from a queue):
+-- its endpoint's later messages of the page are skipped without asking Redis again.
+local full = {}
+local full_members = {}
 local k = 3
 local a = 5
 while a <= #ARGV do
@@ -44,9 +48,13 @@ while a <= #ARGV do
     local queue, message, listing, done = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
     local member = ARGV[a + 5 + i]
     k = k + 4
-    if redis.call('EXISTS', message) == 1 then
+    if full[queue] then
+      skipped = skipped + 1
+    elseif redis.call('EXISTS', message) == 1 then
       -- fanned out before (a stale owner's second try): left as it is
     elseif redis.call('ZCARD', queue) >= backlog then
+      full[queue] = true
+      full_members[#full_members + 1] = member
       skipped = skipped + 1
     else
       redis.call('HSET', message, 'id', id, 'type', event_type, 'order', order,
@@ -71,7 +79,10 @@ while a <= #ARGV do
   redis.call('XDEL', KEYS[1], entry)
   a = a + 6 + endpoints
 end
-local reply = { created, skipped }
+local reply = { created, skipped, #full_members }
+for _, member in ipairs(full_members) do
+  reply[#reply + 1] = member
+end
 for _, member in ipairs(members) do
   local listing, done = logs[member][1], logs[member][2]
   -- Age: what was created before the retention is gone from the listings (its keys expire by themselves).

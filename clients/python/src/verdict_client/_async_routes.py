@@ -37,6 +37,17 @@ from .types import (
     TaskList,
     Usage,
     VerdictEvent,
+    CreateWebhookEndpointBody,
+    PatchWebhookEndpointBody,
+    WebhookAttemptList,
+    WebhookEndpoint,
+    WebhookEndpointCreated,
+    WebhookEndpointList,
+    WebhookMessage,
+    WebhookMessageList,
+    WebhookResent,
+    WebhookSecret,
+    WebhookSecretRotated,
 )
 
 Item = TypeVar("Item")
@@ -192,6 +203,49 @@ class AsyncDeadLetters:
         return cast(ReplayAccepted, await self._caller.call("POST", f"/v1/dlq/{segment(id)}/replay"))
 
 
+class AsyncWebhooks:
+    """Webhook endpoints (`/v1/webhook-endpoints`), their signing secrets, messages and delivery attempts."""
+
+    def __init__(self, caller: _AsyncCaller) -> None:
+        self._caller = caller
+
+    async def create(self, body: CreateWebhookEndpointBody) -> WebhookEndpointCreated:
+        """The answer carries the endpoint's signing secret (also at `secret(id)`)."""
+        return cast(WebhookEndpointCreated, await self._caller.call("POST", "/v1/webhook-endpoints", body=body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[WebhookEndpoint, WebhookEndpointList]:
+        query = {"limit": limit, "cursor": cursor}
+        return cast(AsyncPaged[WebhookEndpoint, WebhookEndpointList], self._caller.paged("/v1/webhook-endpoints", "webhook_endpoints", query))
+
+    async def get(self, id: str) -> WebhookEndpoint:
+        return cast(WebhookEndpoint, await self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}"))
+
+    async def update(self, id: str, body: PatchWebhookEndpointBody) -> WebhookEndpoint:
+        """`PATCH`: changes only the fields given."""
+        return cast(WebhookEndpoint, await self._caller.call("PATCH", f"/v1/webhook-endpoints/{segment(id)}", body=body))
+
+    async def delete(self, id: str) -> None:
+        await self._caller.call("DELETE", f"/v1/webhook-endpoints/{segment(id)}")
+
+    async def secret(self, id: str) -> WebhookSecret:
+        return cast(WebhookSecret, await self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}/secret"))
+
+    async def rotate_secret(self, id: str) -> WebhookSecretRotated:
+        """A new secret; the previous one keeps signing until `previous_secret_expires_at`."""
+        return cast(WebhookSecretRotated, await self._caller.call("POST", f"/v1/webhook-endpoints/{segment(id)}/rotate-secret"))
+
+    def messages(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[WebhookMessage, WebhookMessageList]:
+        query = {"limit": limit, "cursor": cursor}
+        return cast(AsyncPaged[WebhookMessage, WebhookMessageList], self._caller.paged(f"/v1/webhook-endpoints/{segment(id)}/messages", "messages", query))
+
+    async def attempts(self, id: str, message_id: str) -> WebhookAttemptList:
+        return cast(WebhookAttemptList, await self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}/messages/{segment(message_id)}/attempts"))
+
+    async def resend(self, id: str, message_id: str) -> WebhookResent:
+        """Delivers the message again."""
+        return cast(WebhookResent, await self._caller.call("POST", f"/v1/webhook-endpoints/{segment(id)}/messages/{segment(message_id)}/resend"))
+
+
 class AsyncRoutes:
     def __init__(self, http: httpx.AsyncClient, options: Options) -> None:
         self._http = http
@@ -205,3 +259,4 @@ class AsyncRoutes:
         self.charges = AsyncCharges(caller)
         self.usage = AsyncUsageRoutes(caller)
         self.dlq = AsyncDeadLetters(caller)
+        self.webhooks = AsyncWebhooks(caller)

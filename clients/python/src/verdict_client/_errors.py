@@ -1,6 +1,7 @@
 """The one error the client raises: the service's error body or the client's own reason."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 #: Codes the client itself produces; a service answer carries the service's code (e.g. TASK_NOT_FOUND).
@@ -54,3 +55,13 @@ class VerdictError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.status}): {self.message}"
+
+
+@dataclass(frozen=True)
+class ErrorContext:
+    """What `on_error` is told beside the error."""
+
+    #: Events the failed request (or the failed items of its answer) carried.
+    events: int
+    #: True when the client sends them again; False when their `track` raises.
+    will_retry: bool

@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ._errors import ErrorContext, VerdictError
+
+#: `on_error`: told about every failed send, retried or not.
+OnError = Callable[[VerdictError, ErrorContext], None]
 
 #: Most events the service takes in one batch request.
 MAX_BATCH_EVENTS = 500
@@ -37,6 +43,7 @@ class Options:
     timeout: float
     retry: Retry
     idempotency: str
+    on_error: Optional[OnError] = None
 
 
 def positive_integer(name: str, value: int, maximum: int = 2**53 - 1) -> int:
@@ -62,6 +69,7 @@ def resolve_options(
     timeout: float,
     retry: Retry,
     idempotency: str,
+    on_error: Optional[OnError] = None,
 ) -> Options:
     """Refuses values that cannot work at construction rather than at the first send."""
     if not isinstance(base_url, str) or base_url == "":
@@ -70,6 +78,8 @@ def resolve_options(
         raise ValueError("token is required")
     if idempotency not in ("auto", "off"):
         raise ValueError('idempotency must be "auto" or "off"')
+    if on_error is not None and not callable(on_error):
+        raise ValueError("on_error must be a callable (error, context) -> None")
     if not isinstance(retry, Retry):
         raise ValueError("retry must be a verdict_client.Retry")
     if non_negative("timeout", timeout) == 0:
@@ -84,4 +94,5 @@ def resolve_options(
         timeout=float(timeout),
         retry=retry,
         idempotency=idempotency,
+        on_error=on_error,
     )

@@ -37,6 +37,17 @@ from .types import (
     TaskList,
     Usage,
     VerdictEvent,
+    CreateWebhookEndpointBody,
+    PatchWebhookEndpointBody,
+    WebhookAttemptList,
+    WebhookEndpoint,
+    WebhookEndpointCreated,
+    WebhookEndpointList,
+    WebhookMessage,
+    WebhookMessageList,
+    WebhookResent,
+    WebhookSecret,
+    WebhookSecretRotated,
 )
 
 Item = TypeVar("Item")
@@ -188,6 +199,49 @@ class DeadLetters:
         return cast(ReplayAccepted, self._caller.call("POST", f"/v1/dlq/{segment(id)}/replay"))
 
 
+class Webhooks:
+    """Webhook endpoints (`/v1/webhook-endpoints`), their signing secrets, messages and delivery attempts."""
+
+    def __init__(self, caller: _Caller) -> None:
+        self._caller = caller
+
+    def create(self, body: CreateWebhookEndpointBody) -> WebhookEndpointCreated:
+        """The answer carries the endpoint's signing secret (also at `secret(id)`)."""
+        return cast(WebhookEndpointCreated, self._caller.call("POST", "/v1/webhook-endpoints", body=body))
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Paged[WebhookEndpoint, WebhookEndpointList]:
+        query = {"limit": limit, "cursor": cursor}
+        return cast(Paged[WebhookEndpoint, WebhookEndpointList], self._caller.paged("/v1/webhook-endpoints", "webhook_endpoints", query))
+
+    def get(self, id: str) -> WebhookEndpoint:
+        return cast(WebhookEndpoint, self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}"))
+
+    def update(self, id: str, body: PatchWebhookEndpointBody) -> WebhookEndpoint:
+        """`PATCH`: changes only the fields given."""
+        return cast(WebhookEndpoint, self._caller.call("PATCH", f"/v1/webhook-endpoints/{segment(id)}", body=body))
+
+    def delete(self, id: str) -> None:
+        self._caller.call("DELETE", f"/v1/webhook-endpoints/{segment(id)}")
+
+    def secret(self, id: str) -> WebhookSecret:
+        return cast(WebhookSecret, self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}/secret"))
+
+    def rotate_secret(self, id: str) -> WebhookSecretRotated:
+        """A new secret; the previous one keeps signing until `previous_secret_expires_at`."""
+        return cast(WebhookSecretRotated, self._caller.call("POST", f"/v1/webhook-endpoints/{segment(id)}/rotate-secret"))
+
+    def messages(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Paged[WebhookMessage, WebhookMessageList]:
+        query = {"limit": limit, "cursor": cursor}
+        return cast(Paged[WebhookMessage, WebhookMessageList], self._caller.paged(f"/v1/webhook-endpoints/{segment(id)}/messages", "messages", query))
+
+    def attempts(self, id: str, message_id: str) -> WebhookAttemptList:
+        return cast(WebhookAttemptList, self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}/messages/{segment(message_id)}/attempts"))
+
+    def resend(self, id: str, message_id: str) -> WebhookResent:
+        """Delivers the message again."""
+        return cast(WebhookResent, self._caller.call("POST", f"/v1/webhook-endpoints/{segment(id)}/messages/{segment(message_id)}/resend"))
+
+
 class Routes:
     def __init__(self, http: httpx.Client, options: Options) -> None:
         self._http = http
@@ -201,3 +255,4 @@ class Routes:
         self.charges = Charges(caller)
         self.usage = UsageRoutes(caller)
         self.dlq = DeadLetters(caller)
+        self.webhooks = Webhooks(caller)

@@ -7,7 +7,6 @@ Each front end bounds what it admits (backpressure) and is told through `on_sett
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
@@ -15,11 +14,12 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
 import httpx
 
 from ._backoff import parse_retry_after, retry_delay
-from ._errors import VerdictError
+from ._errors import ErrorContext, VerdictError
 from ._http import headers_for, read_answer, transport_error
+from ._json import JsonEncoder
 from ._options import Options
 from ._queue import Lane, OrderingQueue, Pending
-from ._uuid7 import uuid7
+from ._uuid7 import Uuid7Source
 
 logger = logging.getLogger("verdict_client")
 
@@ -55,8 +55,15 @@ class Sender:
         self._flush_waiters: List[_FlushWaiter] = []
         self._tasks: Set["asyncio.Task[None]"] = set()
         self._next_seq = 0
+        self._encode = JsonEncoder()
+        self._uuid7 = Uuid7Source()
         self.buffered = 0
         self.in_flight = 0
+        #: Events the service accepted (duplicates of an earlier send included), events rejected for good, and
+        #: event sends that were retries (one event sent three times counts two): `stats()`.
+        self.accepted = 0
+        self.rejected = 0
+        self.retried = 0
         self._linger: Optional[asyncio.TimerHandle] = None
         #: A partial batch has waited `flush_interval`: it may go without filling up.
         self._lingered = False
@@ -69,15 +76,15 @@ class Sender:
         self._next_seq += 1
         self.buffered += 1
         try:
-            text = json.dumps(event, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError) as error:
+            text = self._encode(event)
+        except (TypeError, ValueError, RecursionError) as error:
             # A set, a cycle, a NaN: nothing could send it.
             self._settle(pending, VerdictError(0, "VALIDATION_ERROR", f"the event cannot be serialised as JSON: {error}"))
             return
         # A malformed event (not a dict, no key) still goes to the service, which says what is wrong with it.
         is_dict = isinstance(event, dict)
         if self._options.idempotency == "auto" and is_dict and "idempotency_key" not in event:
-            pending.idempotency_key = uuid7()
+            pending.idempotency_key = self._uuid7()
         # Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
         key = event.get("outcome_key", event.get("key")) if is_dict else None
         pending.json = text
@@ -147,6 +154,8 @@ class Sender:
         # The batch continues the trace of its first event tracked inside a span.
         traceparent: Optional[str] = None
         for event in batch:
+            if event.attempts > 0:
+                self.retried += 1
             event.attempts += 1
             if traceparent is None:
                 traceparent = event.traceparent
@@ -175,6 +184,8 @@ class Sender:
             if isinstance(item, dict) and isinstance(item.get("index"), int):
                 failed[item["index"]] = item
         max_attempts = self._options.retry.max_attempts
+        #: rejected, unconfirmed, given up (of those two), rate_limited
+        counts = [0, 0, 0, 0]
 
         def decide(event: Pending, index: int) -> Decision:
             item = failed.get(index)
@@ -182,16 +193,27 @@ class Sender:
                 return "accept"
             reason = item.get("reason")
             if reason == "rate_limited":
+                counts[3] += 1
                 event.attempts -= 1
                 return "retry"
+            counts[1 if reason == "unconfirmed" else 0] += 1
             if event.attempts < max_attempts:
                 return "retry"
+            counts[2] += 1
             code = "EVENT_UNCONFIRMED" if reason == "unconfirmed" else "EVENT_REJECTED"
             return VerdictError(202, code, f"the service answered {reason} for this event on each of {event.attempts} attempts")
 
         if failed:
             logger.debug("batch answered 202 with %d failed items; they go again", len(failed))
         self._settle_lanes(batch, decide, retry_after)
+        rejected, unconfirmed, given_up, rate_limited = counts
+        if rejected + unconfirmed > 0:
+            code = "EVENT_UNCONFIRMED" if unconfirmed > 0 else "EVENT_REJECTED"
+            message = f"batch answered 202 with {unconfirmed} unconfirmed and {rejected} rejected items"
+            self._report(VerdictError(202, code, message), rejected + unconfirmed, given_up < rejected + unconfirmed)
+        if rate_limited > 0:
+            message = f"batch answered 202 with {rate_limited} items refused for the account's events-per-second quota"
+            self._report(VerdictError(202, "QUOTA_EXCEEDED", message, retry_after=retry_after), rate_limited, True)
 
     def _failed(self, batch: List[Pending], error: VerdictError) -> None:
         """The whole request failed: resend on a retryable answer, reject what the service refused otherwise."""
@@ -200,8 +222,14 @@ class Sender:
             blamed = blamed_items(error.details)
         logger.debug("batch of %d events failed: %s", len(batch), error)
         max_attempts = self._options.retry.max_attempts
+        retried = error.retryable and any(event.attempts < max_attempts for event in batch)
+        self._report(error, len(batch), retried or (blamed is not None and len(blamed) < len(batch)))
 
         def decide(event: Pending, index: int) -> Decision:
+            if error.status == 429 and error.code == "QUOTA_EXCEEDED":
+                # Refused whole for the account's rate (before the service read it): like rate_limited items.
+                event.attempts -= 1
+                return "retry"
             if error.retryable:
                 return "retry" if event.attempts < max_attempts else error
             if blamed is None:
@@ -246,11 +274,25 @@ class Sender:
                 self._settle(event, decision)
         hand_back()
 
+    def _report(self, error: VerdictError, events: int, will_retry: bool) -> None:
+        """Tells `on_error`; what it raises is logged and dropped, since a logging callback must not stop delivery."""
+        on_error = self._options.on_error
+        if on_error is None:
+            return
+        try:
+            on_error(error, ErrorContext(events, will_retry))
+        except Exception as raised:
+            logger.debug("verdict_client: on_error raised %r (ignored)", raised)
+
     def _settle(self, event: Pending, error: Optional[VerdictError]) -> None:
         if event.settled:
             return
         event.settled = True
         self.buffered -= 1
+        if error is None:
+            self.accepted += 1
+        else:
+            self.rejected += 1
         try:
             self._on_settled(event, error)
         finally:

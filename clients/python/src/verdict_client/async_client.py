@@ -11,9 +11,10 @@ import httpx
 
 from ._async_routes import AsyncRoutes
 from ._errors import VerdictError
-from ._options import Options, Retry, resolve_options
+from ._options import OnError, Options, Retry, resolve_options
 from ._queue import Pending
 from ._sender import Sender
+from ._stats import ClientStats
 from ._trace import active_traceparent
 from .types import VerdictEvent
 
@@ -36,6 +37,7 @@ class AsyncVerdictClient(AsyncRoutes):
         timeout: float = 10.0,
         retry: Retry = Retry(),
         idempotency: str = "auto",
+        on_error: Optional[OnError] = None,
     ) -> None:
         self._options: Options = resolve_options(
             base_url,
@@ -47,6 +49,7 @@ class AsyncVerdictClient(AsyncRoutes):
             timeout=timeout,
             retry=retry,
             idempotency=idempotency,
+            on_error=on_error,
         )
         super().__init__(httpx.AsyncClient(base_url=self._options.base_url, timeout=timeout), self._options)
         self._sender: Optional[Sender] = None
@@ -85,6 +88,13 @@ class AsyncVerdictClient(AsyncRoutes):
         self._raise_fault()
         if self._sender is not None:
             await self._sender.flush()
+
+    def stats(self) -> ClientStats:
+        """A snapshot of the backlog and of delivery so far."""
+        sender = self._sender
+        if sender is None:
+            return ClientStats(self._held, len(self._room_waiters), 0, 0, 0, 0)
+        return ClientStats(self._held, len(self._room_waiters), sender.in_flight, sender.accepted, sender.rejected, sender.retried)
 
     async def close(self) -> None:
         """Refuses new events (`CLIENT_CLOSED`), flushes, and closes the connections."""

@@ -13,10 +13,12 @@ from typing import Any, List, Optional, Tuple, Type
 import httpx
 
 from ._errors import VerdictError
-from ._options import Options, Retry, resolve_options
+from ._future import TrackFuture, new_condition
+from ._options import OnError, Options, Retry, resolve_options
 from ._queue import Pending
 from ._routes import Routes
 from ._sender import Sender
+from ._stats import ClientStats
 from ._trace import active_traceparent
 from .types import VerdictEvent
 
@@ -45,6 +47,7 @@ class VerdictClient(Routes):
         timeout: float = 10.0,
         retry: Retry = Retry(),
         idempotency: str = "auto",
+        on_error: Optional[OnError] = None,
     ) -> None:
         self._options: Options = resolve_options(
             base_url,
@@ -56,11 +59,18 @@ class VerdictClient(Routes):
             timeout=timeout,
             retry=retry,
             idempotency=idempotency,
+            on_error=on_error,
         )
         super().__init__(httpx.Client(base_url=self._options.base_url, timeout=timeout), self._options)
         self._room = threading.Condition(threading.Lock())
+        #: The condition every future `track` returns shares.
+        self._futures = new_condition()
         #: Events tracked and not yet settled (the inbox's, the sender's).
         self._held = 0
+        #: Events settled in the loop whose room `_release_room` has not yet given back (loop thread only).
+        self._unreleased = 0
+        #: Threads blocked in `track` waiting for room.
+        self._waiting = 0
         self._inbox: _Inbox = []
         self._wake_pending = False
         self._closed = False
@@ -86,11 +96,15 @@ class VerdictClient(Routes):
         not in `failed`) and raises `VerdictError` when it refused it or retries ran out. Blocks while
         `max_buffered_events` events are held (backpressure)."""
         self._raise_fault()
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        future: concurrent.futures.Future[None] = TrackFuture(self._futures)
         traceparent = active_traceparent()
         with self._room:
             while not self._closed and self._held >= self._options.max_buffered_events:
-                self._room.wait()
+                self._waiting += 1
+                try:
+                    self._room.wait()
+                finally:
+                    self._waiting -= 1
             if self._closed:
                 future.set_exception(VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"))
                 return future
@@ -109,6 +123,13 @@ class VerdictClient(Routes):
         if self._stopped:
             return
         asyncio.run_coroutine_threadsafe(self._flush_in_loop(), self._loop).result(timeout)
+
+    def stats(self) -> ClientStats:
+        """A snapshot of the backlog and of delivery so far (its counters are the delivery thread's, read as they are)."""
+        sender = self._sender
+        with self._room:
+            buffered, waiting = self._held, self._waiting
+        return ClientStats(buffered, waiting, sender.in_flight, sender.accepted, sender.rejected, sender.retried)
 
     def close(self, timeout: Optional[float] = None) -> None:
         """Refuses new events (`CLIENT_CLOSED`), flushes, and stops the background thread."""
@@ -171,10 +192,18 @@ class VerdictClient(Routes):
                 target.set_result(None)
             else:
                 target.set_exception(error)
+        # The room is given back once per loop turn, not per event: a batch settles hundreds at once, and a
+        # lock and a notify each cost more than the rest of settling one.
+        self._unreleased += 1
+        if self._unreleased == 1:
+            self._loop.call_soon(self._release_room)
+
+    def _release_room(self) -> None:
+        count, self._unreleased = self._unreleased, 0
         with self._room:
-            self._held -= 1
+            self._held -= count
             if self._held < self._options.max_buffered_events:
-                self._room.notify()
+                self._room.notify(count)
 
     def _loop_failed(self, loop: asyncio.AbstractEventLoop, context: Any) -> None:
         error = context.get("exception")

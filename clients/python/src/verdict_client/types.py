@@ -8,6 +8,8 @@ from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 OutcomeStatus = Literal["OPEN", "CONFIRMED", "FAILED"]
 AttributionMethod = Literal["max", "first", "last", "min", "sum"]
+WebhookEventType = Literal["outcome.confirmed", "outcome.failed", "dead_letter.created", "charge.created"]
+MessageStatus = Literal["pending", "delivered", "failed"]
 #: A condition in the expression language, or its JSON form.
 Condition = Union[str, Dict[str, Any]]
 
@@ -51,13 +53,14 @@ VerdictEvent = Union[TaskEventInput, AgentEventInput]
 
 
 class EventAccepted(TypedDict):
-    accepted: bool
+    accepted: Literal[True]
     duplicate: bool
 
 
 class BatchFailure(TypedDict):
     index: int
-    reason: Literal["rejected", "unconfirmed"]
+    #: `rate_limited`: beyond the account's events-per-second quota, never enqueued; `track` sends it again.
+    reason: Literal["rejected", "unconfirmed", "rate_limited"]
 
 
 class BatchAccepted(TypedDict):
@@ -253,7 +256,7 @@ class DeadLetterList(TypedDict):
 
 
 class ReplayAccepted(TypedDict):
-    replayed: bool
+    replayed: Literal[True]
     id: str
 
 
@@ -284,6 +287,87 @@ class UsageView(TypedDict):
     usage: List[CustomerUsage]
 
 
+# Webhook endpoints (Standard Webhooks; docs/webhooks.md).
+
+
+class _CreateWebhookEndpointBodyRequired(TypedDict):
+    url: str
+
+
+class CreateWebhookEndpointBody(_CreateWebhookEndpointBodyRequired, total=False):
+    #: None (or absent): every event type.
+    event_types: Optional[List[WebhookEventType]]
+    description: Optional[str]
+
+
+class PatchWebhookEndpointBody(TypedDict, total=False):
+    url: str
+    event_types: Optional[List[WebhookEventType]]
+    description: Optional[str]
+    enabled: bool
+
+
+class WebhookEndpointView(TypedDict):
+    id: str
+    url: str
+    event_types: Optional[List[WebhookEventType]]
+    description: Optional[str]
+    enabled: bool
+    created_at: str
+
+
+class WebhookEndpointCreated(WebhookEndpointView):
+    #: `whsec_` + base64 of 32 random bytes: shown on creation and at `/secret` only.
+    secret: str
+
+
+class WebhookEndpointList(TypedDict):
+    webhook_endpoints: List[WebhookEndpointView]
+    next_cursor: Optional[str]
+
+
+class WebhookSecret(TypedDict):
+    secret: str
+
+
+class WebhookSecretRotated(TypedDict):
+    secret: str
+    #: Until then the previous secret signs alongside the new one.
+    previous_secret_expires_at: str
+
+
+class MessageView(TypedDict):
+    id: str
+    event_type: str
+    status: MessageStatus
+    attempts: int
+    next_attempt_at: Optional[str]
+    created_at: str
+    payload: Any
+
+
+class WebhookMessageList(TypedDict):
+    messages: List[MessageView]
+    next_cursor: Optional[str]
+
+
+class AttemptView(TypedDict):
+    timestamp: str
+    status_code: Optional[int]
+    error: Optional[str]
+    duration_ms: float
+    response: str
+
+
+class WebhookAttemptList(TypedDict):
+    attempts: List[AttemptView]
+
+
+class WebhookResent(TypedDict):
+    resent: Literal[True]
+    id: str
+
+
 # The names the client's calls speak of.
 TaskEvent = TaskEventInput
 AgentEvent = AgentEventInput
@@ -297,3 +381,6 @@ RateCard = RateCardRecord
 DeadLetter = DeadLetterView
 Charge = ChargeRecord
 Usage = UsageView
+WebhookEndpoint = WebhookEndpointView
+WebhookMessage = MessageView
+WebhookAttempt = AttemptView

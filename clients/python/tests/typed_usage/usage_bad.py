@@ -11,3 +11,6 @@ def wrong(verdict: VerdictClient) -> None:
     status: int = verdict.outcomes.get("ticket:1")["status"]  # a Literal of strings
     verdict.outcomes.list(status="DONE")  # not an outcome status
     verdict.outcomes.get("ticket:1")["progres"]  # misspelt field
+    verdict.webhooks.create({"url": "https://example.com/hook", "event_types": ["outcome.opened"]})  # no such event type
+    verdict.webhooks.update("endpoint", {"enabled": "yes"})  # enabled is a bool
+    verdict.stats().in_flight = 0  # stats are a frozen snapshot

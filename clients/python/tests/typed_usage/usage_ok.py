@@ -4,7 +4,7 @@ from __future__ import annotations
 import concurrent.futures
 from typing import List, Optional
 
-from verdict_client import AsyncVerdictClient, Retry, VerdictClient, VerdictError
+from verdict_client import AsyncVerdictClient, ErrorContext, Retry, VerdictClient, VerdictError
 from verdict_client.types import AgentEvent, LoggedEvent, Outcome, OutcomeStatus, Task, TaskEvent
 
 
@@ -23,7 +23,19 @@ def sync_usage(token: str) -> Optional[str]:
         status: OutcomeStatus = outcome["status"]
         logged: List[LoggedEvent] = list(verdict.outcomes.events("ticket:1", limit=100))
         next_cursor: Optional[str] = verdict.outcomes.list(status="OPEN").page()["next_cursor"]
-        return f"{status} {len(logged)} {next_cursor}"
+        hook = verdict.webhooks.create({"url": "https://example.com/hook", "event_types": ["outcome.confirmed"]})
+        secret: str = hook["secret"]
+        for message in verdict.webhooks.messages(hook["id"]):
+            verdict.webhooks.resend(hook["id"], message["id"])
+        held: int = verdict.stats().buffered
+        return f"{status} {len(logged)} {next_cursor} {secret} {held}"
+
+
+def log_failure(error: VerdictError, context: ErrorContext) -> None:
+    print(error.code, context.events, context.will_retry)
+
+
+with_on_error = VerdictClient("http://localhost:8080", "token", on_error=log_failure)
 
 
 async def async_usage(token: str) -> float:

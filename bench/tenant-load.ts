@@ -1,0 +1,190 @@
+// The two tenants of issue 37, shared by test/tenants/two-tenants.test.ts and `npm run bench:tenants`: B's
+// steady sender on a thread of its own (the flood's work in the caller's thread cannot hold B's requests
+// back before they are sent), and account A's flood every way the probe found.
+import { randomBytes } from "node:crypto";
+import { Worker } from "node:worker_threads";
+
+export interface SteadyLoad {
+  base: string;
+  token: string;
+  /** Events a second. */
+  rate: number;
+  seconds: number;
+  /** Outcomes b-0 ... b-(n-1), already open. */
+  outcomes: number;
+  /** A name for this run: it makes the idempotency keys unique across runs. */
+  round: string;
+}
+
+export interface SteadyRun {
+  round: string;
+  sent: number;
+  /** Statuses of the answers that were not 202. */
+  refused: number[];
+  p50Ms: number;
+  p99Ms: number;
+}
+
+// Plain JavaScript: the thread runs without the test runner's TypeScript transform.
+const SENDER = `
+const { parentPort, workerData: load } = require("node:worker_threads");
+const latencies = [];
+const refused = [];
+const started = performance.now();
+const total = load.rate * load.seconds;
+const send = async (n) => {
+  const at = performance.now();
+  const response = await fetch(load.base + "/v1/events", {
+    method: "POST",
+    headers: { authorization: "Bearer " + load.token, "content-type": "application/json" },
+    body: JSON.stringify({ outcome_key: "b-" + (n % load.outcomes), action: "step", idempotency_key: load.round + "/" + n }),
+  }).catch(() => undefined);
+  await response?.arrayBuffer();
+  latencies.push(performance.now() - at);
+  if (response?.status !== 202) refused.push(response?.status ?? 0);
+};
+(async () => {
+  const inFlight = [];
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / load.rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(send(n));
+  }
+  await Promise.all(inFlight);
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
+  parentPort.postMessage({ sent: total, refused, p50Ms: at(0.5), p99Ms: at(0.99) });
+})();
+`;
+
+/** Runs one steady load to its end on a new thread. */
+export function steadyLoad(load: SteadyLoad): Promise<SteadyRun> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(SENDER, { eval: true, workerData: load });
+    worker.once("message", (result: Omit<SteadyRun, "round">) => {
+      resolve({ round: load.round, ...result });
+      void worker.terminate();
+    });
+    worker.once("error", reject);
+  });
+}
+
+export type Call = (token: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+
+/** A JSON call to the API at `base` with a bearer token. */
+export function apiCaller(base: string): Call {
+  return async (token, method, path, body) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
+  };
+}
+
+/** A dashboard visitor signed in as account A: what the live pages need. */
+export interface FloodVisitor {
+  readonly base: string;
+  readonly cookie: string;
+}
+
+export interface FloodOptions {
+  /** Webhook endpoints A tries to register (more than its quota). */
+  endpoints: number;
+  /** Live pages of A's large outcome kept open. */
+  livePages: number;
+}
+
+/** Account A at its worst, every way at once, until `run`'s time is up. */
+export class Flood {
+  readonly sent = { deadLetterEvents: 0, deadLetterRefused: 0, oversizedEvents: 0, endpointsRefused: 0, liveStreams: 0, signIns: 0 };
+  /** The code of each refused endpoint (QUOTA_EXCEEDED expected). */
+  readonly endpointCodes: string[] = [];
+  private stopAt = 0;
+
+  constructor(
+    private readonly call: Call,
+    private readonly token: string,
+    private readonly visitor: FloodVisitor,
+    private readonly options: FloodOptions,
+  ) {}
+
+  /**
+   * More endpoints than the quota (at a port where nothing listens: deliveries fail at once and back off, so
+   * the fan-out's storage is what is measured, not a receiver's speed), and one open outcome for the live pages.
+   */
+  async prepare(): Promise<void> {
+    for (let i = 0; i < this.options.endpoints; i++) {
+      const reply = await this.call(this.token, "POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:9/a-${i}` });
+      if (reply.status !== 201) {
+        this.endpointCodes.push((reply.body as { error?: { code?: string } } | undefined)?.error?.code ?? String(reply.status));
+        this.sent.endpointsRefused++;
+      }
+    }
+    const task = await this.call(this.token, "PUT", "/v1/tasks/big", { name: "big", condition: "COUNT(never)>=1" });
+    const outcome = await this.call(this.token, "POST", "/v1/outcomes", { key: "big", task_key: "big" });
+    if (task.status !== 201 || outcome.status !== 201) throw new Error(`A's large outcome not set up (${task.status}, ${outcome.status})`);
+  }
+
+  async run(ms: number): Promise<void> {
+    this.stopAt = Date.now() + ms;
+    await Promise.all([this.deadLetters(), this.deadLetters(), this.oversized(), this.livePages(), this.signInSpam()]);
+  }
+
+  private get going(): boolean {
+    return Date.now() < this.stopAt;
+  }
+
+  /** Batches of 500 events for outcomes never opened, back to back (a 429 is sent again at once, as a careless client does). */
+  private async deadLetters(): Promise<void> {
+    for (let round = 0; this.going; round++) {
+      const events = Array.from({ length: 500 }, (_, i) => ({ outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`, action: "step" }));
+      const reply = await this.call(this.token, "POST", "/v1/events/batch", { events });
+      this.sent.deadLetterEvents += events.length;
+      if (reply.status === 429) this.sent.deadLetterRefused += events.length;
+    }
+  }
+
+  /** Events with a new action and a 250 KB value each, to the one open outcome. */
+  private async oversized(): Promise<void> {
+    const value = "x".repeat(250_000);
+    for (let i = 0; this.going; i++) {
+      await this.call(this.token, "POST", "/v1/events", { outcome_key: "big", action: `grow_${i}`, properties: { value } });
+      this.sent.oversizedEvents++;
+    }
+  }
+
+  /** Live pages of the large outcome, kept open while the flood lasts. */
+  private async livePages(): Promise<void> {
+    const controllers = Array.from({ length: this.options.livePages }, () => new AbortController());
+    const streams = controllers.map(async (controller) => {
+      const response = await fetch(`${this.visitor.base}/dashboard/outcomes/big/live`, { headers: { cookie: this.visitor.cookie }, signal: controller.signal });
+      if (response.status !== 200 || !response.body) return;
+      this.sent.liveStreams++;
+      const reader = response.body.getReader();
+      for (;;) if ((await reader.read()).done) return;
+    });
+    while (this.going) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const controller of controllers) controller.abort();
+    await Promise.allSettled(streams);
+  }
+
+  /** Sign-in attempts with ever new, long emails from no account. */
+  private async signInSpam(): Promise<void> {
+    const { base } = this.visitor;
+    while (this.going) {
+      const form = new URLSearchParams({ email: `${randomBytes(100).toString("hex")}@example.com`, password: "wrong password" });
+      const response = await fetch(`${base}/dashboard/sign-in`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: base },
+        body: form.toString(),
+      });
+      await response.arrayBuffer();
+      this.sent.signIns++;
+    }
+  }
+}

@@ -1,0 +1,196 @@
+// Two tenants (`npm run bench:tenants`): npm start's processes (a supervisor, one ingress, one worker) on a
+// redis-server of their own with a PostgreSQL archive; account B sends single events at 200/s from a thread
+// of its own, alone and then while account A floods (bench/tenant-load.ts), TENANTS_ROUNDS times (default 3)
+// back to back, so the machine's other work weighs on both sides of each comparison alike. Per phase: B's
+// p50 and p99, the load average, CPU seconds per process kind and, while A floods, Redis's costliest commands
+// (INFO commandstats). TENANTS_PROFILE=DIR writes the service processes' CPU profiles there (node --cpu-prof).
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import postgres from "postgres";
+import { Accounts } from "../src/accounts/accounts.js";
+import { DEFAULT_QUOTAS, QUOTA_SETTINGS, type QuotaOptions } from "../src/config/quotas.js";
+import { Keys } from "../src/redis/keys.js";
+import { readLua } from "../src/redis/scripts.js";
+import { cpuSecondsOf, cpuSecondsOfCommand, median, runMain, serveDrained, servePids, spawnVerdict, startRedis, stopChild } from "./harness.js";
+import { apiCaller, Flood, steadyLoad, type FloodVisitor, type SteadyRun } from "./tenant-load.js";
+
+const ROUNDS = Number(process.env.TENANTS_ROUNDS ?? 3);
+const SECONDS = Number(process.env.TENANTS_SECONDS ?? 8);
+const PROFILE_DIR = process.env.TENANTS_PROFILE;
+const B_RATE = 200;
+const B_OUTCOMES = 20;
+const PG_SERVER = process.env.TENANTS_PG ?? "postgres://postgres@127.0.0.1:5432";
+/** The two-tenant test's bounds on A (each a documented setting), and its archive retention. */
+const ENV = {
+  VERDICT_INGRESS_PROCESSES: "1",
+  VERDICT_WORKER_PROCESSES: "1",
+  VERDICT_HOT_RETENTION: "2s",
+  VERDICT_DLQ_RETENTION: "2s",
+  VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+  VERDICT_DLQ_MAX_PER_ACCOUNT: "2000",
+  VERDICT_DLQ_MAX_EVENT_BYTES: "4096",
+  VERDICT_WEBHOOK_LOG_MAX: "100",
+  VERDICT_WEBHOOK_BACKLOG_MAX: "200",
+  VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES: "1048576",
+  // The defaults, not the benches' unreachable quotas: the flood is measured against what tenants get.
+  ...Object.fromEntries((Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]).map((name) => [QUOTA_SETTINGS[name], String(DEFAULT_QUOTAS[name])])),
+  VERDICT_QUOTA_WEBHOOK_ENDPOINTS: "20",
+};
+
+interface Phase {
+  name: string;
+  run: SteadyRun;
+  load1: number;
+  cpu: Record<string, number>;
+  slow: SlowCalls;
+}
+
+/** Redis commands that held the server longer than SLOW_US (its slow log), by command or script name. */
+type SlowCalls = Record<string, { count: number; maxMs: number; totalMs: number }>;
+
+const SLOW_US = 5000;
+const SLOW_KEPT = 10_000;
+
+/** Every script of the build by its SHA1, as Scripts loads it (includes inlined). */
+function scriptNames(): Map<string, string> {
+  const names = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory() && entry.name !== "includes") walk(path);
+      else if (entry.name.endsWith(".lua")) {
+        const name = entry.name.slice(0, -4);
+        names.set(createHash("sha1").update(readLua(pathToFileURL(`${dir}/`), name)).digest("hex"), name);
+      }
+    }
+  };
+  walk(fileURLToPath(new URL("../src/", import.meta.url)));
+  return names;
+}
+
+function slowCommands(entries: unknown[], scripts: Map<string, string>): SlowCalls {
+  const calls: SlowCalls = {};
+  for (const entry of entries) {
+    const [, , micros, args] = entry as [unknown, unknown, number, string[]];
+    const command = String(args[0]).toLowerCase();
+    const sha = command === "evalsha" ? String(args[1]) : command === "eval" ? createHash("sha1").update(String(args[1])).digest("hex") : "";
+    const name = scripts.get(sha) ?? command;
+    const call = (calls[name] ??= { count: 0, maxMs: 0, totalMs: 0 });
+    call.count++;
+    call.maxMs = Math.max(call.maxMs, micros / 1000);
+    call.totalMs = Math.round(call.totalMs + micros / 1000);
+  }
+  return calls;
+}
+
+/** Signs a new account up on the dashboard and in: its session (for live pages) and its API token. */
+async function signUp(base: string): Promise<{ visitor: FloodVisitor; token: string }> {
+  let cookie = "";
+  const post = async (path: string, fields: Record<string, string>): Promise<void> => {
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams(fields).toString(),
+    });
+    for (const set of response.headers.getSetCookie()) cookie = set.split(";")[0]!;
+    await response.arrayBuffer();
+    if (response.status !== 303) throw new Error(`${path} answered ${response.status}`);
+  };
+  const email = `flood-${Date.now()}@example.com`;
+  await post("/dashboard/sign-up", { email, password: "a long enough password", account_name: "Flood Co" });
+  await post("/dashboard/sign-in", { email, password: "a long enough password" });
+  const page = await (await fetch(`${base}/dashboard/token`, { headers: { cookie } })).text();
+  const token = /data-testid="api-token"[^>]*>([^<]+)</.exec(page)?.[1];
+  if (!token) throw new Error("no token on A's token page");
+  return { visitor: { base, cookie }, token };
+}
+
+function commandStats(info: string): Map<string, number> {
+  const stats = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_(\S+):calls=\d+,usec=(\d+)/gm)) stats.set(match[1]!, Number(match[2]));
+  return stats;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "verdict-tenants-"));
+  const redis = await startRedis(dir);
+  const database = `verdict_bench_${randomBytes(6).toString("hex")}`;
+  const pg = postgres(`${PG_SERVER}/postgres`, { max: 1, onnotice: () => {} });
+  await pg.unsafe(`CREATE DATABASE ${database}`);
+  const keyPrefix = "verdict:";
+  const tokenSecret = randomBytes(32).toString("base64url");
+  const extra: Record<string, string> = { ...ENV, VERDICT_ARCHIVE_URL: `${PG_SERVER}/${database}` };
+  // The supervisor's Node flags reach the processes it forks (node:cluster takes its execArgv).
+  const nodeArgs: string[] = [];
+  if (PROFILE_DIR) {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${resolve(PROFILE_DIR)}`);
+  }
+  await redis.admin.config("SET", "slowlog-log-slower-than", String(SLOW_US));
+  await redis.admin.config("SET", "slowlog-max-len", String(SLOW_KEPT));
+  const service = await spawnVerdict("all", { redisUrl: redis.url, keyPrefix, tokenSecret, dataDir: join(dir, "data"), extra }, nodeArgs);
+  try {
+    const base = `http://127.0.0.1:${service.port}`;
+    const call = apiCaller(base);
+    const pids = servePids(service.child.pid!);
+    const tokenB = (await new Accounts(redis.admin, new Keys(keyPrefix), tokenSecret).create("steady")).token;
+    if ((await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status !== 201) throw new Error("B's task");
+    for (let i = 0; i < B_OUTCOMES; i++) await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" });
+    const a = await signUp(base);
+    const flood = new Flood(call, a.token, a.visitor, { endpoints: 50, livePages: 4 });
+    await flood.prepare();
+
+    const cpuNow = (): Record<string, number> => ({
+      ingress: pids.ingress.reduce((t, pid) => t + cpuSecondsOf(pid), 0),
+      worker: pids.worker.reduce((t, pid) => t + cpuSecondsOf(pid), 0),
+      redis: cpuSecondsOf(redis.child.pid),
+      postgres: cpuSecondsOfCommand("postgres"),
+    });
+    const phases: Phase[] = [];
+    const scripts = scriptNames();
+    const redisUsec = new Map<string, number>();
+    const phase = async (name: string, flooding: boolean): Promise<void> => {
+      const cpuBefore = cpuNow();
+      const statsBefore = commandStats(await redis.admin.info("commandstats"));
+      await redis.admin.slowlog("RESET");
+      const floodRun = flooding ? flood.run(SECONDS * 1000 + 1000) : Promise.resolve();
+      const run = await steadyLoad({ base, token: tokenB, rate: B_RATE, seconds: SECONDS, outcomes: B_OUTCOMES, round: name });
+      await floodRun;
+      const cpuAfter = cpuNow();
+      const cpu = Object.fromEntries(Object.entries(cpuAfter).map(([kind, s]) => [kind, Number((s - cpuBefore[kind]!).toFixed(2))]));
+      if (flooding) for (const [command, usec] of commandStats(await redis.admin.info("commandstats"))) redisUsec.set(command, (redisUsec.get(command) ?? 0) + usec - (statsBefore.get(command) ?? 0));
+      const slow = slowCommands((await redis.admin.slowlog("GET", SLOW_KEPT)) as unknown[], scripts);
+      phases.push({ name, run, load1: loadavg()[0]!, cpu, slow });
+      console.log(
+        `${name.padEnd(10)} B p50 ${run.p50Ms.toFixed(1)} ms p99 ${run.p99Ms.toFixed(1)} ms refused ${run.refused.length}; load ${loadavg()[0]!.toFixed(2)}; cpu s ${JSON.stringify(cpu)}; Redis calls over ${SLOW_US / 1000} ms: ${JSON.stringify(slow)}`,
+      );
+      // The flood's events are applied (dead-lettered) before B is measured alone again; its dead letters'
+      // moves to PostgreSQL and its webhooks' retries may still run, as they would in production.
+      if (flooding) await serveDrained(service.metricsPort);
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      await phase(`alone-${round}`, false);
+      await phase(`flood-${round}`, true);
+    }
+    const alone = median(phases.filter((p) => p.name.startsWith("alone")).map((p) => p.run.p99Ms));
+    const flooded = median(phases.filter((p) => p.name.startsWith("flood")).map((p) => p.run.p99Ms));
+    const target = Math.max(3 * alone, 30);
+    const top = [...redisUsec].sort((x, y) => y[1] - x[1]).slice(0, 8).map(([command, usec]) => `${command} ${(usec / 1000).toFixed(0)} ms`);
+    console.log(`A sent ${JSON.stringify(flood.sent)}`);
+    console.log(`Redis while A flooded (all rounds): ${top.join(", ")}`);
+    console.log(`B p99 median alone ${alone.toFixed(1)} ms, while A floods ${flooded.toFixed(1)} ms: ${(flooded / alone).toFixed(2)}x (target <= ${target.toFixed(1)} ms) ${flooded <= target ? "MET" : "NOT MET"}`);
+    console.log(JSON.stringify({ alone, flooded, target, phases }));
+  } finally {
+    await stopChild(service.child, "SIGTERM", 30_000);
+    await redis.stop();
+    await pg.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await pg.end({ timeout: 5 });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runMain(main);

@@ -1,0 +1,217 @@
+// Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
+import { fieldOf, METRIC, parseField, TIME_TO_VERDICT_BOUNDS_MS, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
+import { bucketIndex } from "./insight-buckets.js";
+
+export interface InsightPoint {
+  start: string;
+  opened: number;
+  confirmed: number;
+  failed: number;
+  forced: number;
+  dead_letters: number;
+  charges: Record<string, number>;
+}
+
+export interface InsightTotals {
+  opened: number;
+  confirmed: number;
+  failed: number;
+  /** Verdicts (confirmed + failed): the rate's volume. */
+  decided: number;
+  /** confirmed / decided; null over fewer than MIN_DECIDED_FOR_RATE decided outcomes (not a trend). */
+  confirmation_rate: number | null;
+  /** How the verdicts came: condition locked at an event, IDLE expiry (quiescence), deadline forced. */
+  verdicts_by_cause: { locked: number; idle: number; deadline: number };
+  dead_letters: Record<string, number>;
+  charges: Record<string, { count: number; amount: number }>;
+  /** From the fixed histogram: the upper bound of the bucket holding the percentile; null with no verdicts. */
+  time_to_verdict_ms: { p50: number | null; p90: number | null };
+}
+
+export interface InsightClause {
+  clause: string;
+  text: string;
+  count: number;
+}
+
+export interface InsightGroup {
+  key: string;
+  series: InsightPoint[];
+  totals: InsightTotals;
+  failing_clauses: InsightClause[];
+}
+
+/** Fewer decided outcomes than this give no rate: two verdicts make 0%, 50% or 100%, never a trend. */
+export const MIN_DECIDED_FOR_RATE = 3;
+
+class GroupSums {
+  readonly opened: Float64Array;
+  readonly confirmed: Float64Array;
+  readonly failed: Float64Array;
+  readonly forced: Float64Array;
+  readonly deadLetters: Float64Array;
+  readonly charges = new Map<string, Float64Array>();
+  readonly chargeCounts = new Map<string, number>();
+  readonly deadLetterCodes = new Map<string, number>();
+  readonly histogram = new Float64Array(TIME_TO_VERDICT_BOUNDS_MS.length + 1);
+  readonly causes = { locked: 0, idle: 0, deadline: 0 };
+  readonly clauses = new Map<string, { text: string; count: number }>();
+
+  constructor(private readonly buckets: number) {
+    this.opened = new Float64Array(buckets);
+    this.confirmed = new Float64Array(buckets);
+    this.failed = new Float64Array(buckets);
+    this.forced = new Float64Array(buckets);
+    this.deadLetters = new Float64Array(buckets);
+  }
+
+  add(bucket: number, metric: string, value: string | number): void {
+    const n = Number(value);
+    switch (metric[0]) {
+      case METRIC.opened:
+        this.opened[bucket]! += n;
+        return;
+      case METRIC.confirmed:
+        this.confirmed[bucket]! += n;
+        return;
+      case METRIC.failed:
+        this.failed[bucket]! += n;
+        return;
+      case METRIC.forced:
+        this.forced[bucket]! += n;
+        this.causes.deadline += n;
+        return;
+      case METRIC.locked:
+        this.causes.locked += n;
+        return;
+      case METRIC.idle:
+        this.causes.idle += n;
+        return;
+      case METRIC.histogram:
+        this.histogram[Number(metric.slice(1))]! += n;
+        return;
+      case METRIC.chargeAmount: {
+        const currency = metric.slice(1);
+        let amounts = this.charges.get(currency);
+        if (!amounts) this.charges.set(currency, (amounts = new Float64Array(this.buckets)));
+        amounts[bucket]! += n;
+        return;
+      }
+      case METRIC.chargeCount:
+        this.chargeCounts.set(metric.slice(1), (this.chargeCounts.get(metric.slice(1)) ?? 0) + n);
+        return;
+      case METRIC.deadLetters:
+        this.deadLetters[bucket]! += n;
+        this.deadLetterCodes.set(metric.slice(1), (this.deadLetterCodes.get(metric.slice(1)) ?? 0) + n);
+        return;
+      case METRIC.clause: {
+        const clause = this.clause(metric.slice(1));
+        clause.count += n;
+        return;
+      }
+      case METRIC.clauseText:
+        this.clause(metric.slice(1)).text = String(value);
+        return;
+    }
+  }
+
+  private clause(id: string): { text: string; count: number } {
+    let clause = this.clauses.get(id);
+    if (!clause) this.clauses.set(id, (clause = { text: "", count: 0 }));
+    return clause;
+  }
+}
+
+function sum(values: Float64Array): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
+/** The upper bound of the histogram bucket holding quantile q (the last bound for the open-ended bucket). */
+function quantile(histogram: Float64Array, q: number): number | null {
+  const total = sum(histogram);
+  if (total === 0) return null;
+  let seen = 0;
+  for (let i = 0; i < histogram.length; i++) {
+    seen += histogram[i]!;
+    if (seen >= q * total) return TIME_TO_VERDICT_BOUNDS_MS[Math.min(i, TIME_TO_VERDICT_BOUNDS_MS.length - 1)]!;
+  }
+  return null;
+}
+
+function groupOf(key: string, sums: GroupSums, starts: readonly string[]): InsightGroup {
+  const series: InsightPoint[] = starts.map((start, i) => {
+    const charges: Record<string, number> = {};
+    for (const [currency, amounts] of sums.charges) if (amounts[i]! !== 0) charges[currency] = amounts[i]!;
+    return {
+      start,
+      opened: sums.opened[i]!,
+      confirmed: sums.confirmed[i]!,
+      failed: sums.failed[i]!,
+      forced: sums.forced[i]!,
+      dead_letters: sums.deadLetters[i]!,
+      charges,
+    };
+  });
+  const confirmed = sum(sums.confirmed);
+  const failed = sum(sums.failed);
+  const decided = confirmed + failed;
+  const charges: Record<string, { count: number; amount: number }> = {};
+  for (const [currency, amounts] of sums.charges) charges[currency] = { count: sums.chargeCounts.get(currency) ?? 0, amount: sum(amounts) };
+  const failing = [...sums.clauses].filter(([, clause]) => clause.count > 0).map(([clause, { text, count }]) => ({ clause, text, count }));
+  failing.sort((a, b) => b.count - a.count || (a.clause < b.clause ? -1 : a.clause > b.clause ? 1 : 0));
+  return {
+    key,
+    series,
+    totals: {
+      opened: sum(sums.opened),
+      confirmed,
+      failed,
+      decided,
+      confirmation_rate: decided >= MIN_DECIDED_FOR_RATE ? confirmed / decided : null,
+      verdicts_by_cause: { ...sums.causes },
+      dead_letters: Object.fromEntries(sums.deadLetterCodes),
+      charges,
+      time_to_verdict_ms: { p50: quantile(sums.histogram, 0.5), p90: quantile(sums.histogram, 0.9) },
+    },
+    failing_clauses: failing,
+  };
+}
+
+/**
+ * The groups of one dimension (or the one `key`) in the rollups, each with a point per bucket (empty ones
+ * as zeros); busiest first (opened plus decided), then by key; at most `limit`, with how many there were.
+ */
+export function insightGroups(
+  rollups: Iterable<RollupHour>,
+  dimension: InsightDimension,
+  key: string | undefined,
+  range: { starts: readonly number[]; end: number },
+  limit: number,
+): { groups: InsightGroup[]; total: number } {
+  const { starts, end } = range;
+  const letter = fieldOf(dimension, "", "")[0];
+  const byKey = new Map<string, GroupSums>();
+  // A key asked for is answered with zeros where it has no rollups.
+  if (key !== undefined) byKey.set(key, new GroupSums(starts.length));
+  for (const { hour, fields } of rollups) {
+    const bucket = hour < end ? bucketIndex(starts, hour) : -1;
+    if (bucket < 0) continue;
+    for (const field in fields) {
+      // The dimension's letter first: most fields of another dimension are skipped before any parsing.
+      if (field[0] !== letter) continue;
+      const parsed = parseField(field);
+      if (!parsed || (key !== undefined && parsed.groupKey !== key)) continue;
+      let sums = byKey.get(parsed.groupKey);
+      if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
+      sums.add(bucket, parsed.metric, fields[field]!);
+    }
+  }
+  const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
+  const ranked = [...byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
+  ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
+  // Formatted once for every group's series.
+  const startTexts = starts.map((start) => new Date(start).toISOString());
+  return { groups: ranked.slice(0, limit).map(({ groupKey, sums }) => groupOf(groupKey, sums, startTexts)), total: ranked.length };
+}

@@ -1,0 +1,30 @@
+// Reads of the insight rollups the archive holds (src/stores/insight-store.ts adds the hot ones).
+import type { RollupHour } from "../outcomes/insight-rollup.js";
+import type { ArchivedRollups } from "../stores/insight-store.js";
+import type { ArchiveSql } from "./archive-db.js";
+import { fromArchive } from "./archive-unavailable.js";
+
+interface RollupRow {
+  move_id: string;
+  hour_ms: string;
+  fields: Record<string, string | number>;
+}
+
+export class ArchivedRollupsPg implements ArchivedRollups {
+  constructor(private readonly sql: ArchiveSql) {}
+
+  /** The account's archived rollups of hours in [from, to), and the moves they came in. */
+  async read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }> {
+    const { sql } = this;
+    const rows = await fromArchive(() => sql<RollupRow[]>`
+      SELECT move_id, (extract(epoch FROM hour) * 1000)::int8 AS hour_ms, fields FROM insight_rollups
+      WHERE account_id = ${accountId} AND hour >= ${new Date(from)} AND hour < ${new Date(to)}`);
+    const moves = new Set<string>();
+    const hours: RollupHour[] = [];
+    for (const row of rows) {
+      moves.add(row.move_id);
+      hours.push({ hour: Number(row.hour_ms), fields: row.fields });
+    }
+    return { moves, hours };
+  }
+}

@@ -1,0 +1,128 @@
+// Moves insight rollups from Redis to PostgreSQL once their hour is older than the hot retention, so Redis
+// holds only the recent hours (docs/insights.md#where-rollups-live). Per owned shard, each pass:
+// 1. takes each old hour's hash out of the live set under a new move id (rollup-take.lua, atomic with the
+//    commits that count into it: a later commit starts a new hash, which moves later);
+// 2. copies every move not yet copied into one row keyed by its move id (a repeated copy after a crash
+//    changes nothing), then marks it copied with the time;
+// 3. deletes from Redis the moves copied more than the grace period ago (rollup-forget.lua).
+// Reads (src/stores/insight-store.ts) ask PostgreSQL first and skip in Redis the moves it listed, so during
+// the grace period a rollup counts once, from PostgreSQL.
+import { randomBytes } from "node:crypto";
+import { moveMember, parseMoveMember, parseRollupMember, HOUR_MS } from "../outcomes/insight-rollup.js";
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+import { Scripts } from "../redis/scripts.js";
+import type { Logger } from "../telemetry/logger.js";
+import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveMetrics } from "./archive-metrics.js";
+import { storableText } from "./storable-text.js";
+
+const PAGE = 200;
+
+export interface RollupMoverDeps {
+  redis: RedisClient;
+  keys: Keys;
+  sql: ArchiveSql;
+  /** The shards this worker owns now. */
+  shards: () => readonly number[];
+  /** An hour moves once it ended this long ago (VERDICT_HOT_RETENTION). */
+  retentionMs: number;
+  logger: Logger;
+  metrics: ArchiveMetrics;
+  /** Between passes. @default 5000 */
+  intervalMs?: number;
+}
+
+export class RollupMover {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private readonly scripts: Scripts<"rollup-take" | "rollup-forget">;
+
+  constructor(private readonly deps: RollupMoverDeps) {
+    this.scripts = new Scripts(deps.redis, new URL("./lua/", import.meta.url), ["rollup-take", "rollup-forget"]);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.pass().finally(() => (this.running = undefined));
+    }, this.deps.intervalMs ?? 5000);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Moves what is due on the owned shards. */
+  async pass(): Promise<void> {
+    await Promise.all(
+      this.deps.shards().map(async (shard) => {
+        try {
+          await this.take(shard);
+          await this.copy(shard);
+          await this.forget(shard);
+        } catch (error) {
+          this.deps.metrics.errors.inc();
+          this.deps.logger.warn({ err: error, shard }, "insight rollup move failed; Redis keeps the rollups");
+        }
+      }),
+    );
+  }
+
+  /** Step 1: the hours that ended more than the retention ago leave the live set under a move id each, a page at a time. */
+  private async take(shard: number): Promise<void> {
+    const { redis, keys } = this.deps;
+    const until = Date.now() - this.deps.retentionMs - HOUR_MS;
+    for (;;) {
+      const members = await redis.zrangebyscore(keys.insightRollupHours(shard), "-inf", String(until), "LIMIT", 0, PAGE);
+      const keysOf: string[] = [keys.insightRollupHours(shard), keys.insightRollupMoves(shard)];
+      const args: string[] = [];
+      for (const member of members) {
+        const { hour, accountId } = parseRollupMember(member);
+        const moveId = `${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
+        keysOf.push(keys.insightRollup(shard, accountId, hour), keys.insightRollupMoving(shard, moveId));
+        args.push(member, moveMember(moveId, hour, accountId));
+      }
+      if (members.length > 0) await this.scripts.run("rollup-take", keysOf, args);
+      if (members.length < PAGE || this.stopping) return;
+    }
+  }
+
+  /** Step 2: each move not yet copied becomes one row, and is marked copied once PostgreSQL committed it. */
+  private async copy(shard: number): Promise<void> {
+    const { redis, keys, sql } = this.deps;
+    const moves = keys.insightRollupMoves(shard);
+    for (;;) {
+      const members = await redis.zrangebyscore(moves, "-1", "-1", "LIMIT", 0, PAGE);
+      if (members.length === 0) return;
+      const parsed = members.map(parseMoveMember);
+      const hashes = await Promise.all(parsed.map(({ moveId }) => redis.hgetall(keys.insightRollupMoving(shard, moveId))));
+      const fields = hashes.map((hash) => JSON.stringify(Object.fromEntries(Object.entries(hash).map(([field, value]) => [storableText(field), storableText(value)]))));
+      await sql`
+        INSERT INTO insight_rollups (move_id, account_id, hour, shard, fields)
+        SELECT m, a, h, s, f::jsonb FROM unnest(${parsed.map((p) => p.moveId)}::text[], ${parsed.map((p) => storableText(p.accountId))}::text[],
+          ${parsed.map((p) => new Date(p.hour).toISOString())}::timestamptz[], ${parsed.map(() => shard)}::int4[], ${fields}::text[]) AS u(m, a, h, s, f)
+        ON CONFLICT DO NOTHING`;
+      const marked = redis.multi();
+      const now = Date.now();
+      for (const member of members) marked.zadd(moves, "XX", now, member);
+      await marked.exec();
+      this.deps.metrics.rollupsArchived.inc(members.length);
+      if (members.length < PAGE || this.stopping) return;
+    }
+  }
+
+  /** Step 3: moves copied more than the grace period (the retention, at most 30 s) ago leave Redis. */
+  private async forget(shard: number): Promise<void> {
+    const { redis, keys } = this.deps;
+    const moves = keys.insightRollupMoves(shard);
+    const before = Date.now() - Math.min(30_000, this.deps.retentionMs);
+    const members = await redis.zrangebyscore(moves, "0", `(${before}`, "LIMIT", 0, PAGE);
+    for (const member of members) {
+      const { moveId } = parseMoveMember(member);
+      await this.scripts.run("rollup-forget", [moves, keys.insightRollupMoving(shard, moveId)], [member, before]);
+    }
+  }
+}

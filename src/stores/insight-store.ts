@@ -1,0 +1,75 @@
+// Reads an account's insight rollups for a range of hours: the archived ones from PostgreSQL, then the hot
+// ones from every shard, each counted once (docs/insights.md#where-rollups-live).
+import { parseMoveMember, parseRollupMember, type RollupHour } from "../outcomes/insight-rollup.js";
+import type { RedisClient } from "../redis/client.js";
+import type { Keys } from "../redis/keys.js";
+
+/** The archive's side: rollups moved to PostgreSQL, with the ids of the moves they came in. */
+export interface ArchivedRollups {
+  read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }>;
+}
+
+/** Reads of a shard that saw its rollups move meanwhile are repeated at most this often (a mover takes a page at once). */
+const MAX_SNAPSHOT_TRIES = 10;
+
+export class InsightStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly shards: number,
+    private readonly archive: ArchivedRollups | undefined,
+  ) {}
+
+  /**
+   * The rollups of hours in [from, to). PostgreSQL is read first: a move it had committed by then is
+   * skipped in Redis, and one it commits later is still in Redis then (the mover deletes a moved rollup
+   * from Redis only a grace period after PostgreSQL committed it).
+   */
+  async hours(accountId: string, from: number, to: number): Promise<RollupHour[]> {
+    const archived = this.archive ? await this.archive.read(accountId, from, to) : { moves: new Set<string>(), hours: [] };
+    const shards = Array.from({ length: this.shards }, (_, shard) => shard);
+    const hot = await Promise.all(shards.map((shard) => this.shardHours(shard, accountId, from, to, archived.moves)));
+    return archived.hours.concat(...hot);
+  }
+
+  /** Which of the shard's rollup keys hold the account's hours in range, live or being moved (not yet archived). */
+  private candidates(shard: number, accountId: string, from: number, to: number, live: string[], moves: string[], copied: ReadonlySet<string>): Array<{ hour: number; key: string }> {
+    const found: Array<{ hour: number; key: string }> = [];
+    for (const member of live) {
+      const { hour, accountId: account } = parseRollupMember(member);
+      if (account === accountId) found.push({ hour, key: this.keys.insightRollup(shard, accountId, hour) });
+    }
+    for (const member of moves) {
+      const { moveId, hour, accountId: account } = parseMoveMember(member);
+      if (account === accountId && hour >= from && hour < to && !copied.has(moveId)) found.push({ hour, key: this.keys.insightRollupMoving(shard, moveId) });
+    }
+    return found;
+  }
+
+  /**
+   * One shard's hot rollups as of one instant: the hashes are read in a MULTI with the two indexes, and
+   * read again when that instant's indexes name a key the MULTI did not read (a rollup renamed for its
+   * move, or an hour first written, since the keys were listed). A key read that no longer holds anything
+   * (moved away, or deleted after its grace period) adds nothing.
+   */
+  private async shardHours(shard: number, accountId: string, from: number, to: number, copied: ReadonlySet<string>): Promise<RollupHour[]> {
+    const hoursKey = this.keys.insightRollupHours(shard);
+    const movesKey = this.keys.insightRollupMoves(shard);
+    const [live, moves] = await Promise.all([this.redis.zrangebyscore(hoursKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
+    let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
+    for (let tries = 1; ; tries++) {
+      const step = this.redis.multi().zrangebyscore(hoursKey, String(from), `(${to}`).zrange(movesKey, "0", "-1");
+      for (const { key } of wanted) step.hgetall(key);
+      const replies = (await step.exec()) ?? [];
+      const failed = replies.find(([error]) => error);
+      if (failed) throw failed[0] ?? new Error("rollup read failed");
+      const now = this.candidates(shard, accountId, from, to, replies[0]?.[1] as string[], replies[1]?.[1] as string[], copied);
+      const read = new Set(wanted.map(({ key }) => key));
+      if (now.every(({ key }) => read.has(key))) {
+        return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]?.[1] as Record<string, string> }));
+      }
+      if (tries === MAX_SNAPSHOT_TRIES) throw new Error(`shard ${shard}'s rollups kept moving while read`);
+      wanted = now;
+    }
+  }
+}
