@@ -1,19 +1,57 @@
 // Lint: typescript-eslint's type-aware rules; promises must be awaited or handled; the house's rooms
 // (docs/architecture.md) enforced as import rules, so a forbidden arrow fails `npm run lint`.
+import { readFileSync } from "node:fs";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import tseslint from "typescript-eslint";
 
-/** Which folder of src/ may not import which: every rule docs/architecture.md states, one zone each. */
-const houseZones = [
-  { target: "./src/condition", from: "./src", except: ["./condition"], message: "the condition language is pure: it imports nothing outside src/condition" },
-  { target: "./src/scores", from: "./src", except: ["./scores"], message: "the score models are pure: they import nothing outside src/scores" },
-  { target: "./src/ingress", from: ["./src/actors", "./src/outcomes", "./src/stores", "./src/api"], message: "the ingress only validates and enqueues: no actors, outcomes, stores or api" },
-  { target: "./src/actors", from: ["./src/ingress", "./src/api", "./src/stores", "./src/webhooks"], message: "actors consume the streams: no ingress, api, read stores or webhook dispatch (they only write the outbox)" },
-  { target: "./src/webhooks", from: ["./src/actors", "./src/ingress", "./src/dashboard"], message: "webhook dispatch reads the outbox and records: never the actors, ingress or dashboard" },
-  { target: "./src/dashboard", from: ["./src/actors"], message: "the dashboard reads through the api, stores and records: never the actors" },
-  { target: "./src/outcomes", from: ["./src/stores", "./src/redis", "./src/actors", "./src/api", "./src/ingress"], message: "the outcome domain is pure: no Redis, stores or callers" },
-];
+/**
+ * The rooms of src/, read from the table of docs/architecture.md (the one place they are written down):
+ * each room's floor, the rooms it may import, and those it may import types from only.
+ */
+export function readRooms(markdown) {
+  const section = markdown.split(/^## Rooms, floors and walls$/m)[1]?.split(/^## /m)[0] ?? "";
+  const names = (cell) => [...cell.matchAll(/`([^`]+)`/g)].map(([, name]) => name);
+  return section
+    .split("\n")
+    .filter((line) => /^\| `/.test(line))
+    .map((line) => {
+      const [room, floor, , mayImport, typesOnly] = line.split("|").slice(1, -1);
+      return { room: names(room)[0], floor: Number(floor), mayImport: names(mayImport), typesOnly: names(typesOnly) };
+    });
+}
+
+export const rooms = readRooms(readFileSync(new URL("docs/architecture.md", import.meta.url), "utf8"));
+
+/** Walls as allow-lists: a room imports itself and what its row names, nothing else of src/. */
+const houseZones = rooms.map(({ room, mayImport, typesOnly }) => ({
+  target: `./src/${room}`,
+  from: "./src",
+  except: [room, ...mayImport, ...typesOnly].map((allowed) => `./${allowed}`),
+  message: `${room} may import only ${[...mayImport, ...typesOnly.map((name) => `types of ${name}`)].join(", ") || "itself"} (docs/architecture.md)`,
+}));
+
+/** The rooms a row allows types from only: a run-time import of one is an error, a type import is not. */
+export const typeOnlyRules = rooms
+  .filter(({ typesOnly }) => typesOnly.length > 0)
+  .map(({ room, typesOnly }) => ({
+    files: [room.endsWith(".ts") ? `src/${room}` : `src/${room}/**/*.ts`],
+    // A room's own tests may build the values its code only names (an envelope for the fold's tests).
+    ignores: ["**/*.test.ts"],
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: typesOnly.map((name) => ({
+            regex: `^(\\.\\./)+${name.replace(".", "\\.")}/`,
+            allowTypeImports: true,
+            message: `${room} may import only types from ${name} (docs/architecture.md)`,
+          })),
+        },
+      ],
+    },
+  }));
 
 /** The house rules on their own (named, so the lint test can run exactly these against fixtures). */
 export const houseRules = {
@@ -32,6 +70,7 @@ export const houseRules = {
   },
 };
 
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", ".verdict/**", "bench/k6/**", "eslint.config.js"] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -48,6 +87,7 @@ export default tseslint.config(
     },
   },
   houseRules,
+  ...typeOnlyRules,
   {
     // The dashboard's browser script: plain JavaScript served as is, not part of the TypeScript program.
     files: ["src/dashboard/static/**/*.js"],

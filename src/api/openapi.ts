@@ -18,7 +18,7 @@ import type { LoggedEvent } from "../stores/outcome-store.js";
 import type { OtlpMapping } from "../otlp/mapping-config.js";
 import type { ExportTraceServiceRequestJson, ExportTraceServiceResponseJson, RpcStatusJson } from "../otlp/response.js";
 import type { ContractBody } from "./contract-fields.js";
-import type { OutcomeView } from "./present-outcome.js";
+import type { OutcomeView } from "../outcomes/present-outcome.js";
 import type { UsageView } from "./routes/charges.js";
 import type { InsightsView } from "./routes/insights.js";
 import type { PutAgentBody, PutCustomerBody, PutRateCardBody } from "./routes/configuration.js";

@@ -10,7 +10,7 @@ import { EventRateLimiter } from "../ingress/event-rate.js";
 import { startHttpServer } from "../ingress/http-server.js";
 import type { Route } from "../ingress/router.js";
 import { eventRoutes } from "../ingress/routes/events.js";
-import { startOtlpIngress, type OtlpIngress } from "../otlp/otlp-ingress.js";
+import { startOtlpIngress, type OtlpIngress } from "./otlp.js";
 import { RecordStore } from "../records/record-store.js";
 import type { RedisClient } from "../redis/client.js";
 import { openClient, openShardSubscriber } from "../redis/connect.js";

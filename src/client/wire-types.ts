@@ -15,7 +15,7 @@ import type { ChargeRecord } from "../outcomes/charge.js";
 import type { DeadLetterView } from "../stores/dead-letter-store.js";
 import type { LoggedEvent } from "../stores/outcome-store.js";
 import type { OutcomeStatus } from "../outcomes/outcome-record.js";
-import type { ObservationView, OutcomeView } from "../api/present-outcome.js";
+import type { ObservationView, OutcomeView } from "../outcomes/present-outcome.js";
 import type { AgentRecord } from "../records/agent.js";
 import type { CustomerRecord } from "../records/customer.js";
 import type { RateCardRecord } from "../records/rate-card.js";

@@ -2,7 +2,7 @@
 // a commit redone after a crash or failover makes the same id), the outcome it is about (ordering), and
 // the body `{"type", "timestamp", "data"}` with `data` exactly as the API shows the thing.
 import { createHash } from "node:crypto";
-import { presentOutcome } from "../api/present-outcome.js";
+import { presentOutcome } from "../outcomes/present-outcome.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
 import { unpackDeadLetter } from "../outcomes/dead-letter.js";
 import type { Notification } from "../outcomes/notification.js";

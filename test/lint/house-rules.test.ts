@@ -1,17 +1,21 @@
-// The house rules of eslint.config.js, shown failing: each forbidden arrow of docs/architecture.md and an
-// import cycle are errors, and an allowed import is not. Fixtures are linted as text at the path they
+// The house rules of eslint.config.js, shown failing: an arrow the rooms table of docs/architecture.md does
+// not allow, a run-time import from a room a row allows types from only, and an import cycle are errors;
+// an allowed import is not. Fixtures are linted as text at the path they
 // would have, against the real tree (a cycle is found through the files on disk).
 import { ESLint, type Linter } from "eslint";
 import tseslint from "typescript-eslint";
 import { describe, expect, it } from "vitest";
 
 // Loaded by URL: the config is plain JavaScript (ESLint reads it without a build), so it has no types.
-const { houseRules } = (await import(new URL("../../eslint.config.js", import.meta.url).href)) as { houseRules: Linter.Config };
+const { houseRules, typeOnlyRules } = (await import(new URL("../../eslint.config.js", import.meta.url).href)) as {
+  houseRules: Linter.Config;
+  typeOnlyRules: Linter.Config[];
+};
 
 const eslint = new ESLint({
   cwd: new URL("../..", import.meta.url).pathname,
   overrideConfigFile: true,
-  overrideConfig: [{ files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } }, houseRules],
+  overrideConfig: [{ files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } }, houseRules, ...typeOnlyRules],
 });
 
 async function problems(filePath: string, code: string): Promise<string[]> {
@@ -21,15 +25,15 @@ async function problems(filePath: string, code: string): Promise<string[]> {
 
 describe("house rules", () => {
   it.each([
-    ["src/condition/fixture.ts", `import { ApiError } from "../errors/api-error.js";\nexport const x = ApiError;\n`, "condition language is pure"],
-    ["src/scores/fixture.ts", `import { Keys } from "../redis/keys.js";\nexport const x = Keys;\n`, "score models are pure"],
-    ["src/ingress/fixture.ts", `import { passTime } from "../outcomes/outcome-step.js";\nexport const x = passTime;\n`, "ingress only validates and enqueues"],
-    ["src/ingress/fixture.ts", `import { OutcomeStore } from "../stores/outcome-store.js";\nexport const x = OutcomeStore;\n`, "ingress only validates and enqueues"],
-    ["src/actors/fixture.ts", `import { chargeRoutes } from "../api/routes/charges.js";\nexport const x = chargeRoutes;\n`, "actors consume the streams"],
-    ["src/actors/fixture.ts", `import { startHttpServer } from "../ingress/http-server.js";\nexport const x = startHttpServer;\n`, "actors consume the streams"],
-    ["src/dashboard/fixture.ts", `import { Worker } from "../actors/worker.js";\nexport const x = Worker;\n`, "dashboard reads through the api"],
-    ["src/outcomes/fixture.ts", `import { Keys } from "../redis/keys.js";\nexport const x = Keys;\n`, "outcome domain is pure"],
-    ["src/outcomes/fixture.ts", `import { ChargeStore } from "../stores/charge-store.js";\nexport const x = ChargeStore;\n`, "outcome domain is pure"],
+    ["src/condition/fixture.ts", `import { ApiError } from "../errors/api-error.js";\nexport const x = ApiError;\n`, "condition may import only itself"],
+    ["src/scores/fixture.ts", `import { Keys } from "../redis/keys.js";\nexport const x = Keys;\n`, "scores may import only itself"],
+    ["src/ingress/fixture.ts", `import { passTime } from "../outcomes/outcome-step.js";\nexport const x = passTime;\n`, "ingress may import only"],
+    ["src/ingress/fixture.ts", `import { OutcomeStore } from "../stores/outcome-store.js";\nexport const x = OutcomeStore;\n`, "ingress may import only"],
+    ["src/actors/fixture.ts", `import { chargeRoutes } from "../api/routes/charges.js";\nexport const x = chargeRoutes;\n`, "actors may import only"],
+    ["src/actors/fixture.ts", `import { startHttpServer } from "../ingress/http-server.js";\nexport const x = startHttpServer;\n`, "actors may import only"],
+    ["src/dashboard/fixture.ts", `import { Worker } from "../actors/worker.js";\nexport const x = Worker;\n`, "dashboard may import only"],
+    ["src/outcomes/fixture.ts", `import { Keys } from "../redis/keys.js";\nexport const x = Keys;\n`, "outcomes may import only"],
+    ["src/outcomes/fixture.ts", `import { ChargeStore } from "../stores/charge-store.js";\nexport const x = ChargeStore;\n`, "outcomes may import only"],
   ])("refuses %s importing across a wall", async (filePath, code, message) => {
     const found = await problems(filePath, code);
     expect(found).toHaveLength(1);
@@ -40,7 +44,13 @@ describe("house rules", () => {
   it("refuses an import cycle", async () => {
     // shard.ts imports fnv1a.ts; fnv1a.ts importing shard.ts back closes a cycle.
     const code = `import { shardOf } from "../streams/shard.js";\nexport const x = shardOf;\nexport const FNV_OFFSET = 1;\nexport function fnv1a(h: number): number { return h; }\nexport function fnv1aSeparator(h: number): number { return h; }\n`;
-    expect(await problems("src/hashing/fnv1a.ts", code)).toEqual(["import-x/no-cycle: Dependency cycle detected"]);
+    expect(await problems("src/hashing/fnv1a.ts", code)).toContain("import-x/no-cycle: Dependency cycle detected");
+  });
+
+  it("refuses a run-time import from a room its row allows types from only, and takes the type import", async () => {
+    const runtime = await problems("src/client/fixture.ts", `import { ApiError } from "../errors/api-error.js";\nexport const x = ApiError;\n`);
+    expect(runtime).toEqual([expect.stringContaining("client may import only types from errors")]);
+    expect(await problems("src/client/fixture.ts", `import type { ApiError } from "../errors/api-error.js";\nexport type X = ApiError;\n`)).toEqual([]);
   });
 
   it("allows the arrows the house keeps", async () => {

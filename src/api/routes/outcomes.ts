@@ -6,7 +6,7 @@ import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
 import { SCORE_NAMES, type ScoreName } from "../../outcomes/outcome-index.js";
 import type { OutcomeStore, ScoreSort } from "../../stores/outcome-store.js";
-import { presentOutcome } from "../present-outcome.js";
+import { presentOutcome } from "../../outcomes/present-outcome.js";
 import type { RecordStore } from "../../records/record-store.js";
 import type { TaskRecord } from "../../records/task.js";
 import { LAST_ENTRY_ID, isEntryId } from "../../streams/entry-id.js";

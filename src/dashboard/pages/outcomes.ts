@@ -1,6 +1,6 @@
 // Outcomes: the filtered, cursor-paged list, and one outcome's page (status, goal, annotated condition,
 // progress, settles_at with a countdown, observations, scores, event log) kept live by an event stream.
-import type { OutcomeView } from "../../api/present-outcome.js";
+import type { OutcomeView } from "../../outcomes/present-outcome.js";
 import { ApiError } from "../../errors/api-error.js";
 import type { LoggedEvent } from "../../stores/outcome-store.js";
 import { segment } from "../api-client.js";

@@ -1,10 +1,10 @@
 // POST /v1/traces: the OTLP/HTTP trace endpoint. Exporters get OTLP's answers in their request's encoding:
 // ExportTraceServiceResponse (partial_success naming rejected spans) or a google.rpc.Status refusal.
-import type { ApiError } from "../../errors/api-error.js";
-import { MAX_TRACES_BODY_BYTES, decodeTraceRequest, encodingOf } from "../../otlp/decode-request.js";
-import { CONTENT_TYPE, exportResponse, statusBody } from "../../otlp/response.js";
-import type { TraceIngest } from "../../otlp/trace-ingest.js";
-import type { ApiResponse, Route } from "../router.js";
+import type { ApiError } from "../errors/api-error.js";
+import { MAX_TRACES_BODY_BYTES, decodeTraceRequest, encodingOf } from "./decode-request.js";
+import { CONTENT_TYPE, exportResponse, statusBody } from "./response.js";
+import type { TraceIngest } from "./trace-ingest.js";
+import type { ApiResponse, Route } from "../ingress/router.js";
 
 /** A refusal as google.rpc.Status, protobuf for protobuf requests and JSON otherwise. */
 function refusal(error: ApiError, contentType: string): ApiResponse {

@@ -3,19 +3,19 @@ import type { Registry } from "prom-client";
 import type { VerdictOptions } from "../config/options.js";
 import type { EventPipeline } from "../ingress/event-pipeline.js";
 import type { Route } from "../ingress/router.js";
-import { traceRoutes } from "../ingress/routes/traces.js";
+import { traceRoutes } from "../otlp/traces-route.js";
 import { otlpMappingRoutes } from "../api/routes/otlp-mapping.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
-import { startHoldSweeper } from "./hold-sweeper.js";
-import { MappingStore } from "./mapping-store.js";
-import { createOtlpMetrics } from "./otlp-metrics.js";
-import { OutcomeOpener } from "./outcome-opener.js";
-import { TraceHold } from "./trace-hold.js";
-import { TraceIngest } from "./trace-ingest.js";
+import { startHoldSweeper } from "../otlp/hold-sweeper.js";
+import { MappingStore } from "../otlp/mapping-store.js";
+import { createOtlpMetrics } from "../otlp/otlp-metrics.js";
+import { OutcomeOpener } from "../otlp/outcome-opener.js";
+import { TraceHold } from "../otlp/trace-hold.js";
+import { TraceIngest } from "../otlp/trace-ingest.js";
 
 /** How long a trace's keys are kept for its later spans, beyond the hold: long agent runs export for minutes. */
 const TRACE_KEYS_TTL_MS = 30 * 60_000;

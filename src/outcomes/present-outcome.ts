@@ -1,7 +1,7 @@
 // Turns a stored outcome into the spec's Outcome object, evaluated at read time (or frozen at its verdict).
 import { evaluate } from "../condition/index.js";
-import { compiledCondition } from "../outcomes/compiled-conditions.js";
-import type { OutcomeRecord, OutcomeStatus } from "../outcomes/outcome-record.js";
+import { compiledCondition } from "./compiled-conditions.js";
+import type { OutcomeRecord, OutcomeStatus } from "./outcome-record.js";
 
 export interface ObservationView {
   count: number;
