@@ -94,7 +94,7 @@ type Event = TaskEventInput | AgentEventInput;
 interface EventBatch {
   events: Event[];
 }
-/** PUT /v1/otlp/mapping: any fields of the mapping; those left out keep their defaults. */
+/** PUT /v1/otlp/mapping: any fields of the mapping; those left out keep their defaults (typia names it PartialOtlpMapping). */
 type OtlpMappingInput = Partial<OtlpMapping>;
 
 const collection = typia.json.schemas<
@@ -186,7 +186,7 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
   },
   "/v1/otlp/mapping": {
     get: { id: "getOtlpMapping", summary: "The account's OTLP mapping: which attributes name outcomes, tasks, agents and customers", responses: { 200: "OtlpMapping" } },
-    put: { id: "putOtlpMapping", summary: "Override the OTLP mapping (fields left out keep their defaults)", body: "OtlpMappingInput", responses: { 200: "OtlpMapping", 201: "OtlpMapping" } },
+    put: { id: "putOtlpMapping", summary: "Override the OTLP mapping (fields left out keep their defaults)", body: "PartialOtlpMapping", responses: { 200: "OtlpMapping", 201: "OtlpMapping" } },
   },
   ...recordPaths("tasks", "task", "Task", "ContractBody", "TaskRecord", "TaskList"),
   "/v1/outcomes": {
