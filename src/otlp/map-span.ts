@@ -26,6 +26,7 @@ export interface MappedSpan {
   spanId: string;
   /** Root of its trace (no parent): its keys are preferred as the trace's. */
   root: boolean;
+  startNs: number;
   endNs: number;
   keys: SpanKeys;
   /** The span's own event, then one per evaluation result it carries. */
@@ -92,6 +93,7 @@ export function mapSpan(span: OtlpSpan, resource: Attributes, mapping: OtlpMappi
       traceId: span.traceId,
       spanId: span.spanId,
       root: span.parentSpanId === "" || ZERO.test(span.parentSpanId),
+      startNs: span.startNs,
       endNs: span.endNs,
       keys: keysOf(span.attributes, resource, mapping),
       events: [own, ...evaluationEvents(span, idempotencyKey)],

@@ -123,8 +123,9 @@ export class TraceIngest {
         }
       }
     });
-    // A trace's events apply in end-time order, children held earlier included.
-    return ready.sort((a, b) => a.span.endNs - b.span.endNs);
+    // A trace's events apply in end-time order, children held earlier included; spans ending at the same
+    // instant (times as numbers keep about 256 ns) go latest-started first, so a child precedes its parent.
+    return ready.sort((a, b) => a.span.endNs - b.span.endNs || b.span.startNs - a.span.startNs);
   }
 
   /** Opens each Variant A outcome a trace names a task for; a span whose outcome cannot be opened is rejected. */

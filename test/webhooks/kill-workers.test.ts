@@ -29,7 +29,14 @@ describe.each(DEPLOYMENTS)("webhooks with worker kill -9 (%s)", (deployment) => 
   });
 
   it("makes one distinct message id per verdict and delivers every one", async () => {
-    const env = { ...envFor(t.options), VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS: "true", VERDICT_WEBHOOK_RETRY_SCHEDULE: "200ms,200ms,500ms,1s,1s,2s,2s,5s,5s,5s" };
+    // The backlog bound (a receiver that falls behind gets no new messages past it) is bounds.test.ts's
+    // subject; here every verdict must go out, so it is set past what kills can pile up.
+    const env = {
+      ...envFor(t.options),
+      VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      VERDICT_WEBHOOK_RETRY_SCHEDULE: "200ms,200ms,500ms,1s,1s,2s,2s,5s,5s,5s",
+      VERDICT_WEBHOOK_BACKLOG_MAX: "1000000",
+    };
     for (let i = 0; i < 3; i++) workers.push(await spawnVerdict("worker", env));
     const created = await t.request("POST", "/v1/webhook-endpoints", { url: receiver.url("/fleet"), event_types: ["outcome.confirmed"] });
     expect(created.status).toBe(201);
