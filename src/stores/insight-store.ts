@@ -1,6 +1,7 @@
 // Reads an account's insight rollups for a range of hours: the archived ones from PostgreSQL, then the hot
 // ones from every shard, each counted once (docs/insights.md#where-rollups-live).
 import { msgpack } from "../codec/msgpack.js";
+import { ApiError } from "../errors/api-error.js";
 import { parseMoveMember, parseRollupMember, type RollupHour } from "../outcomes/insight-rollup.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
@@ -13,6 +14,21 @@ export interface ArchivedRollups {
 
 /** Reads of a shard that saw its rollups move meanwhile are repeated at most this often (a mover takes a page at once). */
 const MAX_SNAPSHOT_TRIES = 10;
+
+/** A shard's rollups moved under every one of MAX_SNAPSHOT_TRIES reads. */
+class SnapshotUnstable extends Error {}
+
+/** ioredis's rejection of a command that got no reply within the client's command timeout. */
+const TIMED_OUT = "Command timed out";
+
+/**
+ * A read Redis took too long to answer (busy, while its liveness probe still gets through) or whose rollups
+ * kept moving: both pass, so the answer is a 503 to retry, like the reads of a Redis found down.
+ */
+function readFailure(error: unknown): unknown {
+  if (!(error instanceof Error) || !(error.message === TIMED_OUT || error instanceof SnapshotUnstable)) return error;
+  return new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer in time; retry shortly", undefined, { cause: error, retryAfterSeconds: 1 });
+}
 
 export class InsightStore {
   private readonly scripts: Scripts<"rollup-read">;
@@ -34,8 +50,12 @@ export class InsightStore {
   async hours(accountId: string, from: number, to: number): Promise<RollupHour[]> {
     const archived = this.archive ? await this.archive.read(accountId, from, to) : { moves: new Set<string>(), hours: [] };
     const shards = Array.from({ length: this.shards }, (_, shard) => shard);
-    const hot = await Promise.all(shards.map((shard) => this.shardHours(shard, accountId, from, to, archived.moves)));
-    return archived.hours.concat(...hot);
+    try {
+      const hot = await Promise.all(shards.map((shard) => this.shardHours(shard, accountId, from, to, archived.moves)));
+      return archived.hours.concat(...hot);
+    } catch (error) {
+      throw readFailure(error);
+    }
   }
 
   /** Which of the shard's rollup keys hold the account's hours in range, live or being moved (not yet archived). */
@@ -69,7 +89,7 @@ export class InsightStore {
       const now = this.candidates(shard, accountId, from, to, replies[0]!, replies[1]!, copied);
       const seen = new Set(wanted.map(({ key }) => key));
       if (now.every(({ key }) => seen.has(key))) return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]! }));
-      if (tries === MAX_SNAPSHOT_TRIES) throw new Error(`shard ${shard}'s rollups kept moving while read`);
+      if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }
   }
