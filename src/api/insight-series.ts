@@ -195,17 +195,23 @@ export function insightGroups(
   const byKey = new Map<string, GroupSums>();
   // A key asked for is answered with zeros where it has no rollups.
   if (key !== undefined) byKey.set(key, new GroupSums(starts.length));
+  // Each field recurs in every hour: it is parsed once, then found by its text (null: not counted here).
+  const decoded = new Map<string, { sums: GroupSums; metric: string } | null>();
+  const decode = (field: string): { sums: GroupSums; metric: string } | null => {
+    const parsed = field[0] === letter ? parseField(field) : null;
+    if (!parsed || (key !== undefined && parsed.groupKey !== key)) return null;
+    let sums = byKey.get(parsed.groupKey);
+    if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
+    return { sums, metric: parsed.metric };
+  };
   for (const { hour, fields } of rollups) {
     const bucket = hour < end ? bucketIndex(starts, hour) : -1;
     if (bucket < 0) continue;
-    for (const field in fields) {
-      // The dimension's letter first: most fields of another dimension are skipped before any parsing.
-      if (field[0] !== letter) continue;
-      const parsed = parseField(field);
-      if (!parsed || (key !== undefined && parsed.groupKey !== key)) continue;
-      let sums = byKey.get(parsed.groupKey);
-      if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
-      sums.add(bucket, parsed.metric, fields[field]!);
+    for (let i = 0; i < fields.length; i += 2) {
+      const field = String(fields[i]);
+      let target = decoded.get(field);
+      if (target === undefined) decoded.set(field, (target = decode(field)));
+      if (target) target.sums.add(bucket, target.metric, fields[i + 1]!);
     }
   }
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);

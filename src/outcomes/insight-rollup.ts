@@ -86,10 +86,10 @@ function groupsOf(record: OutcomeRecord): Array<[InsightDimension, string]> {
       ];
 }
 
-/** One rollup hash as read from Redis or the archive: field -> count (or clause text). */
+/** One rollup hash as read from Redis or the archive: fields and their counts (or clause texts), as pairs in a row. */
 export interface RollupHour {
   hour: number;
-  fields: Record<string, string | number>;
+  fields: ReadonlyArray<string | number>;
 }
 
 /** The member of a shard's moves index (keys.insightRollupMoves): the move's id, hour and account. */
