@@ -31,7 +31,8 @@ function readFailure(error: unknown): unknown {
 }
 
 export class InsightStore {
-  private readonly scripts: Scripts<"rollup-read">;
+  /** rollup-read answers one msgpack blob: the hour index, the moves, then each named hash's fields. */
+  private readonly scripts: Scripts<{ "rollup-read": Buffer }>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -85,7 +86,7 @@ export class InsightStore {
     let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
     for (let tries = 1; ; tries++) {
       const keys = [hoursKey, movesKey, ...wanted.map(({ key }) => key)];
-      const replies = msgpack.unpack((await this.scripts.runBuffer("rollup-read", keys, [from, to])) as Buffer) as string[][];
+      const replies = msgpack.unpack(await this.scripts.runBuffer("rollup-read", keys, [from, to])) as string[][];
       const now = this.candidates(shard, accountId, from, to, replies[0]!, replies[1]!, copied);
       const seen = new Set(wanted.map(({ key }) => key));
       if (now.every(({ key }) => seen.has(key))) return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]! }));
