@@ -1,5 +1,5 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { fieldOf, METRIC, parseField, TIME_TO_VERDICT_BOUNDS_MS, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
+import { fieldOf, METRIC, parseField, timeToVerdictBoundsMs, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
 import { bucketIndex } from "./insight-buckets.js";
 
 export interface InsightPoint {
@@ -53,7 +53,7 @@ class GroupSums {
   readonly charges = new Map<string, Float64Array>();
   readonly chargeCounts = new Map<string, number>();
   readonly deadLetterCodes = new Map<string, number>();
-  readonly histogram = new Float64Array(TIME_TO_VERDICT_BOUNDS_MS.length + 1);
+  readonly histogram = new Float64Array(timeToVerdictBoundsMs.length + 1);
   readonly causes = { locked: 0, idle: 0, deadline: 0 };
   readonly clauses = new Map<string, { text: string; count: number }>();
 
@@ -135,7 +135,7 @@ function quantile(histogram: Float64Array, q: number): number | null {
   let seen = 0;
   for (let i = 0; i < histogram.length; i++) {
     seen += histogram[i]!;
-    if (seen >= q * total) return TIME_TO_VERDICT_BOUNDS_MS[Math.min(i, TIME_TO_VERDICT_BOUNDS_MS.length - 1)]!;
+    if (seen >= q * total) return timeToVerdictBoundsMs[Math.min(i, timeToVerdictBoundsMs.length - 1)]!;
   }
   return null;
 }
