@@ -1,5 +1,5 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { fieldOf, METRIC, parseField, TIME_TO_VERDICT_BOUNDS_MS, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
+import { fieldOf, METRIC, parseField, timeToVerdictBoundsMs, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
 import { bucketIndex } from "./insight-buckets.js";
 
 export interface InsightPoint {
@@ -53,7 +53,7 @@ class GroupSums {
   readonly charges = new Map<string, Float64Array>();
   readonly chargeCounts = new Map<string, number>();
   readonly deadLetterCodes = new Map<string, number>();
-  readonly histogram = new Float64Array(TIME_TO_VERDICT_BOUNDS_MS.length + 1);
+  readonly histogram = new Float64Array(timeToVerdictBoundsMs.length + 1);
   readonly causes = { locked: 0, idle: 0, deadline: 0 };
   readonly clauses = new Map<string, { text: string; count: number }>();
 
@@ -135,7 +135,7 @@ function quantile(histogram: Float64Array, q: number): number | null {
   let seen = 0;
   for (let i = 0; i < histogram.length; i++) {
     seen += histogram[i]!;
-    if (seen >= q * total) return TIME_TO_VERDICT_BOUNDS_MS[Math.min(i, TIME_TO_VERDICT_BOUNDS_MS.length - 1)]!;
+    if (seen >= q * total) return timeToVerdictBoundsMs[Math.min(i, timeToVerdictBoundsMs.length - 1)]!;
   }
   return null;
 }
@@ -195,17 +195,23 @@ export function insightGroups(
   const byKey = new Map<string, GroupSums>();
   // A key asked for is answered with zeros where it has no rollups.
   if (key !== undefined) byKey.set(key, new GroupSums(starts.length));
+  // Each field recurs in every hour: it is parsed once, then found by its text (null: not counted here).
+  const decoded = new Map<string, { sums: GroupSums; metric: string } | null>();
+  const decode = (field: string): { sums: GroupSums; metric: string } | null => {
+    const parsed = field[0] === letter ? parseField(field) : null;
+    if (!parsed || (key !== undefined && parsed.groupKey !== key)) return null;
+    let sums = byKey.get(parsed.groupKey);
+    if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
+    return { sums, metric: parsed.metric };
+  };
   for (const { hour, fields } of rollups) {
     const bucket = hour < end ? bucketIndex(starts, hour) : -1;
     if (bucket < 0) continue;
-    for (const field in fields) {
-      // The dimension's letter first: most fields of another dimension are skipped before any parsing.
-      if (field[0] !== letter) continue;
-      const parsed = parseField(field);
-      if (!parsed || (key !== undefined && parsed.groupKey !== key)) continue;
-      let sums = byKey.get(parsed.groupKey);
-      if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
-      sums.add(bucket, parsed.metric, fields[field]!);
+    for (let i = 0; i < fields.length; i += 2) {
+      const field = String(fields[i]);
+      let target = decoded.get(field);
+      if (target === undefined) decoded.set(field, (target = decode(field)));
+      if (target) target.sums.add(bucket, target.metric, fields[i + 1]!);
     }
   }
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);

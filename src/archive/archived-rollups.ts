@@ -23,7 +23,7 @@ export class ArchivedRollupsPg implements ArchivedRollups {
     const hours: RollupHour[] = [];
     for (const row of rows) {
       moves.add(row.move_id);
-      hours.push({ hour: Number(row.hour_ms), fields: row.fields });
+      hours.push({ hour: Number(row.hour_ms), fields: Object.entries(row.fields).flat() });
     }
     return { moves, hours };
   }

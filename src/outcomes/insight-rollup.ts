@@ -16,7 +16,7 @@ const DIMENSION_CODE: Record<InsightDimension, string> = { task: "t", agent: "a"
  * Upper bounds (ms, inclusive) of the time-to-verdict histogram's buckets; one more bucket holds the rest.
  * Fixed: a rollup written today adds to one written a year ago only while the buckets mean the same.
  */
-export const TIME_TO_VERDICT_BOUNDS_MS: readonly number[] = [
+export const timeToVerdictBoundsMs: readonly number[] = [
   1_000, 10_000, 60_000, 600_000, HOUR_MS, 6 * HOUR_MS, 24 * HOUR_MS, 72 * HOUR_MS, 168 * HOUR_MS, 720 * HOUR_MS,
 ];
 
@@ -72,8 +72,8 @@ export function hourOf(ms: number): number {
 }
 
 export function histogramBucket(ms: number): number {
-  const index = TIME_TO_VERDICT_BOUNDS_MS.findIndex((bound) => ms <= bound);
-  return index < 0 ? TIME_TO_VERDICT_BOUNDS_MS.length : index;
+  const index = timeToVerdictBoundsMs.findIndex((bound) => ms <= bound);
+  return index < 0 ? timeToVerdictBoundsMs.length : index;
 }
 
 /** The groups an outcome counts under: its task, or its agent and its customer. */
@@ -86,10 +86,10 @@ function groupsOf(record: OutcomeRecord): Array<[InsightDimension, string]> {
       ];
 }
 
-/** One rollup hash as read from Redis or the archive: field -> count (or clause text). */
+/** One rollup hash as read from Redis or the archive: fields and their counts (or clause texts), as pairs in a row. */
 export interface RollupHour {
   hour: number;
-  fields: Record<string, string | number>;
+  fields: ReadonlyArray<string | number>;
 }
 
 /** The member of a shard's moves index (keys.insightRollupMoves): the move's id, hour and account. */

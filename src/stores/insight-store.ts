@@ -1,8 +1,11 @@
 // Reads an account's insight rollups for a range of hours: the archived ones from PostgreSQL, then the hot
 // ones from every shard, each counted once (docs/insights.md#where-rollups-live).
+import { msgpack } from "../codec/msgpack.js";
+import { ApiError } from "../errors/api-error.js";
 import { parseMoveMember, parseRollupMember, type RollupHour } from "../outcomes/insight-rollup.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
+import { Scripts } from "../redis/scripts.js";
 
 /** The archive's side: rollups moved to PostgreSQL, with the ids of the moves they came in. */
 export interface ArchivedRollups {
@@ -12,13 +15,33 @@ export interface ArchivedRollups {
 /** Reads of a shard that saw its rollups move meanwhile are repeated at most this often (a mover takes a page at once). */
 const MAX_SNAPSHOT_TRIES = 10;
 
+/** A shard's rollups moved under every one of MAX_SNAPSHOT_TRIES reads. */
+class SnapshotUnstable extends Error {}
+
+/** ioredis's rejection of a command that got no reply within the client's command timeout. */
+const TIMED_OUT = "Command timed out";
+
+/**
+ * A read Redis took too long to answer (busy, while its liveness probe still gets through) or whose rollups
+ * kept moving: both pass, so the answer is a 503 to retry, like the reads of a Redis found down.
+ */
+function readFailure(error: unknown): unknown {
+  if (!(error instanceof Error) || !(error.message === TIMED_OUT || error instanceof SnapshotUnstable)) return error;
+  return new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer in time; retry shortly", undefined, { cause: error, retryAfterSeconds: 1 });
+}
+
 export class InsightStore {
+  /** rollup-read answers one msgpack blob: the hour index, the moves, then each named hash's fields. */
+  private readonly scripts: Scripts<{ "rollup-read": Buffer }>;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
     private readonly archive: ArchivedRollups | undefined,
-  ) {}
+  ) {
+    this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), ["rollup-read"]);
+  }
 
   /**
    * The rollups of hours in [from, to). PostgreSQL is read first: a move it had committed by then is
@@ -28,8 +51,12 @@ export class InsightStore {
   async hours(accountId: string, from: number, to: number): Promise<RollupHour[]> {
     const archived = this.archive ? await this.archive.read(accountId, from, to) : { moves: new Set<string>(), hours: [] };
     const shards = Array.from({ length: this.shards }, (_, shard) => shard);
-    const hot = await Promise.all(shards.map((shard) => this.shardHours(shard, accountId, from, to, archived.moves)));
-    return archived.hours.concat(...hot);
+    try {
+      const hot = await Promise.all(shards.map((shard) => this.shardHours(shard, accountId, from, to, archived.moves)));
+      return archived.hours.concat(...hot);
+    } catch (error) {
+      throw readFailure(error);
+    }
   }
 
   /** Which of the shard's rollup keys hold the account's hours in range, live or being moved (not yet archived). */
@@ -47,10 +74,10 @@ export class InsightStore {
   }
 
   /**
-   * One shard's hot rollups as of one instant: the hashes are read in a MULTI with the two indexes, and
-   * read again when that instant's indexes name a key the MULTI did not read (a rollup renamed for its
-   * move, or an hour first written, since the keys were listed). A key read that no longer holds anything
-   * (moved away, or deleted after its grace period) adds nothing.
+   * One shard's hot rollups as of one instant: rollup-read.lua reads the hashes with the two indexes, and
+   * is run again when that instant's indexes name a key it did not read (a rollup renamed for its move, or
+   * an hour first written, since the keys were listed). A key read that no longer holds anything (moved
+   * away, or deleted after its grace period) adds nothing.
    */
   private async shardHours(shard: number, accountId: string, from: number, to: number, copied: ReadonlySet<string>): Promise<RollupHour[]> {
     const hoursKey = this.keys.insightRollupHours(shard);
@@ -58,17 +85,12 @@ export class InsightStore {
     const [live, moves] = await Promise.all([this.redis.zrangebyscore(hoursKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
     let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
     for (let tries = 1; ; tries++) {
-      const step = this.redis.multi().zrangebyscore(hoursKey, String(from), `(${to}`).zrange(movesKey, "0", "-1");
-      for (const { key } of wanted) step.hgetall(key);
-      const replies = (await step.exec()) ?? [];
-      const failed = replies.find(([error]) => error);
-      if (failed) throw failed[0] ?? new Error("rollup read failed");
-      const now = this.candidates(shard, accountId, from, to, replies[0]?.[1] as string[], replies[1]?.[1] as string[], copied);
-      const read = new Set(wanted.map(({ key }) => key));
-      if (now.every(({ key }) => read.has(key))) {
-        return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]?.[1] as Record<string, string> }));
-      }
-      if (tries === MAX_SNAPSHOT_TRIES) throw new Error(`shard ${shard}'s rollups kept moving while read`);
+      const keys = [hoursKey, movesKey, ...wanted.map(({ key }) => key)];
+      const replies = msgpack.unpack(await this.scripts.runBuffer("rollup-read", keys, [from, to])) as string[][];
+      const now = this.candidates(shard, accountId, from, to, replies[0]!, replies[1]!, copied);
+      const seen = new Set(wanted.map(({ key }) => key));
+      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]! }));
+      if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }
   }
