@@ -26,6 +26,8 @@ export interface MappedSpan {
   spanId: string;
   /** Root of its trace (no parent): its keys are preferred as the trace's. */
   root: boolean;
+  /** Its parent's span id ("" for a root): a parent's event applies after its children's. */
+  parentSpanId: string;
   startNs: number;
   endNs: number;
   keys: SpanKeys;
@@ -93,6 +95,7 @@ export function mapSpan(span: OtlpSpan, resource: Attributes, mapping: OtlpMappi
       traceId: span.traceId,
       spanId: span.spanId,
       root: span.parentSpanId === "" || ZERO.test(span.parentSpanId),
+      parentSpanId: span.parentSpanId,
       startNs: span.startNs,
       endNs: span.endNs,
       keys: keysOf(span.attributes, resource, mapping),

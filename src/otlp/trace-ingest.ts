@@ -123,9 +123,14 @@ export class TraceIngest {
         }
       }
     });
-    // A trace's events apply in end-time order, children held earlier included; spans ending at the same
-    // instant (times as numbers keep about 256 ns) go latest-started first, so a child precedes its parent.
-    return ready.sort((a, b) => a.span.endNs - b.span.endNs || b.span.startNs - a.span.startNs);
+    // A trace's events apply in end-time order, children held earlier included, and a parent after its
+    // children: SDKs time a child on a clock of its own, which can read a millisecond off its parent's.
+    return ready.sort(
+      (a, b) =>
+        (a.span.spanId === b.span.parentSpanId ? 1 : b.span.spanId === a.span.parentSpanId ? -1 : 0) ||
+        a.span.endNs - b.span.endNs ||
+        b.span.startNs - a.span.startNs,
+    );
   }
 
   /** Opens each Variant A outcome a trace names a task for; a span whose outcome cannot be opened is rejected. */
