@@ -131,22 +131,7 @@ export function webHandler(
         if (response.kind === "stream") response.abandon?.();
         return;
       }
-      res.cork(() => {
-        if (response.kind === "stream") {
-          writeHead(res, "200 OK", SECURITY_HEADERS, STREAM_HEADERS);
-          // Data for the stream follows as it comes; end of headers now so the browser opens it.
-          res.write(": open\n\n");
-          return;
-        }
-        const status = STATUS_TEXT[response.status] ?? String(response.status);
-        const type = { "Content-Type": response.contentType ?? "text/html; charset=utf-8" };
-        const cookies = (response.cookies ?? []).map((cookie) => ["Set-Cookie", cookie] as const);
-        const refused = writeHead(res, status, SECURITY_HEADERS, type, response.headers, cookies);
-        if (refused === undefined) return void res.end(response.body);
-        onRefusedHeader(refused);
-        writeHead(res, STATUS_TEXT[400]!, SECURITY_HEADERS, { "Content-Type": "text/plain; charset=utf-8" });
-        res.end("Bad request");
-      });
+      res.cork(() => writeAnswer(res, response, onRefusedHeader));
       if (response.kind === "stream" && !aborted) {
         let stop = (): void => {};
         const end = (): void => {
@@ -175,29 +160,7 @@ export function webHandler(
 
     const body = method === "POST" ? readBody(res, () => aborted) : Promise.resolve(Buffer.alloc(0));
     void (async () => {
-      let response: WebResponse;
-      try {
-        const bytes = await body;
-        const isForm = contentType.startsWith("application/x-www-form-urlencoded");
-        response = await handler({
-          method,
-          path,
-          query,
-          cookies,
-          origin,
-          host,
-          address,
-          form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams(),
-        });
-      } catch (error) {
-        if (error instanceof BodyTooLarge) {
-          response = page(413, "Request too large");
-        } else {
-          onError(error);
-          response = page(500, "Something went wrong. Try again in a moment.", { contentType: "text/plain; charset=utf-8" });
-        }
-      }
-      write(response);
+      write(await answer(handler, onError, body, contentType, { method, path, query, cookies, origin, host, address }));
     })();
   };
   return {
@@ -206,6 +169,51 @@ export function webHandler(
       for (const end of [...streams]) end();
     },
   };
+}
+
+/** The head and body of an answer, or a stream's head; 400 instead when a header value is refused. */
+function writeAnswer(res: HttpResponse, response: WebResponse, onRefusedHeader: (name: string) => void): void {
+  if (response.kind === "stream") {
+    writeHead(res, "200 OK", SECURITY_HEADERS, STREAM_HEADERS);
+    // Data for the stream follows as it comes; end of headers now so the browser opens it.
+    res.write(": open\n\n");
+    return;
+  }
+  const status = STATUS_TEXT[response.status] ?? String(response.status);
+  const type = { "Content-Type": response.contentType ?? "text/html; charset=utf-8" };
+  const cookies = (response.cookies ?? []).map((cookie) => ["Set-Cookie", cookie] as const);
+  const refused = writeHead(res, status, SECURITY_HEADERS, type, response.headers, cookies);
+  if (refused === undefined) return void res.end(response.body);
+  onRefusedHeader(refused);
+  writeHead(res, STATUS_TEXT[400]!, SECURITY_HEADERS, { "Content-Type": "text/plain; charset=utf-8" });
+  res.end("Bad request");
+}
+
+/** The handler's answer once the body is read: 413 for a body too large, 500 for what escaped the handler. */
+async function answer(
+  handler: WebHandler,
+  onError: (error: unknown) => void,
+  body: Promise<Buffer>,
+  contentType: string,
+  request: Omit<WebRequest, "form">,
+): Promise<WebResponse> {
+  let response: WebResponse;
+  try {
+    const bytes = await body;
+    const isForm = contentType.startsWith("application/x-www-form-urlencoded");
+    response = await handler({
+      ...request,
+      form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams(),
+    });
+  } catch (error) {
+    if (error instanceof BodyTooLarge) {
+      response = page(413, "Request too large");
+    } else {
+      onError(error);
+      response = page(500, "Something went wrong. Try again in a moment.", { contentType: "text/plain; charset=utf-8" });
+    }
+  }
+  return response;
 }
 
 class BodyTooLarge extends Error {

@@ -5,7 +5,7 @@ import typia, { type tags } from "typia";
 import { ApiError } from "../../errors/api-error.js";
 import type { Route } from "../../ingress/router.js";
 import type { RecordStore } from "../../records/record-store.js";
-import type { WebhookEventType } from "../../records/webhook-endpoint.js";
+import type { WebhookEndpointRecord, WebhookEventType } from "../../records/webhook-endpoint.js";
 import type { RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../redis/keys.js";
 import { decodeCursor, encodeCursor } from "../../stores/cursor.js";
@@ -54,6 +54,18 @@ function messageNotFound(id: string): ApiError {
   return new ApiError("WEBHOOK_MESSAGE_NOT_FOUND", `no webhook message ${id}`);
 }
 
+/** What every group of webhook routes shares: the stores and the checks built once in webhookRoutes. */
+interface WebhookRouteParts {
+  endpoints: WebhookEndpointStore;
+  messages: WebhookMessageStore;
+  clock: () => number;
+  checkUrl: (url: string) => Promise<void>;
+  existing: (accountId: string, id: string | undefined) => Promise<WebhookEndpointRecord>;
+  forgetFailing: (accountId: string, id: string) => Promise<void>;
+}
+
+const one = "/v1/webhook-endpoints/:id";
+
 export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, limits, clock }: WebhookRouteDeps): Route[] {
   const endpoints = new WebhookEndpointStore(records, new WebhookAccounts(redis, keys, shards));
   const messages = new WebhookMessageStore(redis, keys, shards, limits);
@@ -66,7 +78,7 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
       throw new ApiError("VALIDATION_ERROR", message, [{ path: "url", message }]);
     }
   };
-  const existing = async (accountId: string, id: string | undefined) => {
+  const existing = async (accountId: string, id: string | undefined): Promise<WebhookEndpointRecord> => {
     const endpoint = await endpoints.get(accountId, id ?? "");
     if (!endpoint) throw endpointNotFound(id ?? "");
     return endpoint;
@@ -78,7 +90,12 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
   const forgetFailing = async (accountId: string, id: string): Promise<void> => {
     await redis.hdel(keys.webhookFailingSince(accountId), id);
   };
-  const one = "/v1/webhook-endpoints/:id";
+  const parts: WebhookRouteParts = { endpoints, messages, clock, checkUrl, existing, forgetFailing };
+  return [...endpointRoutes(parts), ...secretRoutes(parts), ...messageRoutes(parts)];
+}
+
+/** Create, list, read, change and delete an endpoint. */
+function endpointRoutes({ endpoints, clock, checkUrl, existing, forgetFailing }: WebhookRouteParts): Route[] {
   return [
     {
       method: "POST",
@@ -133,6 +150,12 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
         return { status: 204 };
       },
     },
+  ];
+}
+
+/** An endpoint's signing secret and its rotation. */
+function secretRoutes({ endpoints, clock, existing }: WebhookRouteParts): Route[] {
+  return [
     {
       method: "GET",
       path: `${one}/secret`,
@@ -149,6 +172,12 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
         return { status: 200, body: { secret: rotated.secret, previous_secret_expires_at: new Date(rotated.previous_secret_until ?? 0).toISOString() } };
       },
     },
+  ];
+}
+
+/** An endpoint's messages, their attempts and resend. */
+function messageRoutes({ messages, existing }: WebhookRouteParts): Route[] {
+  return [
     {
       method: "GET",
       path: `${one}/messages`,

@@ -43,6 +43,16 @@ interface ListPage<T> {
 
 const MAX_KEY = 512;
 
+/** One kind's pages and the paths they link to and ask the API at, built once in recordPages. */
+interface Kit<T extends { key: string }> {
+  kind: RecordPages<T>;
+  listPath: string;
+  apiList: string;
+  apiOne: (key: string) => string;
+  recordPath: (key: string) => string;
+  editPath: (key: string) => string;
+}
+
 export function recordPages<T extends { key: string }>(kind: RecordPages<T>): DashboardRoute[] {
   const listPath = `${BASE}/${kind.segment}`;
   const apiList = `/v1/${kind.segment}`;
@@ -50,123 +60,19 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
   const recordPath = (key: string): string => `${listPath}/${segment(key)}`;
   // "/edit" keeps a record keyed "new" reachable: "/tasks/new" is the creation form.
   const editPath = (key: string): string => `${recordPath(key)}/edit`;
-
-  const list = async (ctx: PageContext): Promise<ListPage<T>> => {
-    const answer = await ctx.api<Record<string, unknown>>("GET", apiList, { query: { cursor: ctx.req.query.get("cursor") ?? undefined } });
-    return { items: answer[kind.listField] as T[], nextCursor: answer.next_cursor as string | null };
-  };
-
-  const listPage = async (ctx: PageContext): Promise<WebResponse> => {
-    let result: ListPage<T>;
-    try {
-      result = await list(ctx);
-    } catch (error) {
-      if (refusedCursor(error)) return noSuchPage(ctx, `/${kind.segment}`, listPath);
-      throw error;
-    }
-    // Fixed words chosen by the code in the URL: a link can choose which, never what it says.
-    const done = ctx.req.query.get("notice");
-    const message = done === "saved" ? `The ${kind.singular} was saved.` : done === "deleted" ? `The ${kind.singular} was deleted.` : undefined;
-    const rows = result.items.map(
-      (record) => html`<tr>
-  <td><a href="${editPath(record.key)}">${record.key}</a></td>
-  ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
-  <td><form method="post" action="${recordPath(record.key)}/delete" class="inline">${csrfField(ctx.viewer)}<button type="submit" class="secondary" aria-label="Delete ${kind.singular} ${record.key}">Delete</button></form></td>
-</tr>`,
-    );
-    const content = html`${notice(message, "ok")}
-<p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
-${
-  rows.length === 0
-    ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
-    : html`<table>
-<thead><tr><th scope="col">Key</th>${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${rows}</tbody>
-</table>`
-}
-${pager(ctx, result.nextCursor)}`;
-    return page(200, layout(ctx.viewer, `/${kind.segment}`, kind.title, content));
-  };
-
-  const formPage = (ctx: PageContext, status: number, key: string | undefined, values: Record<string, string>, errors: FieldErrors = {}): WebResponse => {
-    const fields: Html[] = kind.fields.map((f) =>
-      field(f.label, f.name, values[f.name] ?? "", {
-        error: errors[f.name],
-        required: f.required ?? false,
-        multiline: f.multiline ?? false,
-        ...(f.choices ? { choices: f.choices } : {}),
-        ...(f.hint ? { hint: f.hint } : {}),
-        ...(f.condition
-          ? {
-              data: { "condition-check": `${BASE}/condition-check${f.condition.valueOnly ? "?value_only=1" : ""}` },
-              after: html`<p class="canonical" id="field-${f.name}-canonical" aria-live="polite"></p>`,
-            }
-          : {}),
-      }),
-    );
-    const title = key === undefined ? `New ${kind.singular}` : `Edit ${kind.singular} ${key}`;
-    const content = html`${notice(errors._form)}
-<form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
-  ${csrfField(ctx.viewer)}
-  ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
-  ${fields}
-  <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
-</form>`;
-    return page(status, layout(ctx.viewer, `/${kind.segment}`, title, content));
-  };
-
-  const formValues = (ctx: PageContext): Record<string, string> => {
-    const values: Record<string, string> = {};
-    for (const f of kind.fields) values[f.name] = ctx.req.form.get(f.name) ?? "";
-    return values;
-  };
-
-  const save = async (ctx: PageContext, key: string, values: Record<string, string>, isNew: boolean): Promise<WebResponse> => {
-    const errors: FieldErrors = {};
-    if (key === "") errors.key = "Enter a key.";
-    else if (key.length > MAX_KEY) errors.key = `Use at most ${MAX_KEY} characters.`;
-    for (const f of kind.fields) if (f.required && values[f.name]!.trim() === "") errors[f.name] = `Enter ${f.label.toLowerCase().startsWith("a") ? "an" : "a"} ${f.label.toLowerCase()}.`;
-    const built = kind.body(values);
-    if ("errors" in built) for (const [name, message] of Object.entries(built.errors)) errors[name] ??= message;
-    if (Object.keys(errors).length === 0 && isNew && (await exists(ctx, key))) {
-      errors.key = `A ${kind.singular} with this key already exists. Pick another key, or edit that ${kind.singular}.`;
-    }
-    if (Object.keys(errors).length > 0 || "errors" in built) return formPage(ctx, 400, isNew ? undefined : key, { ...values, key }, errors);
-    try {
-      await ctx.api("PUT", apiOne(key), { body: built.body });
-    } catch (error) {
-      const found = fieldErrors(error);
-      if (!found) throw error;
-      return formPage(ctx, 400, isNew ? undefined : key, { ...values, key }, found);
-    }
-    return redirect(`${listPath}?notice=saved`);
-  };
-
-  const exists = async (ctx: PageContext, key: string): Promise<boolean> => (await get(ctx, key)) !== undefined;
-
-  const get = async (ctx: PageContext, key: string): Promise<T | undefined> => {
-    try {
-      return await ctx.api<T>("GET", apiOne(key));
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return undefined;
-      throw error;
-    }
-  };
-
-  const missing = (ctx: PageContext, key: string): WebResponse =>
-    page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`));
+  const kit: Kit<T> = { kind, listPath, apiList, apiOne, recordPath, editPath };
 
   return [
-    { method: "GET", path: `/${kind.segment}`, handle: listPage },
-    { method: "GET", path: `/${kind.segment}/new`, handle: (ctx) => formPage(ctx, 200, undefined, {}) },
-    { method: "POST", path: `/${kind.segment}/new`, handle: (ctx) => save(ctx, (ctx.req.form.get("key") ?? "").trim(), formValues(ctx), true) },
+    { method: "GET", path: `/${kind.segment}`, handle: (ctx) => listPage(kit, ctx) },
+    { method: "GET", path: `/${kind.segment}/new`, handle: (ctx) => formPage(kit, ctx, 200, undefined, {}) },
+    { method: "POST", path: `/${kind.segment}/new`, handle: (ctx) => save(kit, ctx, (ctx.req.form.get("key") ?? "").trim(), formValues(kind, ctx), true) },
     {
       method: "GET",
       path: `/${kind.segment}/:key/edit`,
       async handle(ctx) {
         const key = ctx.params.key!;
-        const record = await get(ctx, key);
-        return record ? formPage(ctx, 200, key, kind.formValues(record)) : missing(ctx, key);
+        const record = await get(kit, ctx, key);
+        return record ? formPage(kit, ctx, 200, key, kind.formValues(record)) : missing(kit, ctx, key);
       },
     },
     {
@@ -174,7 +80,7 @@ ${pager(ctx, result.nextCursor)}`;
       path: `/${kind.segment}/:key/edit`,
       async handle(ctx) {
         const key = ctx.params.key!;
-        return (await exists(ctx, key)) ? save(ctx, key, formValues(ctx), false) : missing(ctx, key);
+        return (await exists(kit, ctx, key)) ? save(kit, ctx, key, formValues(kind, ctx), false) : missing(kit, ctx, key);
       },
     },
     {
@@ -185,13 +91,130 @@ ${pager(ctx, result.nextCursor)}`;
         try {
           await ctx.api("DELETE", apiOne(key));
         } catch (error) {
-          if (error instanceof ApiError && error.status === 404) return missing(ctx, key);
+          if (error instanceof ApiError && error.status === 404) return missing(kit, ctx, key);
           throw error;
         }
         return redirect(`${listPath}?notice=deleted`);
       },
     },
   ];
+}
+
+async function list<T extends { key: string }>({ kind, apiList }: Kit<T>, ctx: PageContext): Promise<ListPage<T>> {
+  const answer = await ctx.api<Record<string, unknown>>("GET", apiList, { query: { cursor: ctx.req.query.get("cursor") ?? undefined } });
+  return { items: answer[kind.listField] as T[], nextCursor: answer.next_cursor as string | null };
+}
+
+async function listPage<T extends { key: string }>(kit: Kit<T>, ctx: PageContext): Promise<WebResponse> {
+  const { kind, listPath, recordPath, editPath } = kit;
+  let result: ListPage<T>;
+  try {
+    result = await list(kit, ctx);
+  } catch (error) {
+    if (refusedCursor(error)) return noSuchPage(ctx, `/${kind.segment}`, listPath);
+    throw error;
+  }
+  // Fixed words chosen by the code in the URL: a link can choose which, never what it says.
+  const done = ctx.req.query.get("notice");
+  const message = done === "saved" ? `The ${kind.singular} was saved.` : done === "deleted" ? `The ${kind.singular} was deleted.` : undefined;
+  const rows = result.items.map(
+    (record) => html`<tr>
+  <td><a href="${editPath(record.key)}">${record.key}</a></td>
+  ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
+  <td><form method="post" action="${recordPath(record.key)}/delete" class="inline">${csrfField(ctx.viewer)}<button type="submit" class="secondary" aria-label="Delete ${kind.singular} ${record.key}">Delete</button></form></td>
+</tr>`,
+  );
+  const content = html`${notice(message, "ok")}
+<p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
+${
+  rows.length === 0
+    ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Key</th>${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+${pager(ctx, result.nextCursor)}`;
+  return page(200, layout(ctx.viewer, `/${kind.segment}`, kind.title, content));
+}
+
+function formPage<T extends { key: string }>(
+  { kind, listPath, editPath }: Kit<T>,
+  ctx: PageContext,
+  status: number,
+  key: string | undefined,
+  values: Record<string, string>,
+  errors: FieldErrors = {},
+): WebResponse {
+  const fields: Html[] = kind.fields.map((f) =>
+    field(f.label, f.name, values[f.name] ?? "", {
+      error: errors[f.name],
+      required: f.required ?? false,
+      multiline: f.multiline ?? false,
+      ...(f.choices ? { choices: f.choices } : {}),
+      ...(f.hint ? { hint: f.hint } : {}),
+      ...(f.condition
+        ? {
+            data: { "condition-check": `${BASE}/condition-check${f.condition.valueOnly ? "?value_only=1" : ""}` },
+            after: html`<p class="canonical" id="field-${f.name}-canonical" aria-live="polite"></p>`,
+          }
+        : {}),
+    }),
+  );
+  const title = key === undefined ? `New ${kind.singular}` : `Edit ${kind.singular} ${key}`;
+  const content = html`${notice(errors._form)}
+<form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
+  ${csrfField(ctx.viewer)}
+  ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
+  ${fields}
+  <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
+</form>`;
+  return page(status, layout(ctx.viewer, `/${kind.segment}`, title, content));
+}
+
+function formValues<T extends { key: string }>(kind: RecordPages<T>, ctx: PageContext): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const f of kind.fields) values[f.name] = ctx.req.form.get(f.name) ?? "";
+  return values;
+}
+
+async function save<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, key: string, values: Record<string, string>, isNew: boolean): Promise<WebResponse> {
+  const { kind } = kit;
+  const errors: FieldErrors = {};
+  if (key === "") errors.key = "Enter a key.";
+  else if (key.length > MAX_KEY) errors.key = `Use at most ${MAX_KEY} characters.`;
+  for (const f of kind.fields) if (f.required && values[f.name]!.trim() === "") errors[f.name] = `Enter ${f.label.toLowerCase().startsWith("a") ? "an" : "a"} ${f.label.toLowerCase()}.`;
+  const built = kind.body(values);
+  if ("errors" in built) for (const [name, message] of Object.entries(built.errors)) errors[name] ??= message;
+  if (Object.keys(errors).length === 0 && isNew && (await exists(kit, ctx, key))) {
+    errors.key = `A ${kind.singular} with this key already exists. Pick another key, or edit that ${kind.singular}.`;
+  }
+  if (Object.keys(errors).length > 0 || "errors" in built) return formPage(kit, ctx, 400, isNew ? undefined : key, { ...values, key }, errors);
+  try {
+    await ctx.api("PUT", kit.apiOne(key), { body: built.body });
+  } catch (error) {
+    const found = fieldErrors(error);
+    if (!found) throw error;
+    return formPage(kit, ctx, 400, isNew ? undefined : key, { ...values, key }, found);
+  }
+  return redirect(`${kit.listPath}?notice=saved`);
+}
+
+async function exists<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, key: string): Promise<boolean> {
+  return (await get(kit, ctx, key)) !== undefined;
+}
+
+async function get<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, key: string): Promise<T | undefined> {
+  try {
+    return await ctx.api<T>("GET", kit.apiOne(key));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+function missing<T extends { key: string }>({ kind, listPath }: Kit<T>, ctx: PageContext, key: string): WebResponse {
+  return page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`));
 }
 
 /** A cursor the API refused (edited, cut short, another list's): that list has no such page. */
