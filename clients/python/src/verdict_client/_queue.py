@@ -10,17 +10,17 @@ import asyncio
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional
 
+from ._errors import VerdictError
+
 
 class Pending:
     """One tracked event on its way to the service."""
 
-    __slots__ = ("json", "idempotency_key", "size", "lane", "attempts", "seq", "traceparent", "future", "settled")
+    __slots__ = ("json", "size", "lane", "attempts", "seq", "traceparent", "future", "settled", "error")
 
     def __init__(self, seq: int, traceparent: Optional[str], future: Any) -> None:
-        #: The event as JSON text, serialised once at admission and resent as is.
+        #: The event as JSON text (its minted idempotency key included), serialised once at admission and resent as is.
         self.json = ""
-        #: The key minted at admission (idempotency "auto", none of its own): spliced in on each send.
-        self.idempotency_key: Optional[str] = None
         #: Bytes of what is sent (the JSON is ASCII: `json.dumps` escapes the rest).
         self.size = 0
         self.lane: Optional[Lane] = None
@@ -32,6 +32,8 @@ class Pending:
         #: The front end's future (concurrent or asyncio), settled once.
         self.future = future
         self.settled = False
+        #: Why it was refused, once settled (None: accepted).
+        self.error: Optional[VerdictError] = None
 
 
 class Lane:

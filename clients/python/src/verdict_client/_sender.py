@@ -2,7 +2,8 @@
 `max_in_flight` batches at once, and retries failed items in order until each is accepted or given up.
 
 Both clients drive it: the async one in the caller's loop, the sync one in its background thread's loop.
-Each front end bounds what it admits (backpressure) and is told through `on_settled` when an event settles.
+Each front end bounds what it admits (backpressure) and is told through `on_settled` which events settled,
+once per batch answer (or admission) rather than per event, so it completes their futures in one go.
 """
 from __future__ import annotations
 
@@ -27,13 +28,12 @@ logger = logging.getLogger("verdict_client")
 MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024
 #: `{"events":[` and `]}` around the items.
 ENVELOPE_BYTES = len('{"events":[]}')
-#: `,"idempotency_key":"<UUID v7>"` added to an event's JSON.
-KEY_FIELD_BYTES = len(',"idempotency_key":""') + 36
 ITEM_PATH = re.compile(r"^events\[(\d+)\]")
 BATCH_PATH = "/v1/events/batch"
 
 Decision = Union[str, VerdictError]
-Settle = Callable[[Pending, Optional[VerdictError]], None]
+#: Told the events settled since it was last called, each with its `error` (None: accepted).
+Settle = Callable[[List[Pending]], None]
 
 
 class _FlushWaiter:
@@ -55,8 +55,11 @@ class Sender:
         self._flush_waiters: List[_FlushWaiter] = []
         self._tasks: Set["asyncio.Task[None]"] = set()
         self._next_seq = 0
+        #: Events settled and not yet handed to `on_settled`.
+        self._done: List[Pending] = []
         self._encode = JsonEncoder()
         self._uuid7 = Uuid7Source()
+        self._mint_keys = options.idempotency == "auto"
         self.buffered = 0
         self.in_flight = 0
         #: Events the service accepted (duplicates of an earlier send included), events rejected for good, and
@@ -71,7 +74,8 @@ class Sender:
         self.fault: Optional[BaseException] = None
 
     def admit(self, event: Any, future: Any, traceparent: Optional[str]) -> None:
-        """Serialises the event (minting its idempotency key) and queues it on its outcome's lane."""
+        """Serialises the event (minting its idempotency key) and queues it on its outcome's lane; `admitted()`
+        then sends what may go, once after a run of admissions."""
         pending = Pending(self._next_seq, traceparent, future)
         self._next_seq += 1
         self.buffered += 1
@@ -83,22 +87,27 @@ class Sender:
             return
         # A malformed event (not a dict, no key) still goes to the service, which says what is wrong with it.
         is_dict = isinstance(event, dict)
-        if self._options.idempotency == "auto" and is_dict and "idempotency_key" not in event:
-            pending.idempotency_key = self._uuid7()
+        if is_dict and self._mint_keys and "idempotency_key" not in event:
+            text = with_idempotency_key(text, self._uuid7())
         # Variant A names its outcome by outcome_key, Variant B by key; both share the account's key space.
         key = event.get("outcome_key", event.get("key")) if is_dict else None
         pending.json = text
-        pending.size = len(text) + (0 if pending.idempotency_key is None else KEY_FIELD_BYTES)
-        pending.lane = self._queue.lane(key if isinstance(key, str) else "")
-        if pending.size + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES:
-            message = f"the event is {pending.size} bytes: no batch can carry it (5 MiB body limit)"
+        pending.size = size = len(text)
+        if size + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES:
+            message = f"the event is {size} bytes: no batch can carry it (5 MiB body limit)"
             self._settle(pending, VerdictError(0, "PAYLOAD_TOO_LARGE", message))
             return
+        pending.lane = self._queue.lane(key if isinstance(key, str) else "")
         self._queue.push(pending)
+
+    def admitted(self) -> None:
+        """Hands over the events refused at admission and sends what may go now."""
+        self._hand_over()
         self._pump()
 
     async def flush(self) -> None:
         """Returns once every event admitted before the call has settled (accepted or rejected)."""
+        self._hand_over()
         if self.buffered == 0:
             return
         future: asyncio.Future[None] = self._loop.create_future()
@@ -146,22 +155,20 @@ class Sender:
             if in_flight:
                 self.in_flight -= 1
             self._died(error, batch)
+        self._hand_over()
         self._pump()
 
     async def _request(self, batch: List[Pending]) -> Tuple[Optional[Dict[str, Any]], Optional[VerdictError], float]:
         """The batch's 202 body and its `Retry-After`, or the error the request ended with."""
-        items: List[str] = []
-        # The batch continues the trace of its first event tracked inside a span.
-        traceparent: Optional[str] = None
+        retried = 0
         for event in batch:
-            if event.attempts > 0:
-                self.retried += 1
+            if event.attempts:
+                retried += 1
             event.attempts += 1
-            if traceparent is None:
-                traceparent = event.traceparent
-            key = event.idempotency_key
-            items.append(event.json if key is None else with_idempotency_key(event.json, key))
-        body = '{"events":[' + ",".join(items) + "]}"
+        self.retried += retried
+        # The batch continues the trace of its first event tracked inside a span.
+        traceparent = next((event.traceparent for event in batch if event.traceparent is not None), None)
+        body = '{"events":[' + ",".join([event.json for event in batch]) + "]}"
         headers = headers_for(self._options.token, True, traceparent)
         try:
             response = await self.http.post(BATCH_PATH, content=body.encode(), headers=headers)
@@ -183,6 +190,9 @@ class Sender:
         for item in answer["failed"]:
             if isinstance(item, dict) and isinstance(item.get("index"), int):
                 failed[item["index"]] = item
+        if not failed:
+            self._all_accepted(batch)
+            return
         max_attempts = self._options.retry.max_attempts
         #: rejected, unconfirmed, given up (of those two), rate_limited
         counts = [0, 0, 0, 0]
@@ -203,8 +213,7 @@ class Sender:
             code = "EVENT_UNCONFIRMED" if reason == "unconfirmed" else "EVENT_REJECTED"
             return VerdictError(202, code, f"the service answered {reason} for this event on each of {event.attempts} attempts")
 
-        if failed:
-            logger.debug("batch answered 202 with %d failed items; they go again", len(failed))
+        logger.debug("batch answered 202 with %d failed items; they go again", len(failed))
         self._settle_lanes(batch, decide, retry_after)
         rejected, unconfirmed, given_up, rate_limited = counts
         if rejected + unconfirmed > 0:
@@ -244,6 +253,25 @@ class Sender:
             return "resend"
 
         self._settle_lanes(batch, decide, error.retry_after or 0.0)
+
+    def _all_accepted(self, batch: List[Pending]) -> None:
+        """The common answer, settled without deciding event by event: every lane handed back empty-handed."""
+        lane: Optional[Lane] = None
+        done = self._done
+        accepted = 0
+        for event in batch:
+            if event.lane is not lane:
+                if lane is not None:
+                    self._queue.settle(lane, [], 0.0)
+                lane = event.lane
+            if not event.settled:
+                event.settled = True
+                done.append(event)
+                accepted += 1
+        if lane is not None:
+            self._queue.settle(lane, [], 0.0)
+        self.accepted += accepted
+        self.buffered -= accepted
 
     def _settle_lanes(self, batch: List[Pending], decide: Callable[[Pending, int], Decision], retry_after: float) -> None:
         """Decides each event of a returned batch and hands each lane back with its events to send again."""
@@ -285,31 +313,42 @@ class Sender:
             logger.debug("verdict_client: on_error raised %r (ignored)", raised)
 
     def _settle(self, event: Pending, error: Optional[VerdictError]) -> None:
+        """Marks the event settled; `_hand_over` tells the front end."""
         if event.settled:
             return
         event.settled = True
+        event.error = error
         self.buffered -= 1
         if error is None:
             self.accepted += 1
         else:
             self.rejected += 1
-        try:
-            self._on_settled(event, error)
-        finally:
-            self._notify_flush(event.seq)
+        self._done.append(event)
 
-    def _notify_flush(self, seq: int) -> None:
+    def _hand_over(self) -> None:
+        """Tells the front end and the waiting `flush` calls what settled since the last hand-over. Every path
+        that settles events hands them over before it yields to the loop, so `flush` counts none twice."""
+        done = self._done
+        if not done:
+            return
+        self._done = []
+        try:
+            self._on_settled(done)
+        finally:
+            self._notify_flush(done)
+
+    def _notify_flush(self, done: List[Pending]) -> None:
         if not self._flush_waiters:
             return
-        done = False
+        finished = False
         for waiter in self._flush_waiters:
-            if seq < waiter.below:
-                waiter.remaining -= 1
-                if waiter.remaining == 0:
-                    if not waiter.future.done():
-                        waiter.future.set_result(None)
-                    done = True
-        if done:
+            below = waiter.below
+            waiter.remaining -= len(done) if below >= self._next_seq else sum(1 for event in done if event.seq < below)
+            if waiter.remaining <= 0:
+                if not waiter.future.done():
+                    waiter.future.set_result(None)
+                finished = True
+        if finished:
             self._flush_waiters = [w for w in self._flush_waiters if w.remaining > 0]
 
     def _died(self, error: BaseException, batch: List[Pending]) -> None:

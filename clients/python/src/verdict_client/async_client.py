@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from typing import Any, Deque, Optional, Type
+from typing import Any, Deque, List, Optional, Type
 
 import httpx
 
@@ -81,6 +81,7 @@ class AsyncVerdictClient(AsyncRoutes):
             self._held += 1
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         sender.admit(event, future, traceparent)
+        sender.admitted()
         await future
 
     async def flush(self) -> None:
@@ -130,17 +131,18 @@ class AsyncVerdictClient(AsyncRoutes):
                 self._room_waiters.remove(waiter)
             raise
 
-    def _settled(self, event: Pending, error: Optional[VerdictError]) -> None:
-        future: asyncio.Future[None] = event.future
-        if not future.done():
-            if error is None:
-                future.set_result(None)
-            else:
-                future.set_exception(error)
-        self._release()
+    def _settled(self, done: List[Pending]) -> None:
+        for event in done:
+            future: asyncio.Future[None] = event.future
+            if not future.done():
+                if event.error is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(event.error)
+        self._release(len(done))
 
-    def _release(self) -> None:
-        self._held -= 1
+    def _release(self, count: int = 1) -> None:
+        self._held -= count
         while self._room_waiters and self._held < self._options.max_buffered_events:
             waiter = self._room_waiters.popleft()
             if not waiter.done():

@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import itertools
 import logging
+import os
 import threading
 import weakref
-from typing import Any, List, Optional, Tuple, Type
+from collections import deque
+from typing import Any, Deque, List, Optional, Tuple, Type
 
 import httpx
 
 from ._errors import VerdictError
-from ._future import TrackFuture, new_condition
+from ._future import TrackFuture, new_condition, settle
 from ._options import OnError, Options, Retry, resolve_options
 from ._queue import Pending
 from ._routes import Routes
@@ -27,7 +30,7 @@ logger = logging.getLogger("verdict_client")
 #: Seconds the loop waits after a `track` wakes it before it admits what has arrived.
 DRAIN_DELAY = 0.002
 
-_Inbox = List[Tuple[Any, "concurrent.futures.Future[None]", Optional[str]]]
+_Inbox = Deque[Tuple[Any, TrackFuture, Optional[str]]]
 
 
 class VerdictClient(Routes):
@@ -62,18 +65,26 @@ class VerdictClient(Routes):
             on_error=on_error,
         )
         super().__init__(httpx.Client(base_url=self._options.base_url, timeout=timeout), self._options)
-        self._room = threading.Condition(threading.Lock())
+        # `track` takes no lock while there is room: a lock the delivery thread also takes was, under the GIL,
+        # the costliest part of tracking an event. Its inbox is a deque (append and popleft are atomic), each
+        # call takes a number from `_numbers` (also atomic), and the room it needs is counted from that
+        # number: event n may enter while fewer than `max_buffered_events` of those numbered before it are
+        # unsettled, i.e. n - `_released` < max_buffered_events.
+        self._numbers = itertools.count()
+        #: Events whose room was given back (settled, or refused at close); written under `_lock` only.
+        self._released = 0
+        self._lock = threading.Lock()
+        #: Where `track` waits for room (slow path only).
+        self._room = threading.Condition(self._lock)
         #: The condition every future `track` returns shares.
         self._futures = new_condition()
-        #: Events tracked and not yet settled (the inbox's, the sender's).
-        self._held = 0
-        #: Events settled in the loop whose room `_release_room` has not yet given back (loop thread only).
-        self._unreleased = 0
         #: Threads blocked in `track` waiting for room.
         self._waiting = 0
-        self._inbox: _Inbox = []
+        self._inbox: _Inbox = deque()
         self._wake_pending = False
         self._closed = False
+        #: Set once the last flush of `close` is done: what reaches the inbox after it is refused, not queued.
+        self._sealed = False
         self._stopped = False
         self._loop = asyncio.new_event_loop()
         self._loop.set_exception_handler(self._loop_failed)
@@ -84,6 +95,7 @@ class VerdictClient(Routes):
         self._thread = threading.Thread(target=self._run, name="verdict-client", daemon=True)
         self._thread.start()
         atexit.register(_close_at_exit, weakref.ref(self))
+        _live_clients.add(self)
 
     def __enter__(self) -> "VerdictClient":
         return self
@@ -95,26 +107,37 @@ class VerdictClient(Routes):
         """Queues the event for delivery and returns a future that resolves once the service accepted it (202,
         not in `failed`) and raises `VerdictError` when it refused it or retries ran out. Blocks while
         `max_buffered_events` events are held (backpressure)."""
-        self._raise_fault()
-        future: concurrent.futures.Future[None] = TrackFuture(self._futures)
+        if self._fault is not None or self._sender.fault is not None:
+            self._raise_fault()
+        future = TrackFuture(self._futures)
         traceparent = active_traceparent()
-        with self._room:
-            while not self._closed and self._held >= self._options.max_buffered_events:
-                self._waiting += 1
-                try:
-                    self._room.wait()
-                finally:
-                    self._waiting -= 1
-            if self._closed:
-                future.set_exception(VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"))
-                return future
-            self._held += 1
-            self._inbox.append((event, future, traceparent))
-            wake = not self._wake_pending
+        number = next(self._numbers)
+        if (self._closed or number - self._released >= self._options.max_buffered_events) and not self._room_for(number):
+            future.set_exception(_closed_error())
+            return future
+        self._inbox.append((event, future, traceparent))
+        if self._sealed:
+            self._refuse_inbox()  # close() has sent its last batch: nothing would send this one
+        elif not self._wake_pending:
+            # The drain clears the flag before it empties the inbox, so an event appended before the flag was
+            # seen set is in the inbox that drain empties.
             self._wake_pending = True
-        if wake:
             self._loop.call_soon_threadsafe(self._drain_soon)
         return future
+
+    def _room_for(self, number: int) -> bool:
+        """Waits until event `number` has room (True) or the client is closed (False, its room given back)."""
+        with self._lock:
+            self._waiting += 1
+            try:
+                while not self._closed and number - self._released >= self._options.max_buffered_events:
+                    self._room.wait()
+            finally:
+                self._waiting -= 1
+            if self._closed:
+                self._released += 1
+                return False
+            return True
 
     def flush(self, timeout: Optional[float] = None) -> None:
         """Returns once every event tracked before the call has settled (accepted or rejected), retries
@@ -127,23 +150,24 @@ class VerdictClient(Routes):
     def stats(self) -> ClientStats:
         """A snapshot of the backlog and of delivery so far (its counters are the delivery thread's, read as they are)."""
         sender = self._sender
-        with self._room:
-            buffered, waiting = self._held, self._waiting
-        return ClientStats(buffered, waiting, sender.in_flight, sender.accepted, sender.rejected, sender.retried)
+        buffered = len(self._inbox) + sender.buffered
+        return ClientStats(buffered, self._waiting, sender.in_flight, sender.accepted, sender.rejected, sender.retried)
 
     def close(self, timeout: Optional[float] = None) -> None:
         """Refuses new events (`CLIENT_CLOSED`), flushes, and stops the background thread."""
-        with self._room:
+        with self._lock:
             self._closed = True
             self._room.notify_all()
         if self._stopped:
             return
         try:
-            asyncio.run_coroutine_threadsafe(self._flush_in_loop(), self._loop).result(timeout)
+            asyncio.run_coroutine_threadsafe(self._close_in_loop(), self._loop).result(timeout)
         finally:
             self._stopped = True
+            self._sealed = True
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout)
+            self._refuse_inbox()  # after a close that timed out
             self._http.close()
 
     # The background thread.
@@ -170,40 +194,62 @@ class VerdictClient(Routes):
         self._loop.call_later(min(DRAIN_DELAY, self._options.flush_interval), self._drain)
 
     def _drain(self) -> None:
-        with self._room:
-            inbox, self._inbox = self._inbox, []
-            self._wake_pending = False
-        for event, future, traceparent in inbox:
+        self._wake_pending = False
+        if self._sealed:
+            self._refuse_inbox()
+            return
+        inbox, admit = self._inbox, self._sender.admit
+        while True:
             try:
-                self._sender.admit(event, future, traceparent)
+                event, future, traceparent = inbox.popleft()
+            except IndexError:  # empty (a close that timed out may be refusing what is left)
+                break
+            try:
+                admit(event, future, traceparent)
             except Exception as error:  # never dies silently: this event fails, the next call raises
                 logger.error("verdict_client: admitting an event failed", exc_info=error)
                 self._fault = error
-                self._settled(None, VerdictError(0, "CLIENT_FAILED", f"admitting the event failed: {error!r}"), future)
+                settle(self._futures, [(future, VerdictError(0, "CLIENT_FAILED", f"admitting the event failed: {error!r}"))])
+                self._release_room(1)
+        self._sender.admitted()
 
     async def _flush_in_loop(self) -> None:
         self._drain()
         await self._sender.flush()
 
-    def _settled(self, event: Optional[Pending], error: Optional[VerdictError], future: Any = None) -> None:
-        target: concurrent.futures.Future[None] = future if event is None else event.future
-        if not target.done():
-            if error is None:
-                target.set_result(None)
-            else:
-                target.set_exception(error)
-        # The room is given back once per loop turn, not per event: a batch settles hundreds at once, and a
-        # lock and a notify each cost more than the rest of settling one.
-        self._unreleased += 1
-        if self._unreleased == 1:
-            self._loop.call_soon(self._release_room)
+    async def _close_in_loop(self) -> None:
+        # A `track` that saw the client open may still add an event while the flush runs: flush again until
+        # nothing is left, then seal (on this thread, so no drain comes between the last check and the seal).
+        while True:
+            await self._flush_in_loop()
+            if not self._inbox and self._sender.buffered == 0:
+                break
+        self._sealed = True
+        self._refuse_inbox()
 
-    def _release_room(self) -> None:
-        count, self._unreleased = self._unreleased, 0
-        with self._room:
-            self._held -= count
-            if self._held < self._options.max_buffered_events:
-                self._room.notify(count)
+    def _refuse_inbox(self) -> None:
+        """Refuses what is in the inbox once the client is sealed (any thread: popleft hands each out once)."""
+        refused: List[Tuple[TrackFuture, Optional[BaseException]]] = []
+        while True:
+            try:
+                _, future, _ = self._inbox.popleft()
+            except IndexError:
+                break
+            refused.append((future, _closed_error()))
+        if refused:
+            settle(self._futures, refused)
+
+    def _settled(self, done: List[Pending]) -> None:
+        # A batch's futures complete under one hold of their condition and its room comes back under one hold
+        # of the lock: per event, a lock and a notify each cost more than the rest of settling it.
+        settle(self._futures, [(event.future, event.error) for event in done])
+        self._release_room(len(done))
+
+    def _release_room(self, count: int) -> None:
+        with self._lock:
+            self._released += count
+            if self._waiting:
+                self._room.notify_all()  # each waiter has its own number: each checks its own room
 
     def _loop_failed(self, loop: asyncio.AbstractEventLoop, context: Any) -> None:
         error = context.get("exception")
@@ -219,6 +265,25 @@ class VerdictClient(Routes):
         self._fault = None
         self._sender.fault = None
         raise VerdictError(0, "CLIENT_FAILED", f"the client's background delivery failed: {fault!r}") from fault
+
+
+def _closed_error() -> VerdictError:
+    return VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()")
+
+
+#: Every sync client not yet collected: a forked child marks its copies failed (`_forked`).
+_live_clients: "weakref.WeakSet[VerdictClient]" = weakref.WeakSet()
+
+
+def _forked() -> None:
+    # A child of fork() has no copy of the parent's delivery thread: its clients' next call raises rather than
+    # queueing events nothing will send.
+    for client in list(_live_clients):
+        if not client._stopped:
+            client._fault = RuntimeError("the background thread is not running (the process forked)")
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _close_at_exit(ref: "weakref.ReferenceType[VerdictClient]") -> None:
