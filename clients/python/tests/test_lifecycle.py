@@ -1,4 +1,4 @@
-"""The sync client at interpreter exit, the background's failures surfacing on the next call, and the example."""
+"""The sync client at interpreter exit and in a forked child, the background's failures surfacing on the next call, and the example."""
 from __future__ import annotations
 
 import os
@@ -38,6 +38,28 @@ def test_an_unreachable_service_does_not_hang_the_exit() -> None:
         done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT, unreachable, "token", "ticket:1"], timeout=120, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "events not delivered at exit" in done.stderr
+
+
+FORK_SCRIPT = """
+import os, sys
+from verdict_client import VerdictClient, VerdictError
+client = VerdictClient("http://127.0.0.1:9", "token")
+pid = os.fork()
+if pid == 0:
+    try:
+        client.track({"outcome_key": "o", "action": "step"})
+        os._exit(3)
+    except VerdictError as error:
+        os._exit(0 if error.code == "CLIENT_FAILED" else 4)
+_, status = os.waitpid(pid, 0)
+client.close(1)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_raises_instead_of_queueing_for_a_thread_it_does_not_have() -> None:
+    done = subprocess.run([sys.executable, "-c", FORK_SCRIPT], timeout=60, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def broken(*args: Any) -> NoReturn:

@@ -21,13 +21,21 @@ _logger = logging.getLogger("concurrent.futures")
 
 
 class TrackFuture(concurrent.futures.Future[None]):
+    # The stock fields' starting values are class attributes, and the two lists are made when first asked for
+    # (`__getattr__`): most futures are only settled and read, so creating one is a single attribute write.
+    _state = PENDING
+    _result = None
+    _exception: Optional[BaseException] = None
+
     def __init__(self, condition: threading.Condition) -> None:  # the stock constructor would build a Condition
         self._condition = condition
-        self._state = PENDING
-        self._result = None
-        self._exception: Optional[BaseException] = None
-        self._waiters: List[Any] = []
-        self._done_callbacks: List[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_waiters" or name == "_done_callbacks":
+            made: List[Any] = []
+            setattr(self, name, made)
+            return made
+        raise AttributeError(name)
 
     def result(self, timeout: Optional[float] = None) -> None:
         if self._state == FINISHED:
@@ -63,12 +71,13 @@ def settle(condition: threading.Condition, outcomes: Iterable[Tuple[TrackFuture,
                 continue
             future._exception = error
             future._state = FINISHED
-            for waiter in future._waiters:  # concurrent.futures.wait and as_completed
+            made = future.__dict__
+            for waiter in made.get("_waiters", ()):  # concurrent.futures.wait and as_completed
                 if error is None:
                     waiter.add_result(future)
                 else:
                     waiter.add_exception(future)
-            if future._done_callbacks:
+            if made.get("_done_callbacks"):
                 with_callbacks.append(future)
         condition.notify_all()
     for future in with_callbacks:  # outside the lock, as the stock Future calls them

@@ -19,6 +19,7 @@ from ._errors import ErrorContext, VerdictError
 from ._http import headers_for, read_answer, transport_error
 from ._json import JsonEncoder
 from ._options import Options
+from ._posting import BATCH_PATH, PostBatch
 from ._queue import Lane, OrderingQueue, Pending
 from ._uuid7 import Uuid7Source
 
@@ -29,7 +30,6 @@ MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024
 #: `{"events":[` and `]}` around the items.
 ENVELOPE_BYTES = len('{"events":[]}')
 ITEM_PATH = re.compile(r"^events\[(\d+)\]")
-BATCH_PATH = "/v1/events/batch"
 
 Decision = Union[str, VerdictError]
 #: Told the events settled since it was last called, each with its `error` (None: accepted).
@@ -46,9 +46,9 @@ class _FlushWaiter:
 
 
 class Sender:
-    def __init__(self, options: Options, http: httpx.AsyncClient, loop: asyncio.AbstractEventLoop, on_settled: Settle) -> None:
+    def __init__(self, options: Options, post: PostBatch, loop: asyncio.AbstractEventLoop, on_settled: Settle) -> None:
         self._options = options
-        self.http = http
+        self._post = post
         self._loop = loop
         self._on_settled = on_settled
         self._queue = OrderingQueue(loop, self._pump)
@@ -171,7 +171,7 @@ class Sender:
         body = '{"events":[' + ",".join([event.json for event in batch]) + "]}"
         headers = headers_for(self._options.token, True, traceparent)
         try:
-            response = await self.http.post(BATCH_PATH, content=body.encode(), headers=headers)
+            response = await self._post(body.encode(), headers)
         except httpx.HTTPError as error:
             return None, transport_error(error, self._options.timeout, "POST", BATCH_PATH), 0.0
         try:

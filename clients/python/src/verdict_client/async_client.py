@@ -12,6 +12,7 @@ import httpx
 from ._async_routes import AsyncRoutes
 from ._errors import VerdictError
 from ._options import OnError, Options, Retry, resolve_options
+from ._posting import async_poster
 from ._queue import Pending
 from ._sender import Sender
 from ._stats import ClientStats
@@ -53,6 +54,8 @@ class AsyncVerdictClient(AsyncRoutes):
         )
         super().__init__(httpx.AsyncClient(base_url=self._options.base_url, timeout=timeout), self._options)
         self._sender: Optional[Sender] = None
+        #: The batch requests' connections, made with the sender in the first `track`'s loop.
+        self._batch_http: Optional[httpx.AsyncClient] = None
         #: Events tracked and not yet settled, and the `track` calls waiting for room, in call order.
         self._held = 0
         self._room_waiters: Deque["asyncio.Future[None]"] = deque()
@@ -108,14 +111,15 @@ class AsyncVerdictClient(AsyncRoutes):
                 waiter.set_result(None)
         if self._sender is not None:
             await self._sender.flush()
-            await self._sender.http.aclose()
+        if self._batch_http is not None:
+            await self._batch_http.aclose()
         await self._http.aclose()
 
     def _sender_here(self) -> Sender:
         if self._sender is None:
             limits = httpx.Limits(max_connections=self._options.max_in_flight, max_keepalive_connections=self._options.max_in_flight)
-            http = httpx.AsyncClient(base_url=self._options.base_url, timeout=self._options.timeout, limits=limits)
-            self._sender = Sender(self._options, http, asyncio.get_running_loop(), self._settled)
+            self._batch_http = httpx.AsyncClient(base_url=self._options.base_url, timeout=self._options.timeout, limits=limits)
+            self._sender = Sender(self._options, async_poster(self._batch_http), asyncio.get_running_loop(), self._settled)
         return self._sender
 
     async def _wait_for_room(self) -> None:

@@ -18,6 +18,7 @@ import httpx
 from ._errors import VerdictError
 from ._future import TrackFuture, new_condition, settle
 from ._options import OnError, Options, Retry, resolve_options
+from ._posting import ThreadPoster
 from ._queue import Pending
 from ._routes import Routes
 from ._sender import Sender
@@ -90,8 +91,9 @@ class VerdictClient(Routes):
         self._loop.set_exception_handler(self._loop_failed)
         self._fault: Optional[BaseException] = None
         limits = httpx.Limits(max_connections=self._options.max_in_flight, max_keepalive_connections=self._options.max_in_flight)
-        self._async_http = httpx.AsyncClient(base_url=self._options.base_url, timeout=timeout, limits=limits)
-        self._sender = Sender(self._options, self._async_http, self._loop, self._settled)
+        batch_http = httpx.Client(base_url=self._options.base_url, timeout=timeout, limits=limits)
+        self._poster = ThreadPoster(batch_http, self._loop, self._options.max_in_flight)
+        self._sender = Sender(self._options, self._poster, self._loop, self._settled)
         self._thread = threading.Thread(target=self._run, name="verdict-client", daemon=True)
         self._thread.start()
         atexit.register(_close_at_exit, weakref.ref(self))
@@ -185,8 +187,8 @@ class VerdictClient(Routes):
             for task in pending:
                 task.cancel()
             self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            self._loop.run_until_complete(self._async_http.aclose())
             self._loop.close()
+            self._poster.close(self._options.timeout)
 
     def _drain_soon(self) -> None:
         # A moment's delay gathers a burst of `track` calls into one wake-up: waking the loop per event (a
