@@ -1,20 +1,24 @@
 """Typed calls for every route, as coroutines: each returns the answer's body or raises VerdictError. One attempt
 each: retries with ordering and idempotency are what `track` is for. A `list` returns an `AsyncPaged`: awaited
-(or `.page()`) it is one page (the body, with `next_cursor`); `async for` yields every item of every page."""
+(or `.page()`) it is one page (the body, with `next_cursor`); `async for` yields every item of every page. What
+each call asks of the service is in `_requests.py`, shared with the blocking calls."""
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Awaitable, Callable, Generator, Generic, List, Optional, TypeVar, cast
+from typing import Any, AsyncIterator, Generator, Generic, List, Optional, TypeVar, cast
 
 import httpx
 
-from ._http import ACTIVE, Query, body_text, headers_for, params_of, read_answer, segment, transport_error
+from . import _requests as requests
+from ._http import ACTIVE, body_text, headers_for, params_of, read_answer, transport_error
 from ._options import Options
+from ._requests import NO_BODY, ListRequest, RecordRequests, Request
 from .types import (
     Agent,
     AgentList,
     BatchAccepted,
     Charge,
     ChargeList,
+    CreateWebhookEndpointBody,
     Customer,
     CustomerList,
     DeadLetter,
@@ -26,6 +30,7 @@ from .types import (
     OutcomeEventList,
     OutcomeList,
     OutcomeStatus,
+    PatchWebhookEndpointBody,
     PutAgentBody,
     PutCustomerBody,
     PutRateCardBody,
@@ -37,8 +42,6 @@ from .types import (
     TaskList,
     Usage,
     VerdictEvent,
-    CreateWebhookEndpointBody,
-    PatchWebhookEndpointBody,
     WebhookAttemptList,
     WebhookEndpoint,
     WebhookEndpointCreated,
@@ -50,38 +53,10 @@ from .types import (
     WebhookSecretRotated,
 )
 
+Answer = TypeVar("Answer")
 Item = TypeVar("Item")
 Page = TypeVar("Page")
 Body = TypeVar("Body")
-_NO_BODY = object()
-
-
-class AsyncPaged(Generic[Item, Page]):
-    def __init__(self, fetch: Callable[[Optional[str]], Awaitable[Page]], field: str) -> None:
-        self._fetch = fetch
-        self._field = field
-
-    async def page(self) -> Page:
-        """The first page (or the page at the query's `cursor`)."""
-        return await self._fetch(None)
-
-    def __await__(self) -> Generator[Any, None, Page]:
-        return self.page().__await__()
-
-    async def pages(self) -> AsyncIterator[Page]:
-        """Every page in turn, each fetched when the previous one is used up."""
-        cursor: Optional[str] = None
-        while True:
-            body = await self._fetch(cursor)
-            yield body
-            cursor = cast(Any, body)["next_cursor"]
-            if cursor is None:
-                return
-
-    async def __aiter__(self) -> AsyncIterator[Item]:
-        async for body in self.pages():
-            for item in cast(List[Item], cast(Any, body)[self._field]):
-                yield item
 
 
 class _AsyncCaller:
@@ -89,42 +64,65 @@ class _AsyncCaller:
         self._http = http
         self._options = options
 
-    async def call(self, method: str, path: str, query: Optional[Query] = None, body: Any = _NO_BODY) -> Any:
-        has_body = body is not _NO_BODY
+    async def send(self, request: Request[Answer]) -> Answer:
+        method, path, body = request.method, request.path, request.body
+        has_body = body is not NO_BODY
         headers = headers_for(self._options.token, has_body, ACTIVE)
         content = body_text(body).encode() if has_body else None
         try:
-            response = await self._http.request(method, path, params=params_of(query), content=content, headers=headers)
+            response = await self._http.request(method, path, params=params_of(request.query), content=content, headers=headers)
         except httpx.HTTPError as error:
             raise transport_error(error, self._options.timeout, method, path) from error
-        return read_answer(method, path, response)
+        return cast(Answer, read_answer(method, path, response))
 
-    def paged(self, path: str, field: str, query: Query) -> Any:
-        async def fetch(cursor: Optional[str]) -> Any:
-            return await self.call("GET", path, query if cursor is None else {**query, "cursor": cursor})
 
-        return AsyncPaged(fetch, field)
+class AsyncPaged(Generic[Item, Page]):
+    def __init__(self, caller: _AsyncCaller, request: ListRequest[Item, Page]) -> None:
+        self._caller = caller
+        self._request = request
+
+    async def page(self) -> Page:
+        """The first page (or the page at the query's `cursor`)."""
+        return await self._caller.send(self._request)
+
+    def __await__(self) -> Generator[Any, None, Page]:
+        return self.page().__await__()
+
+    async def pages(self) -> AsyncIterator[Page]:
+        """Every page in turn, each fetched when the previous one is used up."""
+        request = self._request
+        while True:
+            body = await self._caller.send(request)
+            yield body
+            cursor = cast(Any, body)["next_cursor"]
+            if cursor is None:
+                return
+            request = request.at(cursor)
+
+    async def __aiter__(self) -> AsyncIterator[Item]:
+        async for body in self.pages():
+            for item in cast(List[Item], cast(Any, body)[self._request.items]):
+                yield item
 
 
 class AsyncRecords(Generic[Item, Body, Page]):
     """PUT (create or replace; the stored record comes back), GET one, GET a list, DELETE."""
 
-    def __init__(self, caller: _AsyncCaller, segment: str, field: str) -> None:
+    def __init__(self, caller: _AsyncCaller, kind: str, field: str) -> None:
         self._caller = caller
-        self._segment = segment
-        self._field = field
+        self._requests: RecordRequests[Item, Body, Page] = RecordRequests(kind, field)
 
     async def put(self, key: str, body: Body) -> Item:
-        return cast(Item, await self._caller.call("PUT", f"/v1/{self._segment}/{segment(key)}", body=body))
+        return await self._caller.send(self._requests.put(key, body))
 
     async def get(self, key: str) -> Item:
-        return cast(Item, await self._caller.call("GET", f"/v1/{self._segment}/{segment(key)}"))
+        return await self._caller.send(self._requests.get(key))
 
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[Item, Page]:
-        return cast(AsyncPaged[Item, Page], self._caller.paged(f"/v1/{self._segment}", self._field, {"limit": limit, "cursor": cursor}))
+        return AsyncPaged(self._caller, self._requests.list(limit, cursor))
 
     async def delete(self, key: str) -> None:
-        await self._caller.call("DELETE", f"/v1/{self._segment}/{segment(key)}")
+        await self._caller.send(self._requests.delete(key))
 
 
 class AsyncOutcomes:
@@ -133,10 +131,10 @@ class AsyncOutcomes:
 
     async def open(self, body: OpenOutcomeBody) -> Outcome:
         """Opens a Variant A outcome from a task (the same key and task again answers the existing one)."""
-        return cast(Outcome, await self._caller.call("POST", "/v1/outcomes", body=body))
+        return await self._caller.send(requests.open_outcome(body))
 
     async def get(self, key: str) -> Outcome:
-        return cast(Outcome, await self._caller.call("GET", f"/v1/outcomes/{segment(key)}"))
+        return await self._caller.send(requests.get_outcome(key))
 
     def list(
         self,
@@ -150,12 +148,11 @@ class AsyncOutcomes:
         cursor: Optional[str] = None,
     ) -> AsyncPaged[Outcome, OutcomeList]:
         query = {"status": status, "task_key": task_key, "agent_key": agent_key, "customer_key": customer_key, "failed_clause": failed_clause, "limit": limit, "cursor": cursor}
-        return cast(AsyncPaged[Outcome, OutcomeList], self._caller.paged("/v1/outcomes", "outcomes", query))
+        return AsyncPaged(self._caller, requests.list_outcomes(query))
 
     def events(self, key: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[LoggedEvent, OutcomeEventList]:
         """The outcome's event log, oldest first."""
-        query = {"limit": limit, "cursor": cursor}
-        return cast(AsyncPaged[LoggedEvent, OutcomeEventList], self._caller.paged(f"/v1/outcomes/{segment(key)}/events", "events", query))
+        return AsyncPaged(self._caller, requests.outcome_events(key, limit, cursor))
 
 
 class AsyncEvents:
@@ -164,11 +161,11 @@ class AsyncEvents:
 
     async def send(self, event: VerdictEvent) -> EventAccepted:
         """One event, one attempt (`POST /v1/events`); a 503 raises."""
-        return cast(EventAccepted, await self._caller.call("POST", "/v1/events", body=event))
+        return await self._caller.send(requests.send_event(event))
 
     async def batch(self, events: List[VerdictEvent]) -> BatchAccepted:
         """Up to 500 events, one attempt; read `failed` yourself, or use `track`, which does."""
-        return cast(BatchAccepted, await self._caller.call("POST", "/v1/events/batch", body={"events": events}))
+        return await self._caller.send(requests.send_batch(events))
 
 
 class AsyncCharges:
@@ -180,7 +177,7 @@ class AsyncCharges:
     ) -> AsyncPaged[Charge, ChargeList]:
         """`from_` and `to` are ISO 8601: charges confirmed at or after `from_`, and before `to`."""
         query = {"customer_key": customer_key, "from": from_, "to": to, "limit": limit, "cursor": cursor}
-        return cast(AsyncPaged[Charge, ChargeList], self._caller.paged("/v1/charges", "charges", query))
+        return AsyncPaged(self._caller, requests.list_charges(query))
 
 
 class AsyncUsageRoutes:
@@ -188,7 +185,7 @@ class AsyncUsageRoutes:
         self._caller = caller
 
     async def get(self, *, customer_key: Optional[str] = None) -> Usage:
-        return cast(Usage, await self._caller.call("GET", "/v1/usage", {"customer_key": customer_key}))
+        return await self._caller.send(requests.get_usage(customer_key))
 
 
 class AsyncDeadLetters:
@@ -196,12 +193,11 @@ class AsyncDeadLetters:
         self._caller = caller
 
     def list(self, *, code: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[DeadLetter, DeadLetterList]:
-        query = {"code": code, "limit": limit, "cursor": cursor}
-        return cast(AsyncPaged[DeadLetter, DeadLetterList], self._caller.paged("/v1/dlq", "dead_letters", query))
+        return AsyncPaged(self._caller, requests.list_dead_letters({"code": code, "limit": limit, "cursor": cursor}))
 
     async def replay(self, id: str) -> ReplayAccepted:
         """Sends the dead letter's event through its shard again."""
-        return cast(ReplayAccepted, await self._caller.call("POST", f"/v1/dlq/{segment(id)}/replay"))
+        return await self._caller.send(requests.replay_dead_letter(id))
 
 
 class AsyncWebhooks:
@@ -212,39 +208,37 @@ class AsyncWebhooks:
 
     async def create(self, body: CreateWebhookEndpointBody) -> WebhookEndpointCreated:
         """The answer carries the endpoint's signing secret (also at `secret(id)`)."""
-        return cast(WebhookEndpointCreated, await self._caller.call("POST", "/v1/webhook-endpoints", body=body))
+        return await self._caller.send(requests.create_webhook(body))
 
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[WebhookEndpoint, WebhookEndpointList]:
-        query = {"limit": limit, "cursor": cursor}
-        return cast(AsyncPaged[WebhookEndpoint, WebhookEndpointList], self._caller.paged("/v1/webhook-endpoints", "webhook_endpoints", query))
+        return AsyncPaged(self._caller, requests.list_webhooks(limit, cursor))
 
     async def get(self, id: str) -> WebhookEndpoint:
-        return cast(WebhookEndpoint, await self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}"))
+        return await self._caller.send(requests.get_webhook(id))
 
     async def update(self, id: str, body: PatchWebhookEndpointBody) -> WebhookEndpoint:
         """`PATCH`: changes only the fields given."""
-        return cast(WebhookEndpoint, await self._caller.call("PATCH", f"/v1/webhook-endpoints/{segment(id)}", body=body))
+        return await self._caller.send(requests.update_webhook(id, body))
 
     async def delete(self, id: str) -> None:
-        await self._caller.call("DELETE", f"/v1/webhook-endpoints/{segment(id)}")
+        await self._caller.send(requests.delete_webhook(id))
 
     async def secret(self, id: str) -> WebhookSecret:
-        return cast(WebhookSecret, await self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}/secret"))
+        return await self._caller.send(requests.webhook_secret(id))
 
     async def rotate_secret(self, id: str) -> WebhookSecretRotated:
         """A new secret; the previous one keeps signing until `previous_secret_expires_at`."""
-        return cast(WebhookSecretRotated, await self._caller.call("POST", f"/v1/webhook-endpoints/{segment(id)}/rotate-secret"))
+        return await self._caller.send(requests.rotate_webhook_secret(id))
 
     def messages(self, id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaged[WebhookMessage, WebhookMessageList]:
-        query = {"limit": limit, "cursor": cursor}
-        return cast(AsyncPaged[WebhookMessage, WebhookMessageList], self._caller.paged(f"/v1/webhook-endpoints/{segment(id)}/messages", "messages", query))
+        return AsyncPaged(self._caller, requests.webhook_messages(id, limit, cursor))
 
     async def attempts(self, id: str, message_id: str) -> WebhookAttemptList:
-        return cast(WebhookAttemptList, await self._caller.call("GET", f"/v1/webhook-endpoints/{segment(id)}/messages/{segment(message_id)}/attempts"))
+        return await self._caller.send(requests.webhook_attempts(id, message_id))
 
     async def resend(self, id: str, message_id: str) -> WebhookResent:
         """Delivers the message again."""
-        return cast(WebhookResent, await self._caller.call("POST", f"/v1/webhook-endpoints/{segment(id)}/messages/{segment(message_id)}/resend"))
+        return await self._caller.send(requests.resend_webhook_message(id, message_id))
 
 
 class AsyncRoutes:
