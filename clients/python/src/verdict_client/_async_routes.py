@@ -13,14 +13,10 @@ from ._http import ACTIVE, body_text, headers_for, params_of, read_answer, trans
 from ._options import Options
 from ._requests import NO_BODY, ListRequest, RecordRequests, Request
 from .types import (
-    Agent,
-    AgentList,
     BatchAccepted,
     Charge,
     ChargeList,
     CreateWebhookEndpointBody,
-    Customer,
-    CustomerList,
     DeadLetter,
     DeadLetterList,
     EventAccepted,
@@ -31,15 +27,7 @@ from .types import (
     OutcomeList,
     OutcomeStatus,
     PatchWebhookEndpointBody,
-    PutAgentBody,
-    PutCustomerBody,
-    PutRateCardBody,
-    PutTaskBody,
-    RateCard,
-    RateCardList,
     ReplayAccepted,
-    Task,
-    TaskList,
     Usage,
     VerdictEvent,
     WebhookAttemptList,
@@ -108,9 +96,9 @@ class AsyncPaged(Generic[Item, Page]):
 class AsyncRecords(Generic[Item, Body, Page]):
     """PUT (create or replace; the stored record comes back), GET one, GET a list, DELETE."""
 
-    def __init__(self, caller: _AsyncCaller, kind: str, field: str) -> None:
+    def __init__(self, caller: _AsyncCaller, requests: RecordRequests[Item, Body, Page]) -> None:
         self._caller = caller
-        self._requests: RecordRequests[Item, Body, Page] = RecordRequests(kind, field)
+        self._requests = requests
 
     async def put(self, key: str, body: Body) -> Item:
         return await self._caller.send(self._requests.put(key, body))
@@ -245,12 +233,12 @@ class AsyncRoutes:
     def __init__(self, http: httpx.AsyncClient, options: Options) -> None:
         self._http = http
         caller = _AsyncCaller(http, options)
-        self.tasks: AsyncRecords[Task, PutTaskBody, TaskList] = AsyncRecords(caller, "tasks", "tasks")
+        self.tasks = AsyncRecords(caller, requests.TASKS)
         self.outcomes = AsyncOutcomes(caller)
         self.events = AsyncEvents(caller)
-        self.agents: AsyncRecords[Agent, PutAgentBody, AgentList] = AsyncRecords(caller, "agents", "agents")
-        self.customers: AsyncRecords[Customer, PutCustomerBody, CustomerList] = AsyncRecords(caller, "customers", "customers")
-        self.rate_cards: AsyncRecords[RateCard, PutRateCardBody, RateCardList] = AsyncRecords(caller, "rate-cards", "rate_cards")
+        self.agents = AsyncRecords(caller, requests.AGENTS)
+        self.customers = AsyncRecords(caller, requests.CUSTOMERS)
+        self.rate_cards = AsyncRecords(caller, requests.RATE_CARDS)
         self.charges = AsyncCharges(caller)
         self.usage = AsyncUsageRoutes(caller)
         self.dlq = AsyncDeadLetters(caller)

@@ -8,10 +8,14 @@ from typing import Any, Generic, List, Optional, TypeVar
 
 from ._http import Query, segment
 from .types import (
+    Agent,
+    AgentList,
     BatchAccepted,
     Charge,
     ChargeList,
     CreateWebhookEndpointBody,
+    Customer,
+    CustomerList,
     DeadLetter,
     DeadLetterList,
     EventAccepted,
@@ -21,7 +25,15 @@ from .types import (
     OutcomeEventList,
     OutcomeList,
     PatchWebhookEndpointBody,
+    PutAgentBody,
+    PutCustomerBody,
+    PutRateCardBody,
+    PutTaskBody,
+    RateCard,
+    RateCardList,
     ReplayAccepted,
+    Task,
+    TaskList,
     Usage,
     VerdictEvent,
     WebhookAttemptList,
@@ -82,6 +94,12 @@ class RecordRequests(Generic[Item, Body, Page]):
 
     def delete(self, key: str) -> Request[None]:
         return Request("DELETE", f"/v1/{self._kind}/{segment(key)}")
+
+
+TASKS: RecordRequests[Task, PutTaskBody, TaskList] = RecordRequests("tasks", "tasks")
+AGENTS: RecordRequests[Agent, PutAgentBody, AgentList] = RecordRequests("agents", "agents")
+CUSTOMERS: RecordRequests[Customer, PutCustomerBody, CustomerList] = RecordRequests("customers", "customers")
+RATE_CARDS: RecordRequests[RateCard, PutRateCardBody, RateCardList] = RecordRequests("rate-cards", "rate_cards")
 
 
 def open_outcome(body: OpenOutcomeBody) -> Request[Outcome]:

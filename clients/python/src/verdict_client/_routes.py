@@ -13,14 +13,10 @@ from ._http import ACTIVE, body_text, headers_for, params_of, read_answer, trans
 from ._options import Options
 from ._requests import NO_BODY, ListRequest, RecordRequests, Request
 from .types import (
-    Agent,
-    AgentList,
     BatchAccepted,
     Charge,
     ChargeList,
     CreateWebhookEndpointBody,
-    Customer,
-    CustomerList,
     DeadLetter,
     DeadLetterList,
     EventAccepted,
@@ -31,15 +27,7 @@ from .types import (
     OutcomeList,
     OutcomeStatus,
     PatchWebhookEndpointBody,
-    PutAgentBody,
-    PutCustomerBody,
-    PutRateCardBody,
-    PutTaskBody,
-    RateCard,
-    RateCardList,
     ReplayAccepted,
-    Task,
-    TaskList,
     Usage,
     VerdictEvent,
     WebhookAttemptList,
@@ -104,9 +92,9 @@ class Paged(Generic[Item, Page]):
 class Records(Generic[Item, Body, Page]):
     """PUT (create or replace; the stored record comes back), GET one, GET a list, DELETE."""
 
-    def __init__(self, caller: _Caller, kind: str, field: str) -> None:
+    def __init__(self, caller: _Caller, requests: RecordRequests[Item, Body, Page]) -> None:
         self._caller = caller
-        self._requests: RecordRequests[Item, Body, Page] = RecordRequests(kind, field)
+        self._requests = requests
 
     def put(self, key: str, body: Body) -> Item:
         return self._caller.send(self._requests.put(key, body))
@@ -241,12 +229,12 @@ class Routes:
     def __init__(self, http: httpx.Client, options: Options) -> None:
         self._http = http
         caller = _Caller(http, options)
-        self.tasks: Records[Task, PutTaskBody, TaskList] = Records(caller, "tasks", "tasks")
+        self.tasks = Records(caller, requests.TASKS)
         self.outcomes = Outcomes(caller)
         self.events = Events(caller)
-        self.agents: Records[Agent, PutAgentBody, AgentList] = Records(caller, "agents", "agents")
-        self.customers: Records[Customer, PutCustomerBody, CustomerList] = Records(caller, "customers", "customers")
-        self.rate_cards: Records[RateCard, PutRateCardBody, RateCardList] = Records(caller, "rate-cards", "rate_cards")
+        self.agents = Records(caller, requests.AGENTS)
+        self.customers = Records(caller, requests.CUSTOMERS)
+        self.rate_cards = Records(caller, requests.RATE_CARDS)
         self.charges = Charges(caller)
         self.usage = UsageRoutes(caller)
         self.dlq = DeadLetters(caller)
