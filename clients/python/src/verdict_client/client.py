@@ -278,11 +278,16 @@ _live_clients: "weakref.WeakSet[VerdictClient]" = weakref.WeakSet()
 
 
 def _forked() -> None:
-    # A child of fork() has no copy of the parent's delivery thread: its clients' next call raises rather than
-    # queueing events nothing will send.
+    # A child of fork() has no copy of the parent's threads: its clients' next call raises, and they are closed
+    # there rather than queueing events nothing will send. Their locks are new, since one may have been held
+    # by a thread the child does not have.
     for client in list(_live_clients):
         if not client._stopped:
             client._fault = RuntimeError("the background thread is not running (the process forked)")
+            client._lock = threading.Lock()
+            client._room = threading.Condition(client._lock)
+            client._futures = new_condition()
+            client._closed = client._sealed = client._stopped = True
 
 
 os.register_at_fork(after_in_child=_forked)
