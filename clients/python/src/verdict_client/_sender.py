@@ -29,6 +29,9 @@ logger = logging.getLogger("verdict_client")
 MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024
 #: `{"events":[` and `]}` around the items.
 ENVELOPE_BYTES = len('{"events":[]}')
+#: The least wait before events refused for the account's rate go again: what the service's `Retry-After`
+#: says for them (its bucket refills at least one event a second).
+RATE_LIMITED_RETRY = 1.0
 ITEM_PATH = re.compile(r"^events\[(\d+)\]")
 
 Decision = Union[str, VerdictError]
@@ -205,7 +208,7 @@ class Sender:
             if reason == "rate_limited":
                 counts[3] += 1
                 event.attempts -= 1
-                return "retry"
+                return "throttle"
             counts[1 if reason == "unconfirmed" else 0] += 1
             if event.attempts < max_attempts:
                 return "retry"
@@ -238,7 +241,7 @@ class Sender:
             if error.status == 429 and error.code == "QUOTA_EXCEEDED":
                 # Refused whole for the account's rate (before the service read it): like rate_limited items.
                 event.attempts -= 1
-                return "retry"
+                return "throttle"
             if error.retryable:
                 return "retry" if event.attempts < max_attempts else error
             if blamed is None:
@@ -274,29 +277,35 @@ class Sender:
         self.buffered -= accepted
 
     def _settle_lanes(self, batch: List[Pending], decide: Callable[[Pending, int], Decision], retry_after: float) -> None:
-        """Decides each event of a returned batch and hands each lane back with its events to send again."""
+        """Decides each event of a returned batch (`accept`, `retry` after a backoff, `throttle`: retry no sooner
+        than the rate quota allows, `resend` at once, or the error to reject it with) and hands each lane back
+        with its events to send again."""
         lane: Optional[Lane] = None
         again: List[Pending] = []
         backoff = False
+        floor = retry_after
 
         def hand_back() -> None:
             if lane is None:
                 return
-            attempt = again[0].attempts if again else 1
-            delay = retry_delay(attempt, self._options.retry, retry_after) if backoff else 0.0
+            attempt = max(1, again[0].attempts if again else 1)
+            delay = retry_delay(attempt, self._options.retry, floor) if backoff else 0.0
             self._queue.settle(lane, list(again), delay)
 
         # A batch holds each lane's events together, in lane order (OrderingQueue.take).
         for index, event in enumerate(batch):
             if event.lane is not lane:
                 hand_back()
-                lane, again, backoff = event.lane, [], False
+                lane, again, backoff, floor = event.lane, [], False, retry_after
             decision = decide(event, index)
             if decision == "accept":
                 self._settle(event, None)
-            elif decision == "retry" or decision == "resend":
+            elif decision == "retry" or decision == "resend" or decision == "throttle":
                 again.append(event)
-                backoff = backoff or decision == "retry"
+                backoff = backoff or decision != "resend"
+                if decision == "throttle":
+                    # Refused for the account's rate: no sooner than its bucket refills, `Retry-After` or not.
+                    floor = max(floor, RATE_LIMITED_RETRY)
             else:
                 assert isinstance(decision, VerdictError)
                 self._settle(event, decision)
