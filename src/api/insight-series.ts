@@ -1,5 +1,6 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { fieldOf, METRIC, parseField, timeToVerdictBoundsMs, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
+import { fieldOf, HOUR_MS, METRIC, parseField, parseGroupField, TEXTS_HOUR, timeToVerdictBoundsMs, type GroupDay, type InsightDimension, type RollupDay } from "../outcomes/insight-rollup.js";
+import type { Rollups } from "../stores/insight-store.js";
 import { bucketIndex } from "./insight-buckets.js";
 
 export interface InsightPoint {
@@ -179,43 +180,96 @@ function groupOf(key: string, sums: GroupSums, starts: readonly string[]): Insig
   };
 }
 
+/** Finds a group's sums by the text of a field, parsing each distinct field once per answer. */
+class GroupFinder {
+  readonly byKey = new Map<string, GroupSums>();
+  private readonly letter: string;
+  private readonly flat = new Map<string, { sums: GroupSums; metric: string } | null>();
+  private readonly grouped = new Map<string, GroupSums | null>();
+
+  constructor(
+    private readonly dimension: InsightDimension,
+    private readonly key: string | undefined,
+    private readonly buckets: number,
+  ) {
+    this.letter = fieldOf(dimension, "", "")[0]!;
+    // A key asked for is answered with zeros where it has no rollups.
+    if (key !== undefined) this.byKey.set(key, new GroupSums(buckets));
+  }
+
+  private sums(groupKey: string): GroupSums | null {
+    if (this.key !== undefined && groupKey !== this.key) return null;
+    let sums = this.byKey.get(groupKey);
+    if (!sums) this.byKey.set(groupKey, (sums = new GroupSums(this.buckets)));
+    return sums;
+  }
+
+  /** An archived row's field (fieldOf): its group's sums and its metric, or null when not counted here. */
+  ofFlat(field: string): { sums: GroupSums; metric: string } | null {
+    let target = this.flat.get(field);
+    if (target === undefined) {
+      const parsed = field[0] === this.letter ? parseField(field) : null;
+      const sums = parsed && parsed.dimension === this.dimension ? this.sums(parsed.groupKey) : null;
+      this.flat.set(field, (target = sums && parsed ? { sums, metric: parsed.metric } : null));
+    }
+    return target;
+  }
+
+  /** A day hash's field (groupFieldOf): its group's sums, or null when not counted here. */
+  ofGroup(field: string): GroupSums | null {
+    let target = this.grouped.get(field);
+    if (target === undefined) {
+      const parsed = field[0] === this.letter ? parseGroupField(field) : null;
+      this.grouped.set(field, (target = parsed ? this.sums(parsed.groupKey) : null));
+    }
+    return target;
+  }
+}
+
+/** Adds the days' hashes from Redis: each group's day holds triples of hour, metric and count. */
+function addDays(days: readonly RollupDay[], finder: GroupFinder, bucketOf: (hour: number) => number): void {
+  const buckets: number[] = [];
+  for (const { day, fields } of days) {
+    for (let hour = 0; hour < 24; hour++) buckets[hour] = bucketOf(day + hour * HOUR_MS);
+    for (let i = 0; i < fields.length; i += 2) {
+      const sums = finder.ofGroup(fields[i] as string);
+      if (!sums) continue;
+      const cells = fields[i + 1] as GroupDay;
+      for (let j = 0; j < cells.length; j += 3) {
+        const hour = cells[j] as number;
+        // A clause's text is the day's: it names the clause wherever it counted.
+        const bucket = hour === TEXTS_HOUR ? 0 : buckets[hour]!;
+        if (bucket >= 0) sums.add(bucket, cells[j + 1] as string, cells[j + 2]!);
+      }
+    }
+  }
+}
+
 /**
  * The groups of one dimension (or the one `key`) in the rollups, each with a point per bucket (empty ones
  * as zeros); busiest first (opened plus decided), then by key; at most `limit`, with how many there were.
  */
 export function insightGroups(
-  rollups: Iterable<RollupHour>,
+  rollups: Rollups,
   dimension: InsightDimension,
   key: string | undefined,
   range: { starts: readonly number[]; end: number },
   limit: number,
 ): { groups: InsightGroup[]; total: number } {
   const { starts, end } = range;
-  const letter = fieldOf(dimension, "", "")[0];
-  const byKey = new Map<string, GroupSums>();
-  // A key asked for is answered with zeros where it has no rollups.
-  if (key !== undefined) byKey.set(key, new GroupSums(starts.length));
-  // Each field recurs in every hour: it is parsed once, then found by its text (null: not counted here).
-  const decoded = new Map<string, { sums: GroupSums; metric: string } | null>();
-  const decode = (field: string): { sums: GroupSums; metric: string } | null => {
-    const parsed = field[0] === letter ? parseField(field) : null;
-    if (!parsed || (key !== undefined && parsed.groupKey !== key)) return null;
-    let sums = byKey.get(parsed.groupKey);
-    if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
-    return { sums, metric: parsed.metric };
-  };
-  for (const { hour, fields } of rollups) {
-    const bucket = hour < end ? bucketIndex(starts, hour) : -1;
+  const finder = new GroupFinder(dimension, key, starts.length);
+  const bucketOf = (hour: number): number => (hour < end ? bucketIndex(starts, hour) : -1);
+  for (const { hour, fields } of rollups.hours) {
+    const bucket = bucketOf(hour);
     if (bucket < 0) continue;
     for (let i = 0; i < fields.length; i += 2) {
-      const field = String(fields[i]);
-      let target = decoded.get(field);
-      if (target === undefined) decoded.set(field, (target = decode(field)));
+      const target = finder.ofFlat(fields[i] as string);
       if (target) target.sums.add(bucket, target.metric, fields[i + 1]!);
     }
   }
+  addDays(rollups.days, finder, bucketOf);
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
-  const ranked = [...byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
+  const ranked = [...finder.byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
   ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
   // Formatted once for every group's series.
   const startTexts = starts.map((start) => new Date(start).toISOString());
