@@ -11,6 +11,8 @@ export interface InsightPoint {
   forced: number;
   dead_letters: number;
   charges: Record<string, number>;
+  /** Only with `percentiles=series`: the bucket's time to verdict, as the totals' (null without verdicts). */
+  time_to_verdict_ms?: { p50: number | null; p90: number | null };
 }
 
 export interface InsightTotals {
@@ -45,6 +47,8 @@ export interface InsightGroup {
 /** Fewer decided outcomes than this give no rate: two verdicts make 0%, 50% or 100%, never a trend. */
 export const MIN_DECIDED_FOR_RATE = 3;
 
+const HISTOGRAM_SIZE = timeToVerdictBoundsMs.length + 1;
+
 class GroupSums {
   readonly opened: Float64Array;
   readonly confirmed: Float64Array;
@@ -54,11 +58,17 @@ class GroupSums {
   readonly charges = new Map<string, Float64Array>();
   readonly chargeCounts = new Map<string, number>();
   readonly deadLetterCodes = new Map<string, number>();
-  readonly histogram = new Float64Array(timeToVerdictBoundsMs.length + 1);
+  readonly histogram = new Float64Array(HISTOGRAM_SIZE);
+  /** Each bucket's histogram in a row, kept only when the answer gives each point its percentiles. */
+  readonly bucketHistograms: Float64Array | undefined;
   readonly causes = { locked: 0, idle: 0, deadline: 0 };
   readonly clauses = new Map<string, { text: string; count: number }>();
 
-  constructor(private readonly buckets: number) {
+  constructor(
+    private readonly buckets: number,
+    perBucket: boolean,
+  ) {
+    this.bucketHistograms = perBucket ? new Float64Array(buckets * HISTOGRAM_SIZE) : undefined;
     this.opened = new Float64Array(buckets);
     this.confirmed = new Float64Array(buckets);
     this.failed = new Float64Array(buckets);
@@ -88,9 +98,12 @@ class GroupSums {
       case METRIC.idle:
         this.causes.idle += n;
         return;
-      case METRIC.histogram:
-        this.histogram[Number(metric.slice(1))]! += n;
+      case METRIC.histogram: {
+        const index = Number(metric.slice(1));
+        this.histogram[index]! += n;
+        if (this.bucketHistograms) this.bucketHistograms[bucket * HISTOGRAM_SIZE + index]! += n;
         return;
+      }
       case METRIC.chargeAmount: {
         const currency = metric.slice(1);
         let amounts = this.charges.get(currency);
@@ -141,6 +154,10 @@ function quantile(histogram: Float64Array, q: number): number | null {
   return null;
 }
 
+function percentiles(histogram: Float64Array): { p50: number | null; p90: number | null } {
+  return { p50: quantile(histogram, 0.5), p90: quantile(histogram, 0.9) };
+}
+
 function groupOf(key: string, sums: GroupSums, starts: readonly string[]): InsightGroup {
   const series: InsightPoint[] = starts.map((start, i) => {
     const charges: Record<string, number> = {};
@@ -153,6 +170,7 @@ function groupOf(key: string, sums: GroupSums, starts: readonly string[]): Insig
       forced: sums.forced[i]!,
       dead_letters: sums.deadLetters[i]!,
       charges,
+      ...(sums.bucketHistograms ? { time_to_verdict_ms: percentiles(sums.bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)) } : {}),
     };
   });
   const confirmed = sum(sums.confirmed);
@@ -174,7 +192,7 @@ function groupOf(key: string, sums: GroupSums, starts: readonly string[]): Insig
       verdicts_by_cause: { ...sums.causes },
       dead_letters: Object.fromEntries(sums.deadLetterCodes),
       charges,
-      time_to_verdict_ms: { p50: quantile(sums.histogram, 0.5), p90: quantile(sums.histogram, 0.9) },
+      time_to_verdict_ms: percentiles(sums.histogram),
     },
     failing_clauses: failing,
   };
@@ -191,16 +209,17 @@ class GroupFinder {
     private readonly dimension: InsightDimension,
     private readonly key: string | undefined,
     private readonly buckets: number,
+    private readonly perBucket: boolean,
   ) {
     this.letter = fieldOf(dimension, "", "")[0]!;
     // A key asked for is answered with zeros where it has no rollups.
-    if (key !== undefined) this.byKey.set(key, new GroupSums(buckets));
+    if (key !== undefined) this.byKey.set(key, new GroupSums(buckets, perBucket));
   }
 
   private sums(groupKey: string): GroupSums | null {
     if (this.key !== undefined && groupKey !== this.key) return null;
     let sums = this.byKey.get(groupKey);
-    if (!sums) this.byKey.set(groupKey, (sums = new GroupSums(this.buckets)));
+    if (!sums) this.byKey.set(groupKey, (sums = new GroupSums(this.buckets, this.perBucket)));
     return sums;
   }
 
@@ -247,7 +266,8 @@ function addDays(days: readonly RollupDay[], finder: GroupFinder, bucketOf: (hou
 
 /**
  * The groups of one dimension (or the one `key`) in the rollups, each with a point per bucket (empty ones
- * as zeros); busiest first (opened plus decided), then by key; at most `limit`, with how many there were.
+ * as zeros, each with its time to verdict when `perBucket`); busiest first (opened plus decided), then by
+ * key; at most `limit`, with how many there were.
  */
 export function insightGroups(
   rollups: Rollups,
@@ -255,9 +275,10 @@ export function insightGroups(
   key: string | undefined,
   range: { starts: readonly number[]; end: number },
   limit: number,
+  perBucket = false,
 ): { groups: InsightGroup[]; total: number } {
   const { starts, end } = range;
-  const finder = new GroupFinder(dimension, key, starts.length);
+  const finder = new GroupFinder(dimension, key, starts.length, perBucket);
   const bucketOf = (hour: number): number => (hour < end ? bucketIndex(starts, hour) : -1);
   for (const { hour, fields } of rollups.hours) {
     const bucket = bucketOf(hour);
