@@ -19,6 +19,18 @@ local function arrayHeader(n)
   return string.char(0xdd, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
 end
 
+-- A msgpack str header: fields are short, so this is cheaper than packing each field through cmsgpack.
+local function strHeader(n)
+  if n < 32 then
+    return string.char(0xa0 + n)
+  elseif n < 256 then
+    return string.char(0xd9, n)
+  elseif n < 65536 then
+    return string.char(0xda, math.floor(n / 256), n % 256)
+  end
+  return string.char(0xdb, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
+end
+
 local parts = {
   arrayHeader(#KEYS),
   cmsgpack.pack(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '(' .. ARGV[2])),
@@ -26,10 +38,13 @@ local parts = {
 }
 for i = 3, #KEYS do
   local flat = redis.call('HGETALL', KEYS[i])
-  parts[#parts + 1] = arrayHeader(#flat)
+  local n = #parts
+  parts[n + 1] = arrayHeader(#flat)
+  n = n + 1
   for j = 1, #flat, 2 do
-    parts[#parts + 1] = cmsgpack.pack(flat[j])
-    parts[#parts + 1] = flat[j + 1]
+    local field = flat[j]
+    parts[n + 1], parts[n + 2], parts[n + 3] = strHeader(#field), field, flat[j + 1]
+    n = n + 3
   end
 end
 return table.concat(parts)
