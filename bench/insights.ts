@@ -1,16 +1,21 @@
 // `npm run bench:insights`: how long GET /v1/insights takes for 30 days of hourly buckets over 100 tasks
 // (issue 40: under 100 ms). It starts its own redis-server and `verdict serve --role ingress` through the
 // built CLI, writes 30 days of dense rollups (every task has outcomes every hour, on the shards their
-// outcomes would be on) in the very form the shard commit writes them (keys.insightRollup, fieldOf), and
+// outcomes would be on) in the very form the shard commit writes them (keys.insightRollupDay, groupFieldOf), and
 // times the request from a client on the same machine: answers in Redis, as within VERDICT_HOT_RETENTION.
 // INSIGHTS_ROUNDS (default 30) sets the timed requests.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Accounts } from "../src/accounts/accounts.js";
-import { fieldOf, HOUR_MS, METRIC, rollupMember } from "../src/outcomes/insight-rollup.js";
+import { msgpack } from "../src/codec/msgpack.js";
+import { dayOf, groupFieldOf, HOUR_MS, hourOfDay, METRIC, rollupMember, TEXTS_HOUR } from "../src/outcomes/insight-rollup.js";
+import { bucketStarts } from "../src/api/insight-buckets.js";
+import { insightGroups } from "../src/api/insight-series.js";
+import { connectRedis } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
+import { InsightStore } from "../src/stores/insight-store.js";
 import { shardOf } from "../src/streams/shard.js";
 import { median, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
 
@@ -20,43 +25,67 @@ const SHARDS = 16;
 const ROUNDS = Number(process.env.INSIGHTS_ROUNDS ?? 30);
 
 /** One task's hour: 2-4 opened, most confirmed, one forced failure every third hour with its clause. */
-function hourFields(task: string, hour: number, t: number): Array<[field: string, value: number | string]> {
+function hourCounts(hour: number, t: number): Record<string, number> {
   const opened = 2 + ((hour / HOUR_MS + t) % 3);
   const failed = (hour / HOUR_MS + t) % 3 === 0 ? 1 : 0;
-  const fields: Array<[string, number | string]> = [
-    [fieldOf("task", METRIC.opened, task), opened],
-    [fieldOf("task", METRIC.confirmed, task), opened - failed],
-    [fieldOf("task", METRIC.locked, task), opened - failed],
-    [fieldOf("task", `${METRIC.histogram}4`, task), opened],
-  ];
-  if (failed > 0) {
-    fields.push([fieldOf("task", METRIC.failed, task), 1], [fieldOf("task", METRIC.forced, task), 1]);
-    fields.push([fieldOf("task", `${METRIC.clause}0000abcd.2`, task), 1], [fieldOf("task", `${METRIC.clauseText}0000abcd.2`, task), "customer_csat_set"]);
-  }
-  return fields;
+  const counts: Record<string, number> = { [METRIC.opened]: opened, [METRIC.confirmed]: opened - failed, [METRIC.locked]: opened - failed, [`${METRIC.histogram}4`]: opened };
+  if (failed > 0) Object.assign(counts, { [METRIC.failed]: 1, [METRIC.forced]: 1, [`${METRIC.clause}0000abcd.2`]: 1 });
+  return counts;
 }
 
+/** Writes the days' hashes as rollup.lua leaves them: per shard and UTC day, one field per task holding its hours' triples. */
 async function seed(admin: import("ioredis").Redis, keys: Keys, accountId: string, from: number): Promise<number> {
-  let written = 0;
-  for (let day = 0; day < DAYS; day++) {
-    const step = admin.pipeline();
-    for (let h = 0; h < 24; h++) {
-      const hour = from + (day * 24 + h) * HOUR_MS;
-      for (let t = 0; t < TASKS; t++) {
-        const task = `task-${t}`;
-        const shard = shardOf(accountId, `${task}:${hour}`, SHARDS);
-        const key = keys.insightRollup(shard, accountId, hour);
-        for (const [field, value] of hourFields(task, hour, t)) {
-          if (typeof value === "number") step.hincrby(key, field, value);
-          else step.hset(key, field, value);
-          written++;
-        }
-        step.zadd(keys.insightRollupHours(shard), hour, rollupMember(hour, accountId));
-      }
+  let counts = 0;
+  const hashes = new Map<string, { shard: number; day: number; groups: Map<string, Array<number | string>> }>();
+  for (let hour = from; hour < from + DAYS * 24 * HOUR_MS; hour += HOUR_MS) {
+    for (let t = 0; t < TASKS; t++) {
+      const task = `task-${t}`;
+      const shard = shardOf(accountId, `${task}:${hour}`, SHARDS);
+      const key = keys.insightRollupDay(shard, accountId, dayOf(hour));
+      let hash = hashes.get(key);
+      if (!hash) hashes.set(key, (hash = { shard, day: dayOf(hour), groups: new Map() }));
+      const field = groupFieldOf("task", task);
+      let cells = hash.groups.get(field);
+      if (!cells) hash.groups.set(field, (cells = []));
+      const hourCount = hourCounts(hour, t);
+      for (const [metric, count] of Object.entries(hourCount)) cells.push(hourOfDay(hour), metric, count);
+      counts += Object.keys(hourCount).length;
+      if (hourCount[METRIC.failed] && !cells.includes(`${METRIC.clauseText}0000abcd.2`)) cells.push(TEXTS_HOUR, `${METRIC.clauseText}0000abcd.2`, "customer_csat_set");
     }
-    await step.exec();
   }
-  return written;
+  const step = admin.pipeline();
+  for (const [key, { shard, day, groups }] of hashes) {
+    for (const [field, cells] of groups) step.hset(key, field, msgpack.pack(cells));
+    step.zadd(keys.insightRollupDays(shard), day, rollupMember(day, accountId));
+  }
+  await step.exec();
+  return counts;
+}
+
+/** Where a request's time goes, in this process: the store's read, the sums, and the answer's JSON (medians of 5). */
+async function split(url: string, keys: Keys, accountId: string, from: number, to: number): Promise<void> {
+  const client = connectRedis({ kind: "standalone", url });
+  const store = new InsightStore(client, keys, SHARDS, undefined);
+  const range = bucketStarts("hour", from, to, "UTC")!;
+  const times = { read: [] as number[], sums: [] as number[], json: [] as number[] };
+  try {
+    for (let round = -2; round < 5; round++) {
+      const t0 = performance.now();
+      const rollups = await store.read(accountId, from, to);
+      const t1 = performance.now();
+      const { groups } = insightGroups(rollups, "task", undefined, range, TASKS);
+      const t2 = performance.now();
+      JSON.stringify(groups);
+      const t3 = performance.now();
+      if (round < 0) continue;
+      times.read.push(t1 - t0);
+      times.sums.push(t2 - t1);
+      times.json.push(t3 - t2);
+    }
+  } finally {
+    client.disconnect();
+  }
+  console.log(`  in one process: store read ${median(times.read).toFixed(1)} ms, sums ${median(times.sums).toFixed(1)} ms, JSON ${median(times.json).toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)}`);
 }
 
 async function main(): Promise<void> {
@@ -87,9 +116,10 @@ async function main(): Promise<void> {
     }
     timed.sort((a, b) => a - b);
     const p90 = timed[Math.min(timed.length - 1, Math.floor(timed.length * 0.9))]!;
-    console.log(`GET /v1/insights, ${TASKS} tasks x ${DAYS * 24} hourly buckets (${fields.toLocaleString("en")} rollup fields in Redis over ${SHARDS} shards), ${ROUNDS} requests one at a time:`);
+    console.log(`GET /v1/insights, ${TASKS} tasks x ${DAYS * 24} hourly buckets (${fields.toLocaleString("en")} counts in Redis over ${SHARDS} shards), ${ROUNDS} requests one at a time:`);
     console.log(`  median ${median(timed).toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${timed.at(-1)!.toFixed(1)} ms; answer ${(bytes / 1e6).toFixed(2)} MB (goal < 100 ms)`);
     await stopChild(ingress.child, "SIGTERM");
+    await split(redis.url, keys, accountId, from, to);
   } finally {
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });

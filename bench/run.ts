@@ -910,7 +910,7 @@ function table(): string {
   rows.push([
     `3. End to end, 202 to committed state, ONE worker process, events over ${int(E2E_OUTCOMES)} outcomes in ${BATCH}-event batches`,
     e2e
-      ? `${int(e2eRate!)} events/s (${int(e2e.events)} events in ${e2e.seconds.toFixed(2)} s, of which sending took ${e2e.ingestSeconds.toFixed(2)} s; counts ${e2e.sampleOk ? "verified" : "WRONG"}). CPU seconds used meanwhile: ingress ${e2e.cpu.ingress.toFixed(1)}, worker ${e2e.cpu.worker.toFixed(1)}, Redis ${e2e.cpu.redis.toFixed(1)}, everything else (load generator, other processes) ${(e2e.cpu.machine - e2e.cpu.ingress - e2e.cpu.worker - e2e.cpu.redis).toFixed(1)}, of ${(e2e.seconds * cpus().length).toFixed(1)} available. The worker alone, draining a backlog of as many events with nothing else running (from its spawn): ${e2e.drainSeconds > 0 ? `${int(e2e.events / e2e.drainSeconds)} events/s (counts ${e2e.drainOk ? "verified" : "WRONG"})` : "not run"}`
+      ? `${int(e2eRate!)} events/s (${int(e2e.events)} events in ${e2e.seconds.toFixed(2)} s, of which sending took ${e2e.ingestSeconds.toFixed(2)} s; counts ${e2e.sampleOk ? "verified" : "WRONG"}). CPU seconds used meanwhile: ingress ${e2e.cpu.ingress.toFixed(2)}, worker ${e2e.cpu.worker.toFixed(2)}, Redis ${e2e.cpu.redis.toFixed(2)}, everything else (load generator, other processes) ${(e2e.cpu.machine - e2e.cpu.ingress - e2e.cpu.worker - e2e.cpu.redis).toFixed(1)}, of ${(e2e.seconds * cpus().length).toFixed(1)} available. The worker alone, draining a backlog of as many events with nothing else running (from its spawn): ${e2e.drainSeconds > 0 ? `${int(e2e.events / e2e.drainSeconds)} events/s (counts ${e2e.drainOk ? "verified" : "WRONG"})` : "not run"}`
       : "not run",
     "n/a",
     bullmqE2e

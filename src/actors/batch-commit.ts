@@ -176,11 +176,12 @@ export class BatchCommit {
   }
 
   /**
-   * Adds to an insight rollup hash (HINCRBY per counter, HSET per text) and records its hour in the shard's
-   * rollup index, in this commit: the counts are exactly as committed as what they count.
+   * Adds to a day's insight rollup hash (each entry: a group's field, the hour of the day, its counts and
+   * clause texts as pairs; rollup.lua) and records the day in the shard's rollup index, in this commit: the
+   * counts are exactly as committed as what they count.
    */
-  rollup(key: string, indexKey: string, member: string, hour: number, counts: readonly (string | number)[], texts: readonly string[]): void {
-    this.ops.push(["rollup", this.key(key), this.key(indexKey), member, hour, this.blob(msgpack.pack([counts, texts]))]);
+  rollup(key: string, indexKey: string, member: string, day: number, entries: ReadonlyArray<readonly [string, number, readonly (string | number)[], readonly string[]]>): void {
+    this.ops.push(["rollup", this.key(key), this.key(indexKey), member, day, this.blob(msgpack.pack(entries))]);
   }
 
   /**

@@ -1,5 +1,6 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { fieldOf, METRIC, parseField, timeToVerdictBoundsMs, type InsightDimension, type RollupHour } from "../outcomes/insight-rollup.js";
+import { fieldOf, HOUR_MS, METRIC, parseField, parseGroupField, TEXTS_HOUR, timeToVerdictBoundsMs, type GroupDay, type InsightDimension, type RollupDay } from "../outcomes/insight-rollup.js";
+import type { Rollups } from "../stores/insight-store.js";
 import { bucketIndex } from "./insight-buckets.js";
 
 export interface InsightPoint {
@@ -10,6 +11,8 @@ export interface InsightPoint {
   forced: number;
   dead_letters: number;
   charges: Record<string, number>;
+  /** Only with `percentiles=series`: the bucket's time to verdict, as the totals' (null without verdicts). */
+  time_to_verdict_ms?: { p50: number | null; p90: number | null };
 }
 
 export interface InsightTotals {
@@ -44,6 +47,8 @@ export interface InsightGroup {
 /** Fewer decided outcomes than this give no rate: two verdicts make 0%, 50% or 100%, never a trend. */
 export const MIN_DECIDED_FOR_RATE = 3;
 
+const HISTOGRAM_SIZE = timeToVerdictBoundsMs.length + 1;
+
 class GroupSums {
   readonly opened: Float64Array;
   readonly confirmed: Float64Array;
@@ -53,11 +58,17 @@ class GroupSums {
   readonly charges = new Map<string, Float64Array>();
   readonly chargeCounts = new Map<string, number>();
   readonly deadLetterCodes = new Map<string, number>();
-  readonly histogram = new Float64Array(timeToVerdictBoundsMs.length + 1);
+  readonly histogram = new Float64Array(HISTOGRAM_SIZE);
+  /** Each bucket's histogram in a row, kept only when the answer gives each point its percentiles. */
+  readonly bucketHistograms: Float64Array | undefined;
   readonly causes = { locked: 0, idle: 0, deadline: 0 };
   readonly clauses = new Map<string, { text: string; count: number }>();
 
-  constructor(private readonly buckets: number) {
+  constructor(
+    private readonly buckets: number,
+    perBucket: boolean,
+  ) {
+    this.bucketHistograms = perBucket ? new Float64Array(buckets * HISTOGRAM_SIZE) : undefined;
     this.opened = new Float64Array(buckets);
     this.confirmed = new Float64Array(buckets);
     this.failed = new Float64Array(buckets);
@@ -87,9 +98,12 @@ class GroupSums {
       case METRIC.idle:
         this.causes.idle += n;
         return;
-      case METRIC.histogram:
-        this.histogram[Number(metric.slice(1))]! += n;
+      case METRIC.histogram: {
+        const index = Number(metric.slice(1));
+        this.histogram[index]! += n;
+        if (this.bucketHistograms) this.bucketHistograms[bucket * HISTOGRAM_SIZE + index]! += n;
         return;
+      }
       case METRIC.chargeAmount: {
         const currency = metric.slice(1);
         let amounts = this.charges.get(currency);
@@ -140,6 +154,10 @@ function quantile(histogram: Float64Array, q: number): number | null {
   return null;
 }
 
+function percentiles(histogram: Float64Array): { p50: number | null; p90: number | null } {
+  return { p50: quantile(histogram, 0.5), p90: quantile(histogram, 0.9) };
+}
+
 function groupOf(key: string, sums: GroupSums, starts: readonly string[]): InsightGroup {
   const series: InsightPoint[] = starts.map((start, i) => {
     const charges: Record<string, number> = {};
@@ -152,6 +170,7 @@ function groupOf(key: string, sums: GroupSums, starts: readonly string[]): Insig
       forced: sums.forced[i]!,
       dead_letters: sums.deadLetters[i]!,
       charges,
+      ...(sums.bucketHistograms ? { time_to_verdict_ms: percentiles(sums.bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)) } : {}),
     };
   });
   const confirmed = sum(sums.confirmed);
@@ -173,49 +192,105 @@ function groupOf(key: string, sums: GroupSums, starts: readonly string[]): Insig
       verdicts_by_cause: { ...sums.causes },
       dead_letters: Object.fromEntries(sums.deadLetterCodes),
       charges,
-      time_to_verdict_ms: { p50: quantile(sums.histogram, 0.5), p90: quantile(sums.histogram, 0.9) },
+      time_to_verdict_ms: percentiles(sums.histogram),
     },
     failing_clauses: failing,
   };
 }
 
+/** Finds a group's sums by the text of a field, parsing each distinct field once per answer. */
+class GroupFinder {
+  readonly byKey = new Map<string, GroupSums>();
+  private readonly letter: string;
+  private readonly flat = new Map<string, { sums: GroupSums; metric: string } | null>();
+  private readonly grouped = new Map<string, GroupSums | null>();
+
+  constructor(
+    private readonly dimension: InsightDimension,
+    private readonly key: string | undefined,
+    private readonly buckets: number,
+    private readonly perBucket: boolean,
+  ) {
+    this.letter = fieldOf(dimension, "", "")[0]!;
+    // A key asked for is answered with zeros where it has no rollups.
+    if (key !== undefined) this.byKey.set(key, new GroupSums(buckets, perBucket));
+  }
+
+  private sums(groupKey: string): GroupSums | null {
+    if (this.key !== undefined && groupKey !== this.key) return null;
+    let sums = this.byKey.get(groupKey);
+    if (!sums) this.byKey.set(groupKey, (sums = new GroupSums(this.buckets, this.perBucket)));
+    return sums;
+  }
+
+  /** An archived row's field (fieldOf): its group's sums and its metric, or null when not counted here. */
+  ofFlat(field: string): { sums: GroupSums; metric: string } | null {
+    let target = this.flat.get(field);
+    if (target === undefined) {
+      const parsed = field[0] === this.letter ? parseField(field) : null;
+      const sums = parsed && parsed.dimension === this.dimension ? this.sums(parsed.groupKey) : null;
+      this.flat.set(field, (target = sums && parsed ? { sums, metric: parsed.metric } : null));
+    }
+    return target;
+  }
+
+  /** A day hash's field (groupFieldOf): its group's sums, or null when not counted here. */
+  ofGroup(field: string): GroupSums | null {
+    let target = this.grouped.get(field);
+    if (target === undefined) {
+      const parsed = field[0] === this.letter ? parseGroupField(field) : null;
+      this.grouped.set(field, (target = parsed ? this.sums(parsed.groupKey) : null));
+    }
+    return target;
+  }
+}
+
+/** Adds the days' hashes from Redis: each group's day holds triples of hour, metric and count. */
+function addDays(days: readonly RollupDay[], finder: GroupFinder, bucketOf: (hour: number) => number): void {
+  const buckets: number[] = [];
+  for (const { day, fields } of days) {
+    for (let hour = 0; hour < 24; hour++) buckets[hour] = bucketOf(day + hour * HOUR_MS);
+    for (let i = 0; i < fields.length; i += 2) {
+      const sums = finder.ofGroup(fields[i] as string);
+      if (!sums) continue;
+      const cells = fields[i + 1] as GroupDay;
+      for (let j = 0; j < cells.length; j += 3) {
+        const hour = cells[j] as number;
+        // A clause's text is the day's: it names the clause wherever it counted.
+        const bucket = hour === TEXTS_HOUR ? 0 : buckets[hour]!;
+        if (bucket >= 0) sums.add(bucket, cells[j + 1] as string, cells[j + 2]!);
+      }
+    }
+  }
+}
+
 /**
  * The groups of one dimension (or the one `key`) in the rollups, each with a point per bucket (empty ones
- * as zeros); busiest first (opened plus decided), then by key; at most `limit`, with how many there were.
+ * as zeros, each with its time to verdict when `perBucket`); busiest first (opened plus decided), then by
+ * key; at most `limit`, with how many there were.
  */
 export function insightGroups(
-  rollups: Iterable<RollupHour>,
+  rollups: Rollups,
   dimension: InsightDimension,
   key: string | undefined,
   range: { starts: readonly number[]; end: number },
   limit: number,
+  perBucket = false,
 ): { groups: InsightGroup[]; total: number } {
   const { starts, end } = range;
-  const letter = fieldOf(dimension, "", "")[0];
-  const byKey = new Map<string, GroupSums>();
-  // A key asked for is answered with zeros where it has no rollups.
-  if (key !== undefined) byKey.set(key, new GroupSums(starts.length));
-  // Each field recurs in every hour: it is parsed once, then found by its text (null: not counted here).
-  const decoded = new Map<string, { sums: GroupSums; metric: string } | null>();
-  const decode = (field: string): { sums: GroupSums; metric: string } | null => {
-    const parsed = field[0] === letter ? parseField(field) : null;
-    if (!parsed || (key !== undefined && parsed.groupKey !== key)) return null;
-    let sums = byKey.get(parsed.groupKey);
-    if (!sums) byKey.set(parsed.groupKey, (sums = new GroupSums(starts.length)));
-    return { sums, metric: parsed.metric };
-  };
-  for (const { hour, fields } of rollups) {
-    const bucket = hour < end ? bucketIndex(starts, hour) : -1;
+  const finder = new GroupFinder(dimension, key, starts.length, perBucket);
+  const bucketOf = (hour: number): number => (hour < end ? bucketIndex(starts, hour) : -1);
+  for (const { hour, fields } of rollups.hours) {
+    const bucket = bucketOf(hour);
     if (bucket < 0) continue;
     for (let i = 0; i < fields.length; i += 2) {
-      const field = String(fields[i]);
-      let target = decoded.get(field);
-      if (target === undefined) decoded.set(field, (target = decode(field)));
+      const target = finder.ofFlat(fields[i] as string);
       if (target) target.sums.add(bucket, target.metric, fields[i + 1]!);
     }
   }
+  addDays(rollups.days, finder, bucketOf);
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
-  const ranked = [...byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
+  const ranked = [...finder.byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
   ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
   // Formatted once for every group's series.
   const startTexts = starts.map((start) => new Date(start).toISOString());

@@ -240,6 +240,7 @@ const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
         bucket: "hour, day (default) or week (from Monday).",
         tz: "IANA time zone where days and weeks start at midnight (default UTC).",
         limit: "Most groups answered, busiest first, 1 to 1000 (default 100).",
+        percentiles: "series: every point also carries its time to verdict (time_to_verdict_ms p50 and p90); off by default.",
       },
     },
   },

@@ -5,7 +5,7 @@ export interface ArchiveMetrics {
   chargesArchived: Counter;
   chargesBacklog: Gauge;
   outcomesArchived: Counter;
-  /** Insight rollups (one account's hour on one shard) copied to PostgreSQL. */
+  /** Insight rollups (one account's day on one shard) copied to PostgreSQL. */
   rollupsArchived: Counter;
   /** Outcomes kept in Redis because PostgreSQL cannot store their key (a NUL character). */
   outcomesUnarchivable: Counter;
@@ -20,7 +20,7 @@ export function createArchiveMetrics(registry: Registry): ArchiveMetrics {
     chargesArchived: new Counter({ name: "verdict_charges_archived_total", help: "Charges copied to PostgreSQL and taken off their shard's archive queue", registers }),
     chargesBacklog: new Gauge({ name: "verdict_charges_archive_backlog", help: "Charges waiting in the archive queues of the shards this worker owns", registers }),
     outcomesArchived: new Counter({ name: "verdict_outcomes_archived_total", help: "Settled outcomes moved to PostgreSQL (rows committed, then deleted from Redis)", registers }),
-    rollupsArchived: new Counter({ name: "verdict_insight_rollups_archived_total", help: "Insight rollups (an account's hour on a shard) copied to PostgreSQL on their way out of Redis", registers }),
+    rollupsArchived: new Counter({ name: "verdict_insight_rollups_archived_total", help: "Insight rollups (an account's day on a shard) copied to PostgreSQL on their way out of Redis", registers }),
     outcomesUnarchivable: new Counter({
       name: "verdict_outcomes_unarchivable_total",
       help: "Settled outcomes kept in Redis because their key or account id holds a NUL character, which PostgreSQL text cannot store",

@@ -10,10 +10,19 @@ interface RollupRow {
   fields: Record<string, string | number>;
 }
 
+/** The move a row came in: the row's id up to its hour. */
+function moveIdOf(rowId: string): string {
+  const dot = rowId.indexOf(".");
+  return dot < 0 ? rowId : rowId.slice(0, dot);
+}
+
 export class ArchivedRollupsPg implements ArchivedRollups {
   constructor(private readonly sql: ArchiveSql) {}
 
-  /** The account's archived rollups of hours in [from, to), and the moves they came in. */
+  /**
+   * The account's archived rollups of hours in [from, to), and the moves they came in: a move is one day's
+   * hash, stored as a row per hour under `<move id>.<hour of the day>` (rollup-mover.ts).
+   */
   async read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }> {
     const { sql } = this;
     const rows = await fromArchive(() => sql<RollupRow[]>`
@@ -22,7 +31,7 @@ export class ArchivedRollupsPg implements ArchivedRollups {
     const moves = new Set<string>();
     const hours: RollupHour[] = [];
     for (const row of rows) {
-      moves.add(row.move_id);
+      moves.add(moveIdOf(row.move_id));
       hours.push({ hour: Number(row.hour_ms), fields: Object.entries(row.fields).flat() });
     }
     return { moves, hours };

@@ -60,6 +60,8 @@ export interface InsightsQuery {
   tz?: string | undefined;
   /** Most groups, busiest first (1 to 1000, default 100). */
   limit?: number | undefined;
+  /** `series`: every point also carries its time to verdict (p50, p90). */
+  percentiles?: "series" | undefined;
 }
 
 export interface UsageQuery {

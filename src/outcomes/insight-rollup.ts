@@ -7,10 +7,12 @@ import type { DeadLetterRecord } from "./dead-letter.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 
 export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 export type InsightDimension = "task" | "agent" | "customer";
 
 const DIMENSION_CODE: Record<InsightDimension, string> = { task: "t", agent: "a", customer: "c" };
+const DIMENSION_OF: Readonly<Record<string, InsightDimension>> = { t: "task", a: "agent", c: "customer" };
 
 /**
  * Upper bounds (ms, inclusive) of the time-to-verdict histogram's buckets; one more bucket holds the rest.
@@ -47,6 +49,29 @@ export function fieldOf(dimension: InsightDimension, metric: string, groupKey: s
   return `${DIMENSION_CODE[dimension]}${metric}\u001f${groupKey}`;
 }
 
+/**
+ * The field of a group in a day's rollup hash: `<dimension letter>\x1f<group key>`. Its value is the group's
+ * day as one msgpack map (GroupDay), so a read gets a group's day in one value rather than a field per count.
+ */
+export function groupFieldOf(dimension: InsightDimension, groupKey: string): string {
+  return `${DIMENSION_CODE[dimension]}\u001f${groupKey}`;
+}
+
+/** A group field split back: null for a field of another format. */
+export function parseGroupField(field: string): { dimension: InsightDimension; groupKey: string } | null {
+  const dimension = field[1] === "\u001f" ? DIMENSION_OF[field[0] ?? ""] : undefined;
+  return dimension === undefined ? null : { dimension, groupKey: field.slice(2) };
+}
+
+/**
+ * A group's day in a rollup hash (written by rollup.lua): triples in a row, [hour of the day (0 to 23), metric
+ * code (METRIC, with its suffix), count], and [TEXTS_HOUR, "T" + clause id, the clause's text].
+ */
+export type GroupDay = ReadonlyArray<number | string>;
+
+/** The hour of a GroupDay's clause texts: the day's, not one hour's. */
+export const TEXTS_HOUR = -1;
+
 /** A field split back: null for a field of another format. */
 export function parseField(field: string): { dimension: InsightDimension; metric: string; groupKey: string } | null {
   const split = field.indexOf("\u001f");
@@ -57,18 +82,28 @@ export function parseField(field: string): { dimension: InsightDimension; metric
   return { dimension, metric: field.slice(1, split), groupKey: field.slice(split + 1) };
 }
 
-/** The member of a shard's rollup index (keys.insightRollupHours) for one account and hour. */
-export function rollupMember(hour: number, accountId: string): string {
-  return `${hour}\u001f${accountId}`;
+/** The member of a shard's rollup index (keys.insightRollupDays) for one account and day. */
+export function rollupMember(day: number, accountId: string): string {
+  return `${day}\u001f${accountId}`;
 }
 
-export function parseRollupMember(member: string): { hour: number; accountId: string } {
+export function parseRollupMember(member: string): { day: number; accountId: string } {
   const split = member.indexOf("\u001f");
-  return { hour: Number(member.slice(0, split)), accountId: member.slice(split + 1) };
+  return { day: Number(member.slice(0, split)), accountId: member.slice(split + 1) };
 }
 
 export function hourOf(ms: number): number {
   return Math.floor(ms / HOUR_MS) * HOUR_MS;
+}
+
+/** The UTC day holding an instant (epoch ms of its midnight): rollup hashes are per day. */
+export function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** The hour of its UTC day holding an instant, 0 to 23. */
+export function hourOfDay(ms: number): number {
+  return (hourOf(ms) - dayOf(ms)) / HOUR_MS;
 }
 
 export function histogramBucket(ms: number): number {
@@ -86,58 +121,87 @@ function groupsOf(record: OutcomeRecord): Array<[InsightDimension, string]> {
       ];
 }
 
-/** One rollup hash as read from Redis or the archive: fields and their counts (or clause texts), as pairs in a row. */
+/** One archived rollup row (one hour): flat fields (fieldOf) and their counts (or clause texts), as pairs in a row. */
 export interface RollupHour {
   hour: number;
   fields: ReadonlyArray<string | number>;
 }
 
-/** The member of a shard's moves index (keys.insightRollupMoves): the move's id, hour and account. */
-export function moveMember(moveId: string, hour: number, accountId: string): string {
-  return `${moveId}\u001f${hour}\u001f${accountId}`;
+/** One day's rollup hash as read from Redis: group fields (groupFieldOf) and their GroupDay, as pairs in a row. */
+export interface RollupDay {
+  day: number;
+  fields: ReadonlyArray<string | GroupDay>;
 }
 
-export function parseMoveMember(member: string): { moveId: string; hour: number; accountId: string } {
+/** The member of a shard's moves index (keys.insightRollupMoves): the move's id, day and account. */
+export function moveMember(moveId: string, day: number, accountId: string): string {
+  return `${moveId}\u001f${day}\u001f${accountId}`;
+}
+
+export function parseMoveMember(member: string): { moveId: string; day: number; accountId: string } {
   const first = member.indexOf("\u001f");
   const second = member.indexOf("\u001f", first + 1);
-  return { moveId: member.slice(0, first), hour: Number(member.slice(first + 1, second)), accountId: member.slice(second + 1) };
+  return { moveId: member.slice(0, first), day: Number(member.slice(first + 1, second)), accountId: member.slice(second + 1) };
 }
 
-/** One account's additions to one hour: counters (HINCRBY) and clause texts (HSET). */
-export interface HourDelta {
-  accountId: string;
-  hour: number;
+/** One group's additions to one hour: counters by metric code, and clause texts by clause id. */
+export interface GroupHourDelta {
+  /** groupFieldOf: the field of the day's hash it adds to. */
+  field: string;
+  /** The hour of the day, 0 to 23. */
+  hourOfDay: number;
   counts: Map<string, number>;
   texts: Map<string, string>;
 }
 
-/** What one commit adds to the rollups, by account and hour. */
+/** One account's additions to one day: one entry per group and hour. */
+export interface DayDelta {
+  accountId: string;
+  day: number;
+  cells: Map<string, GroupHourDelta>;
+}
+
+/** Where one addition goes: an account's day and the hour within it. */
+interface HourSlot {
+  day: DayDelta;
+  hourOfDay: number;
+}
+
+/** What one commit adds to the rollups, by account and day. */
 export class RollupDelta {
-  private readonly hours = new Map<string, HourDelta>();
+  private readonly days = new Map<string, DayDelta>();
 
   get empty(): boolean {
-    return this.hours.size === 0;
+    return this.days.size === 0;
   }
 
-  *[Symbol.iterator](): IterableIterator<HourDelta> {
-    yield* this.hours.values();
+  *[Symbol.iterator](): IterableIterator<DayDelta> {
+    yield* this.days.values();
   }
 
-  private hour(accountId: string, at: number): HourDelta {
-    const hour = hourOf(at);
-    const id = `${accountId}\u0000${hour}`;
-    let delta = this.hours.get(id);
+  private hour(accountId: string, at: number): HourSlot {
+    const day = dayOf(at);
+    const id = `${accountId}\u0000${day}`;
+    let delta = this.days.get(id);
     if (!delta) {
-      delta = { accountId, hour, counts: new Map(), texts: new Map() };
-      this.hours.set(id, delta);
+      delta = { accountId, day, cells: new Map() };
+      this.days.set(id, delta);
     }
-    return delta;
+    return { day: delta, hourOfDay: hourOfDay(at) };
   }
 
-  private add(delta: HourDelta, groups: ReadonlyArray<[InsightDimension, string]>, metric: string, by = 1): void {
+  private cell(slot: HourSlot, dimension: InsightDimension, key: string): GroupHourDelta {
+    const field = groupFieldOf(dimension, key);
+    const id = `${slot.hourOfDay}\u0000${field}`;
+    let cell = slot.day.cells.get(id);
+    if (!cell) slot.day.cells.set(id, (cell = { field, hourOfDay: slot.hourOfDay, counts: new Map(), texts: new Map() }));
+    return cell;
+  }
+
+  private add(slot: HourSlot, groups: ReadonlyArray<[InsightDimension, string]>, metric: string, by = 1): void {
     for (const [dimension, key] of groups) {
-      const field = fieldOf(dimension, metric, key);
-      delta.counts.set(field, (delta.counts.get(field) ?? 0) + by);
+      const { counts } = this.cell(slot, dimension, key);
+      counts.set(metric, (counts.get(metric) ?? 0) + by);
     }
   }
 
@@ -160,7 +224,7 @@ export class RollupDelta {
     if (record.status !== "FAILED") return;
     for (const clause of falseClausesAtVerdict(compiled, state)) {
       this.add(delta, groups, `${METRIC.clause}${clause.id}`);
-      for (const [dimension, key] of groups) delta.texts.set(fieldOf(dimension, `${METRIC.clauseText}${clause.id}`, key), clause.text);
+      for (const [dimension, key] of groups) this.cell(delta, dimension, key).texts.set(clause.id, clause.text);
     }
   }
 

@@ -182,29 +182,31 @@ export class Keys {
   }
 
   /**
-   * Insight rollup of one account and hour (epoch ms) on this shard: a hash of counters (and clause texts),
-   * written by the commits that make what it counts (docs/insights.md).
+   * Insight rollup of one account and UTC day (epoch ms of its midnight) on this shard: a hash of one field
+   * per group, each the group's day as msgpack, written by the commits that make what it counts
+   * (docs/insights.md). Named apart from the hourly hashes of development builds before it, which no
+   * release wrote and nothing reads.
    */
-  insightRollup(shard: number, accountId: string, hour: number): string {
-    return `${this.shardTag(shard)}:rollup:${accountId}:${hour}`;
+  insightRollupDay(shard: number, accountId: string, day: number): string {
+    return `${this.shardTag(shard)}:rollup-day:${accountId}:${day}`;
   }
 
-  /** The shard's insight rollups in Redis: a sorted set of "<hour>\x1f<account>" scored by the hour. */
-  insightRollupHours(shard: number): string {
-    return `${this.shardTag(shard)}:rollup-hours`;
+  /** The shard's insight rollups in Redis: a sorted set of "<day>\x1f<account>" scored by the day. */
+  insightRollupDays(shard: number): string {
+    return `${this.shardTag(shard)}:rollup-days`;
   }
 
   /**
-   * Rollups taken out of the live set to move to the archive: a sorted set of "<move id>\x1f<hour>\x1f<account>"
+   * Rollups taken out of the live set to move to the archive: a sorted set of "<move id>\x1f<day>\x1f<account>"
    * scored -1 until the archive committed the move, then by when it did (ms).
    */
   insightRollupMoves(shard: number): string {
-    return `${this.shardTag(shard)}:rollup-moves`;
+    return `${this.shardTag(shard)}:rollup-day-moves`;
   }
 
   /** One rollup being moved to the archive, under the id of its move. */
   insightRollupMoving(shard: number, moveId: string): string {
-    return `${this.shardTag(shard)}:rollup-moving:${moveId}`;
+    return `${this.shardTag(shard)}:rollup-day-moving:${moveId}`;
   }
 
   /**

@@ -2,12 +2,12 @@
 // ones from every shard, each counted once (docs/insights.md#where-rollups-live).
 import { msgpack } from "../codec/msgpack.js";
 import { ApiError } from "../errors/api-error.js";
-import { parseMoveMember, parseRollupMember, type RollupHour } from "../outcomes/insight-rollup.js";
+import { dayOf, parseMoveMember, parseRollupMember, type RollupDay, type RollupHour } from "../outcomes/insight-rollup.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
 
-/** The archive's side: rollups moved to PostgreSQL, with the ids of the moves they came in. */
+/** The archive's side: rollups moved to PostgreSQL, one row per hour, with the ids of the moves they came in. */
 export interface ArchivedRollups {
   read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }>;
 }
@@ -30,8 +30,14 @@ function readFailure(error: unknown): unknown {
   return new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer in time; retry shortly", undefined, { cause: error, retryAfterSeconds: 1 });
 }
 
+/** An account's rollups of a range: archived hours from PostgreSQL, and days' hashes from Redis. */
+export interface Rollups {
+  hours: RollupHour[];
+  days: RollupDay[];
+}
+
 export class InsightStore {
-  /** rollup-read answers one msgpack blob: the hour index, the moves, then each named hash's fields. */
+  /** rollup-read answers one msgpack blob: the day index, the moves, then each named hash's fields. */
   private readonly scripts: Scripts<{ "rollup-read": Buffer }>;
 
   constructor(
@@ -44,31 +50,32 @@ export class InsightStore {
   }
 
   /**
-   * The rollups of hours in [from, to). PostgreSQL is read first: a move it had committed by then is
-   * skipped in Redis, and one it commits later is still in Redis then (the mover deletes a moved rollup
-   * from Redis only a grace period after PostgreSQL committed it).
+   * The rollups of hours in [from, to), and in Redis of the rest of their days (the caller keeps the hours
+   * it wants). PostgreSQL is read first: a move it had committed by then is skipped in Redis, and one it
+   * commits later is still in Redis then (the mover deletes a moved rollup from Redis only a grace period
+   * after PostgreSQL committed it).
    */
-  async hours(accountId: string, from: number, to: number): Promise<RollupHour[]> {
-    const archived = this.archive ? await this.archive.read(accountId, from, to) : { moves: new Set<string>(), hours: [] };
+  async read(accountId: string, from: number, to: number): Promise<Rollups> {
+    const archived = this.archive ? await this.archive.read(accountId, dayOf(from), to) : { moves: new Set<string>(), hours: [] };
     const shards = Array.from({ length: this.shards }, (_, shard) => shard);
     try {
-      const hot = await Promise.all(shards.map((shard) => this.shardHours(shard, accountId, from, to, archived.moves)));
-      return archived.hours.concat(...hot);
+      const hot = await Promise.all(shards.map((shard) => this.shardDays(shard, accountId, dayOf(from), to, archived.moves)));
+      return { hours: archived.hours, days: hot.flat() };
     } catch (error) {
       throw readFailure(error);
     }
   }
 
-  /** Which of the shard's rollup keys hold the account's hours in range, live or being moved (not yet archived). */
-  private candidates(shard: number, accountId: string, from: number, to: number, live: string[], moves: string[], copied: ReadonlySet<string>): Array<{ hour: number; key: string }> {
-    const found: Array<{ hour: number; key: string }> = [];
+  /** Which of the shard's rollup keys hold the account's days in range, live or being moved (not yet archived). */
+  private candidates(shard: number, accountId: string, from: number, to: number, live: string[], moves: string[], copied: ReadonlySet<string>): Array<{ day: number; key: string }> {
+    const found: Array<{ day: number; key: string }> = [];
     for (const member of live) {
-      const { hour, accountId: account } = parseRollupMember(member);
-      if (account === accountId) found.push({ hour, key: this.keys.insightRollup(shard, accountId, hour) });
+      const { day, accountId: account } = parseRollupMember(member);
+      if (account === accountId) found.push({ day, key: this.keys.insightRollupDay(shard, accountId, day) });
     }
     for (const member of moves) {
-      const { moveId, hour, accountId: account } = parseMoveMember(member);
-      if (account === accountId && hour >= from && hour < to && !copied.has(moveId)) found.push({ hour, key: this.keys.insightRollupMoving(shard, moveId) });
+      const { moveId, day, accountId: account } = parseMoveMember(member);
+      if (account === accountId && day >= from && day < to && !copied.has(moveId)) found.push({ day, key: this.keys.insightRollupMoving(shard, moveId) });
     }
     return found;
   }
@@ -76,20 +83,20 @@ export class InsightStore {
   /**
    * One shard's hot rollups as of one instant: rollup-read.lua reads the hashes with the two indexes, and
    * is run again when that instant's indexes name a key it did not read (a rollup renamed for its move, or
-   * an hour first written, since the keys were listed). A key read that no longer holds anything (moved
+   * a day first written, since the keys were listed). A key read that no longer holds anything (moved
    * away, or deleted after its grace period) adds nothing.
    */
-  private async shardHours(shard: number, accountId: string, from: number, to: number, copied: ReadonlySet<string>): Promise<RollupHour[]> {
-    const hoursKey = this.keys.insightRollupHours(shard);
+  private async shardDays(shard: number, accountId: string, from: number, to: number, copied: ReadonlySet<string>): Promise<RollupDay[]> {
+    const daysKey = this.keys.insightRollupDays(shard);
     const movesKey = this.keys.insightRollupMoves(shard);
-    const [live, moves] = await Promise.all([this.redis.zrangebyscore(hoursKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
+    const [live, moves] = await Promise.all([this.redis.zrangebyscore(daysKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
     let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
     for (let tries = 1; ; tries++) {
-      const keys = [hoursKey, movesKey, ...wanted.map(({ key }) => key)];
-      const replies = msgpack.unpack(await this.scripts.runBuffer("rollup-read", keys, [from, to])) as string[][];
-      const now = this.candidates(shard, accountId, from, to, replies[0]!, replies[1]!, copied);
+      const keys = [daysKey, movesKey, ...wanted.map(({ key }) => key)];
+      const replies = msgpack.unpack(await this.scripts.runBuffer("rollup-read", keys, [from, to])) as [string[], string[], ...RollupDay["fields"][]];
+      const now = this.candidates(shard, accountId, from, to, replies[0], replies[1], copied);
       const seen = new Set(wanted.map(({ key }) => key));
-      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ hour }, i) => ({ hour, fields: replies[i + 2]! }));
+      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ day }, i) => ({ day, fields: replies[i + 2]! }));
       if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }

@@ -16,7 +16,7 @@ import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { ArchivedOutcomes, ArchiveListOrder } from "../archive/archived-outcomes.js";
 import { DEFAULT_QUOTAS, openOutcomesPerShard } from "../config/quotas.js";
-import { fieldOf, hourOf, METRIC, rollupMember } from "../outcomes/insight-rollup.js";
+import { dayOf, groupFieldOf, hourOfDay, METRIC, rollupMember } from "../outcomes/insight-rollup.js";
 import { quotaExceeded } from "../errors/quota-exceeded.js";
 import { compiledCondition } from "../outcomes/compiled-conditions.js";
 import { falseClausesAtVerdict } from "../condition/index.js";
@@ -138,8 +138,8 @@ export class OutcomeStore {
         this.keys.due(shard),
         this.keys.idempotency(shard, accountId, key),
         this.keys.openOutcomes(shard),
-        this.keys.insightRollup(shard, accountId, hourOf(now)),
-        this.keys.insightRollupHours(shard),
+        this.keys.insightRollupDay(shard, accountId, dayOf(now)),
+        this.keys.insightRollupDays(shard),
       ],
       [
         packOutcome(record),
@@ -148,9 +148,11 @@ export class OutcomeStore {
         dueAtOf(record) ?? -1,
         accountId,
         perShard,
-        fieldOf("task", METRIC.opened, request.taskKey),
-        rollupMember(hourOf(now), accountId),
-        hourOf(now),
+        groupFieldOf("task", request.taskKey),
+        hourOfDay(now),
+        METRIC.opened,
+        rollupMember(dayOf(now), accountId),
+        dayOf(now),
       ],
     );
     if (existing === OPEN_QUOTA_FULL) throw quotaExceeded("open_outcomes", this.openQuota, `open outcomes (${perShard} on each of its ${this.shards} shards)`);

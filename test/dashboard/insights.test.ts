@@ -1,5 +1,5 @@
 // The insight charts in Chromium on a seeded week: one bar or point per day with the seeded numbers in its
-// data attributes, one revenue chart per currency, the failing clauses in order, marked in the condition
+// data attributes (a task's time to verdict too, its median and 90th percentile per day), one revenue chart per currency, the failing clauses in order, marked in the condition
 // and each linked to the outcomes that failed on it, hover details from the charts' script, the numbers without scripts, and no CSP violation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -97,6 +97,15 @@ describe("insight charts in Chromium", () => {
       [CLAUSES.replies, sum((d) => d.replies), CLAUSES.replies],
     ]);
     await expect(rows.first().locator(".condition-marked").textContent()).resolves.toBe(TASK_CONDITION);
+    // Time to verdict per day: failures decide at their event (the 1 s bucket), the rest at the 1 h deadline.
+    const percentile = (q: number): string[] =>
+      days.flatMap((start) => {
+        const d = WEEK.find((_, i) => dayStart(i) === start);
+        const decided = d ? failed(d) + d.confirmed : 0;
+        return d && decided > 0 ? [`${start}=${failed(d) >= q * decided ? 1000 : 3_600_000}`] : [];
+      });
+    await expect(marks(page, "#time-to-verdict circle[data-series=p50]")).resolves.toEqual(percentile(0.5));
+    await expect(marks(page, "#time-to-verdict circle[data-series=p90]")).resolves.toEqual(percentile(0.9));
     await screenshot(page, "insights-task");
     // The top clause's link lists the outcomes that failed on it, as many as its count, not every failed one.
     const clause = (await rows.first().getAttribute("data-clause"))!;

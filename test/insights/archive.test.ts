@@ -37,7 +37,7 @@ describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployme
   const hotMembers = async (): Promise<number> => {
     let members = 0;
     for (let shard = 0; shard < t.options.shards; shard++) {
-      members += await t.app.redis.zcard(t.app.keys.insightRollupHours(shard));
+      members += await t.app.redis.zcard(t.app.keys.insightRollupDays(shard));
       members += await t.app.redis.zcard(t.app.keys.insightRollupMoves(shard));
     }
     return members;

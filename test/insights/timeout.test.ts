@@ -28,9 +28,9 @@ describe("insight reads while Redis is busy", () => {
 
   it("answers SERVICE_UNAVAILABLE when a read times out", async () => {
     const store = new InsightStore(reader, new Keys("t"), 4, undefined);
-    await expect(store.hours("acct", 0, 3_600_000)).resolves.toEqual([]);
+    await expect(store.read("acct", 0, 3_600_000)).resolves.toEqual({ hours: [], days: [] });
     const spinning = busy.eval(BUSY, 0, 1000);
-    const failure: unknown = await store.hours("acct", 0, 3_600_000).catch((error: unknown) => error);
+    const failure: unknown = await store.read("acct", 0, 3_600_000).catch((error: unknown) => error);
     await spinning;
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).code).toBe("SERVICE_UNAVAILABLE");

@@ -33,8 +33,9 @@
                                    per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
           {"open-quota", k, f, n, limit}  HINCRBY KEYS[k] f n; precondition: the field plus n is at most
                                    limit (an account's open outcomes on the shard, n > 0)
-          {"rollup", k, x, m, hour, a}  ARGV[a] is msgpack {counts, texts}, each {field, value, ...}: HINCRBY
-                                   KEYS[k] per count, HSET per text, ZADD KEYS[x] hour m (insight rollups)
+          {"rollup", k, x, m, day, a}  ARGV[a] is msgpack {{group field, hour of day, {metric, n, ...},
+                                   {clause id, text, ...}}, ...}: added to each group's day in KEYS[k],
+                                   ZADD KEYS[x] day m (insight rollups, includes/rollup.lua)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
           sent twice) and returns 1 without writing anything again

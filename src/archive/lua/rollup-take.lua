@@ -1,12 +1,12 @@
 --[[
   Takes a page of insight rollups out of the live set for their move to the archive
   (src/archive/rollup-mover.ts): renames each hash to its move's key and lists the move as not yet copied,
-  all at once, so a read sees the page either before or after. A commit that counts into one of these hours
+  all at once, so a read sees the page either before or after. A commit that counts into one of these days
   afterwards starts a new live hash, which moves later under a move of its own.
 
-  KEYS[1] the shard's rollup index (keys.insightRollupHours)
+  KEYS[1] the shard's rollup index (keys.insightRollupDays)
   KEYS[2] the shard's moves (keys.insightRollupMoves)
-  KEYS[1 + 2i], KEYS[2 + 2i]  the i-th live rollup hash (keys.insightRollup) and its key during its move
+  KEYS[1 + 2i], KEYS[2 + 2i]  the i-th live rollup hash (keys.insightRollupDay) and its key during its move
                               (keys.insightRollupMoving)
   ARGV[2i - 1], ARGV[2i]      the i-th rollup's member of KEYS[1] and its move's member of KEYS[2]
 

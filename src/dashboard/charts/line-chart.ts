@@ -19,6 +19,10 @@ export interface LineChart {
   minVolume?: number;
   /** A fixed top of the scale (1 for a rate); otherwise the largest value, rounded up. */
   max?: number;
+  /** The line's name on its points (`data-series`) when there is a `second`. */
+  name?: string;
+  /** A second line over the same buckets (the 90th percentile over the median), dashed, on the same volumes. */
+  second?: { name: string; label: string; values: readonly (number | null)[] };
 }
 
 interface Point {
@@ -50,12 +54,10 @@ function details(chart: LineChart, i: number, value: number): string {
   return `${chart.valueLabel} ${chart.format(value)}${volume === undefined ? "" : ` · ${chart.volumeLabel ?? "volume"} ${volume}`}`;
 }
 
-export function lineChart(chart: LineChart): Html {
-  const present = chart.values.filter((v): v is number => v !== null);
-  const ticks = niceTicks(chart.max ?? Math.max(0, ...present));
-  const top = ticks[ticks.length - 1]!;
+/** One line's points and marks: a circle per bucket with a value, hollow where the volume is thin. */
+function line(chart: LineChart, values: readonly (number | null)[], top: number, series: { name?: string; label: string; className: string }): Html {
   const points: Point[] = [];
-  chart.values.forEach((value, i) => {
+  values.forEach((value, i) => {
     if (value === null) return;
     const { x, width } = slotOf(i, chart.buckets.length);
     const volume = chart.volumes?.[i];
@@ -65,11 +67,22 @@ export function lineChart(chart: LineChart): Html {
   const marks = points.map((p) => {
     const bucket = chart.buckets[p.i]!;
     const volume = chart.volumes?.[p.i];
-    const text = details(chart, p.i, p.value);
-    return html`<g class="bucket" data-start="${bucket.start}"><title>${bucket.label}: ${text}</title><circle class="point${p.trend ? "" : " thin"}" data-start="${bucket.start}" data-value="${p.value}"${volume === undefined ? "" : html` data-volume="${volume}"`} cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4"></circle></g>`;
+    const text = details({ ...chart, valueLabel: series.label }, p.i, p.value);
+    return html`<g class="bucket" data-start="${bucket.start}"><title>${bucket.label}: ${text}</title><circle class="point${p.trend ? "" : " thin"}"${series.name === undefined ? "" : html` data-series="${series.name}"`} data-start="${bucket.start}" data-value="${p.value}"${volume === undefined ? "" : html` data-volume="${volume}"`} cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4"></circle></g>`;
   });
-  const body = html`${axes(ticks, chart.format, chart.buckets)}<path class="line" d="${trendPath(points)}"></path>${marks}`;
-  const columns = [{ label: chart.valueLabel, values: chart.values.map((v) => (v === null ? "none" : chart.format(v))) }];
+  return html`<path class="${series.className}" d="${trendPath(points)}"></path>${marks}`;
+}
+
+export function lineChart(chart: LineChart): Html {
+  const present = [...chart.values, ...(chart.second?.values ?? [])].filter((v): v is number => v !== null);
+  const ticks = niceTicks(chart.max ?? Math.max(0, ...present));
+  const top = ticks[ticks.length - 1]!;
+  const first = line(chart, chart.values, top, { ...(chart.name === undefined ? {} : { name: chart.name }), label: chart.valueLabel, className: "line" });
+  const second = chart.second ? line(chart, chart.second.values, top, { name: chart.second.name, label: chart.second.label, className: "line second" }) : "";
+  const body = html`${axes(ticks, chart.format, chart.buckets)}${first}${second}`;
+  const show = (values: readonly (number | null)[]): string[] => values.map((v) => (v === null ? "none" : chart.format(v)));
+  const columns = [{ label: chart.valueLabel, values: show(chart.values) }];
+  if (chart.second) columns.push({ label: chart.second.label, values: show(chart.second.values) });
   if (chart.volumes) columns.push({ label: chart.volumeLabel ?? "Volume", values: chart.volumes.map(String) });
   return figure(chart.id, "line-chart", chart.caption, body, chart.bucketHeader, chart.buckets, columns);
 }

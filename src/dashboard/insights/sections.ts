@@ -49,6 +49,25 @@ export function rateLine(id: string, series: readonly InsightPoint[], size: Buck
   });
 }
 
+/** Time to verdict per bucket: the median and the 90th percentile of the bucket's verdicts (from its histogram). */
+export function timeToVerdictLines(id: string, series: readonly InsightPoint[], size: BucketSize): Html {
+  const decided = series.map((p) => p.confirmed + p.failed);
+  return lineChart({
+    id,
+    caption: `Time to verdict ${PER[size]}: the median (solid) and the 90th percentile (dashed) of the verdicts in each, as the upper bound of their histogram bucket. Hollow points stand on fewer than ${MIN_DECIDED_FOR_TREND} verdicts.`,
+    bucketHeader: HEADERS[size],
+    buckets: bucketsOf(series, size),
+    name: "p50",
+    values: series.map((p) => p.time_to_verdict_ms?.p50 ?? null),
+    second: { name: "p90", label: "90th percentile", values: series.map((p) => p.time_to_verdict_ms?.p90 ?? null) },
+    volumes: decided,
+    minVolume: MIN_DECIDED_FOR_TREND,
+    valueLabel: "Median",
+    volumeLabel: "Decided",
+    format: formatDuration,
+  });
+}
+
 /** One bar chart per currency: amounts of different currencies are never added or stacked. */
 export function revenueBars(id: string, series: readonly InsightPoint[], size: BucketSize): Html {
   const currencies = currenciesOf(series);

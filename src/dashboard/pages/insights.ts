@@ -7,7 +7,7 @@ import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { markClause, type ConditionClause } from "../insights/clause-marks.js";
 import { fetchInsights, groupOf, periodOf, PERIODS, type GroupBy, type Period } from "../insights/fetch.js";
-import { failingClausesTable, outcomeBars, rateLine, revenueBars, totalCards, type ClauseRow } from "../insights/sections.js";
+import { failingClausesTable, outcomeBars, rateLine, revenueBars, timeToVerdictLines, totalCards, type ClauseRow } from "../insights/sections.js";
 import { currenciesOf, type InsightGroup } from "../insights/view.js";
 import { BASE, layout } from "../layout.js";
 import { page, type WebResponse } from "../web.js";
@@ -77,6 +77,7 @@ ${totalCards(group.totals)}
 <div class="chart-grid">
 <section><h2>Confirmed and failed</h2>${outcomeBars("outcomes", group.series, size)}</section>
 <section><h2>Confirmation rate</h2>${rateLine("rate", group.series, size)}</section>
+${kind.groupBy === "customer" ? "" : html`<section><h2>Time to verdict</h2>${timeToVerdictLines("time-to-verdict", group.series, size)}</section>`}
 </div>
 ${charges ? html`<h2>Charges</h2>${revenueBars("charges", group.series, size)}` : ""}
 ${
