@@ -2,8 +2,8 @@
 // No Redis here: the actor loads the records before and commits what the fold wrote after, so this is
 // where the exactly-once rules live (redeliveries skipped by the outcome's last applied entry id, poison
 // events set aside, terminal rejections dead-lettered) and where they are unit-tested.
-import type { ArchivedOutcome } from "../archive/archived-outcomes.js";
-import { storableText } from "../archive/storable-text.js";
+import type { ArchivedOutcome } from "../archive-read/archived-outcomes.js";
+import { storableText } from "../archive-db/storable-text.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import { dueAtOf } from "../outcomes/due-time.js";

@@ -13,10 +13,10 @@ import type { Keys } from "../redis/keys.js";
 import { isEntryId } from "../streams/entry-id.js";
 import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
-import { MonthPartitions } from "./month-partitions.js";
-import { storableText } from "./storable-text.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
+import { storableText } from "../archive-db/storable-text.js";
 
 const PAGE = 500;
 

@@ -11,11 +11,11 @@ import type { Keys } from "../redis/keys.js";
 import { entryTimeMs } from "../streams/entry-id.js";
 import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
-import { insertDeadLetters, type DeadLetterRow } from "./archived-dead-letters.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
+import { insertDeadLetters, type DeadLetterRow } from "../archive-read/archived-dead-letters.js";
 import type { DeadLetterArchiveMetrics } from "./dead-letter-metrics.js";
 import { faultPoint } from "./fault-point.js";
-import { MonthPartitions } from "./month-partitions.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
 
 const PAGE = 500;
 /** Longest wait between a letter's row committing and its entry leaving Redis (as outcome-archiver.ts). */

@@ -17,13 +17,13 @@ import type { Keys } from "../redis/keys.js";
 import { unpackEnvelope } from "../streams/event-envelope.js";
 import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
-import { FILTER_HASHES, filterOffsets } from "./archived-filter.js";
-import { archivable, createdMemberOf } from "./archived-outcomes.js";
+import { FILTER_HASHES, filterOffsets } from "../archive-read/archived-filter.js";
+import { archivable, createdMemberOf } from "../archive-read/archived-outcomes.js";
 import { faultPoint } from "./fault-point.js";
-import { MonthPartitions } from "./month-partitions.js";
-import { storableJson, storableText } from "./storable-text.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
+import { storableJson, storableText } from "../archive-db/storable-text.js";
 
 /** Outcomes per move: one MGET, one PostgreSQL transaction and one delete script call. */
 const PAGE = 500;

@@ -14,9 +14,9 @@ import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
 import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
-import { storableText } from "./storable-text.js";
+import { storableText } from "../archive-db/storable-text.js";
 
 const PAGE = 200;
 
