@@ -12,11 +12,11 @@ import { moveMember, parseMoveMember, parseRollupMember, HOUR_MS } from "../outc
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
-import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
 import { storableText } from "../archive-db/storable-text.js";
+import { Mover } from "./mover.js";
 
 const PAGE = 200;
 
@@ -34,39 +34,30 @@ export interface RollupMoverDeps {
   intervalMs?: number;
 }
 
-export class RollupMover {
-  private readonly passes: Periodic;
-  private stopping = false;
+export class RollupMover extends Mover {
   /** rollup-take.lua answers how many rollups it took; rollup-forget.lua's answer is not read. */
   private readonly scripts: Scripts<{ "rollup-take": number; "rollup-forget": unknown }>;
 
   constructor(private readonly deps: RollupMoverDeps) {
+    super({
+      intervalMs: deps.intervalMs ?? 5000,
+      logger: deps.logger,
+      errors: deps.metrics.errors,
+      failure: "insight rollup move failed; Redis keeps the rollups",
+    });
     this.scripts = new Scripts(deps.redis, new URL("./lua/", import.meta.url), ["rollup-take", "rollup-forget"]);
-    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 5000 });
-  }
-
-  start(): void {
-    this.passes.start();
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.passes.stop();
   }
 
   /** Moves what is due on the owned shards. */
-  async pass(): Promise<void> {
-    await Promise.all(
-      this.deps.shards().map(async (shard) => {
-        try {
-          await this.take(shard);
-          await this.copy(shard);
-          await this.forget(shard);
-        } catch (error) {
-          this.deps.metrics.errors.inc();
-          this.deps.logger.warn({ err: error, shard }, "insight rollup move failed; Redis keeps the rollups");
-        }
-      }),
+  override async pass(): Promise<void> {
+    await this.eachShard(
+      this.deps.shards(),
+      async (shard) => {
+        await this.take(shard);
+        await this.copy(shard);
+        await this.forget(shard);
+      },
+      undefined,
     );
   }
 
@@ -74,43 +65,46 @@ export class RollupMover {
   private async take(shard: number): Promise<void> {
     const { redis, keys } = this.deps;
     const until = Date.now() - this.deps.retentionMs - HOUR_MS;
-    for (;;) {
-      const members = await redis.zrangebyscore(keys.insightRollupHours(shard), "-inf", String(until), "LIMIT", 0, PAGE);
-      const keysOf: string[] = [keys.insightRollupHours(shard), keys.insightRollupMoves(shard)];
-      const args: string[] = [];
-      for (const member of members) {
-        const { hour, accountId } = parseRollupMember(member);
-        const moveId = `${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
-        keysOf.push(keys.insightRollup(shard, accountId, hour), keys.insightRollupMoving(shard, moveId));
-        args.push(member, moveMember(moveId, hour, accountId));
-      }
-      if (members.length > 0) await this.scripts.run("rollup-take", keysOf, args);
-      if (members.length < PAGE || this.stopping) return;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.zrangebyscore(keys.insightRollupHours(shard), "-inf", String(until), "LIMIT", 0, PAGE),
+      async (members) => {
+        const keysOf: string[] = [keys.insightRollupHours(shard), keys.insightRollupMoves(shard)];
+        const args: string[] = [];
+        for (const member of members) {
+          const { hour, accountId } = parseRollupMember(member);
+          const moveId = `${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
+          keysOf.push(keys.insightRollup(shard, accountId, hour), keys.insightRollupMoving(shard, moveId));
+          args.push(member, moveMember(moveId, hour, accountId));
+        }
+        await this.scripts.run("rollup-take", keysOf, args);
+      },
+    );
   }
 
   /** Step 2: each move not yet copied becomes one row, and is marked copied once PostgreSQL committed it. */
   private async copy(shard: number): Promise<void> {
     const { redis, keys, sql } = this.deps;
     const moves = keys.insightRollupMoves(shard);
-    for (;;) {
-      const members = await redis.zrangebyscore(moves, "-1", "-1", "LIMIT", 0, PAGE);
-      if (members.length === 0) return;
-      const parsed = members.map(parseMoveMember);
-      const hashes = await Promise.all(parsed.map(({ moveId }) => redis.hgetall(keys.insightRollupMoving(shard, moveId))));
-      const fields = hashes.map((hash) => JSON.stringify(Object.fromEntries(Object.entries(hash).map(([field, value]) => [storableText(field), storableText(value)]))));
-      await sql`
-        INSERT INTO insight_rollups (move_id, account_id, hour, shard, fields)
-        SELECT m, a, h, s, f::jsonb FROM unnest(${parsed.map((p) => p.moveId)}::text[], ${parsed.map((p) => storableText(p.accountId))}::text[],
-          ${parsed.map((p) => new Date(p.hour).toISOString())}::timestamptz[], ${parsed.map(() => shard)}::int4[], ${fields}::text[]) AS u(m, a, h, s, f)
-        ON CONFLICT DO NOTHING`;
-      const marked = redis.multi();
-      const now = Date.now();
-      for (const member of members) marked.zadd(moves, "XX", now, member);
-      await marked.exec();
-      this.deps.metrics.rollupsArchived.inc(members.length);
-      if (members.length < PAGE || this.stopping) return;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.zrangebyscore(moves, "-1", "-1", "LIMIT", 0, PAGE),
+      async (members) => {
+        const parsed = members.map(parseMoveMember);
+        const hashes = await Promise.all(parsed.map(({ moveId }) => redis.hgetall(keys.insightRollupMoving(shard, moveId))));
+        const fields = hashes.map((hash) => JSON.stringify(Object.fromEntries(Object.entries(hash).map(([field, value]) => [storableText(field), storableText(value)]))));
+        await sql`
+          INSERT INTO insight_rollups (move_id, account_id, hour, shard, fields)
+          SELECT m, a, h, s, f::jsonb FROM unnest(${parsed.map((p) => p.moveId)}::text[], ${parsed.map((p) => storableText(p.accountId))}::text[],
+            ${parsed.map((p) => new Date(p.hour).toISOString())}::timestamptz[], ${parsed.map(() => shard)}::int4[], ${fields}::text[]) AS u(m, a, h, s, f)
+          ON CONFLICT DO NOTHING`;
+        const marked = redis.multi();
+        const now = Date.now();
+        for (const member of members) marked.zadd(moves, "XX", now, member);
+        await marked.exec();
+        this.deps.metrics.rollupsArchived.inc(members.length);
+      },
+    );
   }
 
   /** Step 3: moves copied more than the grace period (the retention, at most 30 s) ago leave Redis. */
