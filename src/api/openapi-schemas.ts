@@ -23,7 +23,7 @@ import type { ReplayAccepted } from "./routes/dead-letters.js";
 import type { OpenOutcomeBody } from "./routes/outcomes.js";
 import type { CreateWebhookEndpointBody, PatchWebhookEndpointBody } from "./routes/webhooks.js";
 import type { WebhookEndpointView } from "../webhooks/endpoint-store.js";
-import type { AttemptView, MessageView } from "../webhooks/message-store.js";
+import type { AttemptView, MessageView } from "../webhooks/message.js";
 
 
 // The list bodies, named so the document names them.
