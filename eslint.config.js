@@ -70,6 +70,16 @@ export const houseRules = {
   },
 };
 
+/** The bar of a source file (docs/architecture.md): 400 lines a file, 80 a function, blank lines and comments counted. */
+export const sizeRules = {
+  name: "verdict/size",
+  files: ["src/**/*.ts"],
+  ignores: ["**/*.test.ts"],
+  rules: {
+    "max-lines": ["error", { max: 400, skipBlankLines: false, skipComments: false }],
+    "max-lines-per-function": ["error", { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+  },
+};
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", ".verdict/**", "bench/k6/**", "eslint.config.js"] },
@@ -88,6 +98,7 @@ export default tseslint.config(
   },
   houseRules,
   ...typeOnlyRules,
+  sizeRules,
   {
     // The dashboard's browser script: plain JavaScript served as is, not part of the TypeScript program.
     files: ["src/dashboard/static/**/*.js"],

@@ -1,7 +1,7 @@
 // What a shard actor is given, in three groups: the lease it holds (per shard), the tuning it runs with
 // (the worker's options, the same for every shard) and the services its worker shares among its actors.
-import type { ArchivedFilter } from "../archive/archived-filter.js";
-import type { ArchivedOutcomes } from "../archive/archived-outcomes.js";
+import type { ArchivedFilter } from "../archive-read/archived-filter.js";
+import type { ArchivedOutcomes } from "../archive-read/archived-outcomes.js";
 import type { OutcomeCaps } from "../outcomes/outcome-caps.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";

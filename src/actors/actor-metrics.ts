@@ -29,17 +29,18 @@ export interface ActorMetrics {
 
 const SCORE_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99];
 
+type Registers = Registry[];
+
 export function createActorMetrics(registry: Registry): ActorMetrics {
   const registers = [registry];
-  const scores = new Histogram({
-    name: "verdict_outcome_score",
-    help: "Model scores of outcomes, observed each time a commit changes one, by score (trajectory, anomaly, novelty)",
-    labelNames: ["score"],
-    buckets: SCORE_BUCKETS,
-    registers,
-  });
-  // Children resolved once: a labelled observe looks its label set up on every call.
-  const byScore = { trajectory: scores.labels("trajectory"), anomaly: scores.labels("anomaly"), novelty: scores.labels("novelty") };
+  const observeScore = scoreObserver(registers);
+  return { ...batchMetrics(registers), ...shardMetrics(registers), observeScore };
+}
+
+type BatchMetrics = Pick<ActorMetrics, "eventsProcessed" | "deadLetters" | "verdicts" | "charges" | "snapshotLoads" | "malformedEntries" | "batchSeconds" | "eventLagSeconds" | "snapshotBytes">;
+
+/** What the commits of batches did: entries, verdicts, charges, dead letters, and how long they took. */
+function batchMetrics(registers: Registers): BatchMetrics {
   return {
     eventsProcessed: new Counter({ name: "verdict_events_processed_total", help: "Stream entries applied, skipped or dead-lettered by shard actors", registers }),
     deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue, by error code", labelNames: ["code"], registers }),
@@ -59,18 +60,26 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
+    snapshotBytes: new Histogram({
+      name: "verdict_snapshot_bytes",
+      help: "Size of each outcome snapshot written by a commit (msgpack bytes)",
+      buckets: [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144],
+      registers,
+    }),
+  };
+}
+
+type ShardMetrics = Pick<ActorMetrics, "ownedShards" | "hotOutcomes" | "leaseMoves" | "shardLagEntries" | "shardLagSeconds" | "deadLetterQueueSize">;
+
+/** What this worker holds: shards and their leases, outcomes in memory, and each owned shard's backlog. */
+function shardMetrics(registers: Registers): ShardMetrics {
+  return {
     ownedShards: new Gauge({ name: "verdict_owned_shards", help: "Shards whose lease this worker holds", registers }),
     hotOutcomes: new Gauge({ name: "verdict_hot_outcomes", help: "Outcomes held in memory by this worker", registers }),
     leaseMoves: new Counter({
       name: "verdict_lease_moves_total",
       help: "Shard leases this worker acquired, released, or lost (taken or expired), by change",
       labelNames: ["change"],
-      registers,
-    }),
-    snapshotBytes: new Histogram({
-      name: "verdict_snapshot_bytes",
-      help: "Size of each outcome snapshot written by a commit (msgpack bytes)",
-      buckets: [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536, 262144],
       registers,
     }),
     shardLagEntries: new Gauge({
@@ -91,8 +100,20 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
       labelNames: ["shard"],
       registers,
     }),
-    observeScore(name, value) {
-      byScore[name].observe(value);
-    },
+  };
+}
+
+/** Scores by name, each a child resolved once: a labelled observe looks its label set up on every call. */
+function scoreObserver(registers: Registers): ActorMetrics["observeScore"] {
+  const scores = new Histogram({
+    name: "verdict_outcome_score",
+    help: "Model scores of outcomes, observed each time a commit changes one, by score (trajectory, anomaly, novelty)",
+    labelNames: ["score"],
+    buckets: SCORE_BUCKETS,
+    registers,
+  });
+  const byScore = { trajectory: scores.labels("trajectory"), anomaly: scores.labels("anomaly"), novelty: scores.labels("novelty") };
+  return (name, value) => {
+    byScore[name].observe(value);
   };
 }

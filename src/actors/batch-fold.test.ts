@@ -1,6 +1,6 @@
 // The batch fold without Redis: stream order, redeliveries, creation, terminal rejections and poison events.
 import { describe, expect, it } from "vitest";
-import type { ArchivedOutcome } from "../archive/archived-outcomes.js";
+import type { ArchivedOutcome } from "../archive-read/archived-outcomes.js";
 import { newOutcomeRecord } from "../outcomes/new-outcome.js";
 import { DEFAULT_OUTCOME_CAPS } from "../outcomes/outcome-caps.js";
 import { emptyTally } from "../outcomes/charge.js";

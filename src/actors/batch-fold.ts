@@ -2,8 +2,8 @@
 // No Redis here: the actor loads the records before and commits what the fold wrote after, so this is
 // where the exactly-once rules live (redeliveries skipped by the outcome's last applied entry id, poison
 // events set aside, terminal rejections dead-lettered) and where they are unit-tested.
-import type { ArchivedOutcome } from "../archive/archived-outcomes.js";
-import { storableText } from "../archive/storable-text.js";
+import type { ArchivedOutcome } from "../archive-read/archived-outcomes.js";
+import { storableText } from "../archive-db/storable-text.js";
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { DeadLetterRecord } from "../outcomes/dead-letter.js";
 import { dueAtOf } from "../outcomes/due-time.js";
@@ -16,7 +16,7 @@ import type { EventEnvelope } from "../streams/event-envelope.js";
 import { scoresOf, type Scores } from "../scores/score-state.js";
 import type { BatchScoring } from "./batch-scoring.js";
 import type { DeliveryAttempts } from "./delivery-attempts.js";
-import { deliveryOf, type DecodedEntry } from "./shard-entries.js";
+import { deliveryOf, type DecodedEntry, type EntryEvent } from "./shard-entries.js";
 
 /** Creates Variant B outcomes for unseen keys from their agents' contracts, for one batch. */
 export interface OutcomeCreator {
@@ -81,30 +81,19 @@ function uncreate(records: Map<string, OutcomeRecord>, writes: FoldWrites, ref: 
   writes.orphan(event);
 }
 
-export async function foldBatch({ entries, records, archived, creator, attempts, writes, scoring, caps }: FoldInput): Promise<FoldResult> {
+export async function foldBatch(input: FoldInput): Promise<FoldResult> {
+  const { entries, attempts, writes } = input;
   const changed = new Map<string, ChangedOutcome>();
   let events = 0;
   let oldestReceivedAt = Infinity;
-  const reject = (entryId: string, index: number, event: EventEnvelope, rejection: TerminalRejection): void => {
-    writes.deadLetter({ code: rejection.code, message: rejection.message, event, attempts: 1, source: deliveryOf(entryId, index) });
-  };
-
-  // An archived outcome is settled for good: an event to it is what it was before the move, a duplicate
-  // (its idempotency key names an applied event) dropped or a late event dead-lettered; never a reopening.
-  // Its idempotency hash, claimed again by the enqueue, expires like an orphan's.
-  const refuseArchived = (entryId: string, index: number, event: EventEnvelope, outcome: ArchivedOutcome): void => {
-    writes.orphan(event);
-    if (event.idempotencyKey !== undefined && outcome.idempotencyKeys.has(storableText(event.idempotencyKey))) return;
-    reject(entryId, index, event, terminalRejection("OUTCOME_NOT_OPEN", `outcome ${event.outcomeKey} is ${outcome.status}`));
-  };
-
   for (const entry of entries) {
     writes.ack(entry.id);
     events += entry.size;
     // Outcomes an earlier event of this entry already advanced: their lastEntryId is this entry's id now,
     // which for the others means the entry was applied before (a redelivery).
     const advanced = new Set<string>();
-    for (const { index, event, ref, bytes } of entry.events) {
+    for (const item of entry.events) {
+      const { index, event } = item;
       if (event.receivedAt < oldestReceivedAt) oldestReceivedAt = event.receivedAt;
       const exhausted = attempts.takeExhausted(entry.id, index);
       if (exhausted) {
@@ -114,47 +103,84 @@ export async function foldBatch({ entries, records, archived, creator, attempts,
         continue;
       }
       try {
-        let record = records.get(ref);
-        if (record && !advanced.has(ref) && compareEntryIds(entry.id, record.lastEntryId) <= 0) continue;
-        advanced.add(ref);
-        let created = false;
-        if (!record && archived.has(ref)) {
-          refuseArchived(entry.id, index, event, archived.get(ref)!);
-          continue;
-        }
-        if (!record) {
-          const creation = event.variant === "A" ? undefined : await creator.create(event);
-          if (creation === undefined || isTerminalRejection(creation)) {
-            reject(entry.id, index, event, creation ?? terminalRejection("OUTCOME_NOT_FOUND", `no outcome ${event.outcomeKey}`));
-            writes.orphan(event);
-            continue;
-          }
-          record = creation;
-          created = true;
-          records.set(ref, record);
-        }
-        // The outcome's first change in this batch records its due time as committed (the index holds
-        // it), taken before the event moves it; a created outcome has none yet.
-        const change = changed.get(ref) ?? (created ? { record, created, openBefore: true } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores), openBefore: record.status === "OPEN" });
-        const wasOpen = record.status === "OPEN";
-        const effect = applyEventToOutcome(record, event, entry.id, { caps, envelopeBytes: bytes.length });
-        // Scored before it trains; a rejected event neither scores nor trains.
-        if (effect.logged) scoring.event(record, event);
-        if (wasOpen && record.status !== "OPEN") scoring.verdict(record);
-        // A key's first event that is too large creates nothing: the outcome is left as if never sent.
-        if (created && effect.rejection?.code === "OUTCOME_TOO_LARGE") uncreate(records, writes, ref, event);
-        else if (effect.changed || created) changed.set(ref, change);
-        if (effect.logged) {
-          writes.log(ref, event, bytes);
-          // Idempotent retries never get here twice, so an applied event is counted once.
-          if (record.origin.kind === "agent") writes.billable(event, record.origin.customerKey);
-        }
-        if (effect.rejection) reject(entry.id, index, event, effect.rejection);
-        if (effect.charge) writes.charge(record, effect.charge);
+        const target = await outcomeFor(input, entry.id, item, advanced);
+        if (target) foldEvent(input, changed, entry.id, item, target);
       } catch (error) {
         return { ok: false, entryId: entry.id, index, error };
       }
     }
   }
   return { ok: true, changed, events, oldestReceivedAt };
+}
+
+/**
+ * The outcome an event applies to, as held or newly created; undefined when there is none to apply it to:
+ * a redelivery, an archived outcome, or one that does not exist and cannot be created.
+ */
+async function outcomeFor(
+  { records, archived, creator, writes }: FoldInput,
+  entryId: string,
+  { index, event, ref }: EntryEvent,
+  advanced: Set<string>,
+): Promise<{ record: OutcomeRecord; created: boolean } | undefined> {
+  const record = records.get(ref);
+  if (record && !advanced.has(ref) && compareEntryIds(entryId, record.lastEntryId) <= 0) return undefined;
+  advanced.add(ref);
+  if (record) return { record, created: false };
+  if (archived.has(ref)) {
+    refuseArchived(writes, entryId, index, event, archived.get(ref)!);
+    return undefined;
+  }
+  const creation = event.variant === "A" ? undefined : await creator.create(event);
+  if (creation === undefined || isTerminalRejection(creation)) {
+    reject(writes, entryId, index, event, creation ?? terminalRejection("OUTCOME_NOT_FOUND", `no outcome ${event.outcomeKey}`));
+    writes.orphan(event);
+    return undefined;
+  }
+  records.set(ref, creation);
+  return { record: creation, created: true };
+}
+
+/** Applies one event to its outcome: the change noted, the event logged, scored, billed, charged or refused. */
+function foldEvent(
+  { records, writes, scoring, caps }: FoldInput,
+  changed: Map<string, ChangedOutcome>,
+  entryId: string,
+  { index, event, ref, bytes }: EntryEvent,
+  { record, created }: { record: OutcomeRecord; created: boolean },
+): void {
+  // The outcome's first change in this batch records its due time as committed (the index holds
+  // it), taken before the event moves it; a created outcome has none yet.
+  const change = changed.get(ref) ?? (created ? { record, created, openBefore: true } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores), openBefore: record.status === "OPEN" });
+  const wasOpen = record.status === "OPEN";
+  const effect = applyEventToOutcome(record, event, entryId, { caps, envelopeBytes: bytes.length });
+  // Scored before it trains; a rejected event neither scores nor trains.
+  if (effect.logged) scoring.event(record, event);
+  if (wasOpen && record.status !== "OPEN") scoring.verdict(record);
+  // A key's first event that is too large creates nothing: the outcome is left as if never sent.
+  if (created && effect.rejection?.code === "OUTCOME_TOO_LARGE") uncreate(records, writes, ref, event);
+  else if (effect.changed || created) changed.set(ref, change);
+  if (effect.logged) {
+    writes.log(ref, event, bytes);
+    // Idempotent retries never get here twice, so an applied event is counted once.
+    if (record.origin.kind === "agent") writes.billable(event, record.origin.customerKey);
+  }
+  if (effect.rejection) reject(writes, entryId, index, event, effect.rejection);
+  if (effect.charge) writes.charge(record, effect.charge);
+}
+
+/** Dead-letters an event for a terminal reason: retrying it would fail the same way. */
+function reject(writes: FoldWrites, entryId: string, index: number, event: EventEnvelope, rejection: TerminalRejection): void {
+  writes.deadLetter({ code: rejection.code, message: rejection.message, event, attempts: 1, source: deliveryOf(entryId, index) });
+}
+
+/**
+ * An archived outcome is settled for good: an event to it is what it was before the move, a duplicate
+ * (its idempotency key names an applied event) dropped or a late event dead-lettered; never a reopening.
+ * Its idempotency hash, claimed again by the enqueue, expires like an orphan's.
+ */
+function refuseArchived(writes: FoldWrites, entryId: string, index: number, event: EventEnvelope, outcome: ArchivedOutcome): void {
+  writes.orphan(event);
+  if (event.idempotencyKey !== undefined && outcome.idempotencyKeys.has(storableText(event.idempotencyKey))) return;
+  reject(writes, entryId, index, event, terminalRejection("OUTCOME_NOT_OPEN", `outcome ${event.outcomeKey} is ${outcome.status}`));
 }

@@ -1,7 +1,7 @@
 // What a batch or a settle needs before it runs: the outcomes it touches (from memory, else one MGET), those
 // of them the archive holds instead, the batch's outcome creator under the open-outcome quota, and the
 // score models of every cohort involved.
-import type { ArchivedOutcome } from "../archive/archived-outcomes.js";
+import type { ArchivedOutcome } from "../archive-read/archived-outcomes.js";
 import type { Cohort } from "../outcomes/outcome-scores.js";
 import { unpackOutcome, type OutcomeRecord } from "../outcomes/outcome-record.js";
 import { parseOutcomeRef } from "../outcomes/outcome-ref.js";

@@ -2,13 +2,13 @@
 // sampler, the archive when one is configured, and the readiness checks the other parts add to.
 import type { Registry } from "prom-client";
 import { Accounts } from "../accounts/accounts.js";
-import { createArchiveMetrics, type ArchiveMetrics } from "../archive/archive-metrics.js";
-import type { ArchiveSql } from "../archive/archive-db.js";
-import { ArchivedCharges } from "../archive/archived-charges.js";
-import { ArchivedDeadLetters } from "../archive/archived-dead-letters.js";
-import { ArchivedOutcomes } from "../archive/archived-outcomes.js";
-import { ArchivedRollupsPg } from "../archive/archived-rollups.js";
-import { openMigratedArchive } from "../archive/configured-archive.js";
+import { createArchiveMetrics, type ArchiveMetrics } from "../archive-move/archive-metrics.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
+import { ArchivedCharges } from "../archive-read/archived-charges.js";
+import { ArchivedDeadLetters } from "../archive-read/archived-dead-letters.js";
+import { ArchivedOutcomes } from "../archive-read/archived-outcomes.js";
+import { ArchivedRollupsPg } from "../archive-read/archived-rollups.js";
+import { openMigratedArchive } from "../archive-db/configured-archive.js";
 import type { VerdictOptions } from "../config/options.js";
 import type { RedisClient, RedisEndpoint } from "../redis/client.js";
 import { openClient, resolveRedis } from "../redis/connect.js";

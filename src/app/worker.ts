@@ -1,9 +1,9 @@
 // The worker part (roles all and worker): the shard actors and what runs beside them on the shards this
 // process owns (the archivers, the webhook dispatcher), and the monitor whose ticks settle due outcomes.
 import { Worker } from "../actors/worker.js";
-import { DeadLetterArchiver } from "../archive/dead-letter-archiver.js";
-import { createDeadLetterArchiveMetrics } from "../archive/dead-letter-metrics.js";
-import { RollupMover } from "../archive/rollup-mover.js";
+import { DeadLetterArchiver } from "../archive-move/dead-letter-archiver.js";
+import { createDeadLetterArchiveMetrics } from "../archive-move/dead-letter-metrics.js";
+import { RollupMover } from "../archive-move/rollup-mover.js";
 import { SettlementMonitor } from "../monitor/settlement-monitor.js";
 import { createAgentOutcome, prefetchAgentRecords } from "../outcomes/agent-outcome.js";
 import { BatchRecordReader } from "../records/batch-record-reader.js";

@@ -3,8 +3,8 @@
 // so this finds every settled outcome in Redis, adds it to its shard's settled index under its verdict time,
 // and waits while the running workers (with an archive) move everything due; it prints
 // {"queued": N} (outcomes it added to a settled index) once nothing due is left to copy.
-import { migrate } from "../archive/archive-db.js";
-import { openConfiguredArchive } from "../archive/configured-archive.js";
+import { migrate } from "../archive-db/archive-db.js";
+import { openConfiguredArchive } from "../archive-db/configured-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 import { unpackOutcome } from "../outcomes/outcome-record.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";

@@ -1,8 +1,8 @@
 // `verdict migrate`: applies the archive's migrations (VERDICT_ARCHIVE_URL, or the embedded archive of the
 // data dir) and prints {"applied": [...]}; workers also apply them at start, so this is for deploying the
 // schema ahead of them.
-import { migrate } from "../archive/archive-db.js";
-import { openConfiguredArchive } from "../archive/configured-archive.js";
+import { migrate } from "../archive-db/archive-db.js";
+import { openConfiguredArchive } from "../archive-db/configured-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 
 export async function run(args: string[]): Promise<number> {

@@ -5,7 +5,7 @@ import cluster from "node:cluster";
 import { createServer } from "node:net";
 import { availableParallelism } from "node:os";
 import { startVerdict } from "../app.js";
-import { openMigratedArchive, type ConfiguredArchive } from "../archive/configured-archive.js";
+import { openMigratedArchive, type ConfiguredArchive } from "../archive-db/configured-archive.js";
 import { optionsFromEnv } from "../config/env.js";
 import type { Role, VerdictOptions } from "../config/options.js";
 import { resolveRedis } from "../redis/connect.js";

@@ -1,4 +1,5 @@
-// How long to wait before a retry: exponential backoff with full jitter, never shorter than `Retry-After`.
+// How long to wait before a retry: exponential backoff with full jitter, never shorter than `Retry-After`
+// (read by src/http-headers/retry-after.ts).
 import type { RetryOptions } from "./options.js";
 
 /**
@@ -11,11 +12,3 @@ export function retryDelayMs(attempt: number, retry: RetryOptions, retryAfterMs 
   return Math.max(random() * cap, retryAfterMs);
 }
 
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(header: string | null, now: number = Date.now()): number | undefined {
-  if (header === null) return undefined;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}

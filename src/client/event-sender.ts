@@ -1,6 +1,8 @@
 // Delivery behind `track`: buffers events with backpressure, batches them per outcome lane, sends up to
-// `maxInFlight` batches at once, and retries failed items in order until each is accepted or given up.
+// `maxInFlight` batches at once, and retries failed items in order (batch-answer.ts reads how each item
+// fared) until each is accepted or given up.
 import { retryDelayMs } from "./backoff.js";
+import { decideAccepted, decideRefused, type Decide } from "./batch-answer.js";
 import { NOT_ADMITTED, OrderingQueue, type Lane, type PendingEvent } from "./ordering-queue.js";
 import type { ErrorContext, ResolvedOptions } from "./options.js";
 import type { ClientStats } from "./stats.js";
@@ -8,7 +10,7 @@ import { activeTraceparent } from "./trace-context.js";
 import type { Transport } from "./transport.js";
 import { uuidv7 } from "./uuid-v7.js";
 import { VerdictError } from "./verdict-error.js";
-import type { BatchAccepted, ErrorDetail, VerdictEvent } from "./wire-types.js";
+import type { BatchAccepted, VerdictEvent } from "./wire-types.js";
 
 /** The service's batch body limit (interface spec, Limits): 5 MiB. */
 export const MAX_BATCH_BODY_BYTES = 5 * 1024 * 1024;
@@ -23,8 +25,6 @@ interface FlushWaiter {
   below: number;
   resolve: () => void;
 }
-
-const ITEM_PATH = /^events\[(\d+)\]/;
 
 /**
  * The least wait before events refused for the account's rate go again: what the service's `Retry-After`
@@ -214,66 +214,26 @@ export class EventSender {
     }
   }
 
-  /**
-   * A 202: items not in `failed` are in; failed ones (and, by the cascade rule, their outcome's later ones) go
-   * again. Items refused for the account's rate wait like after a 429, and never count as attempts: the
-   * service took none of them and asked for a slower pace, which a client that keeps its buffer absorbs.
-   */
+  /** A 202: decides each item by the answer's `failed` list, and tells `onError` of what was not taken. */
   private answered(batch: PendingEvent[], answer: BatchAccepted): void {
-    const reasons = new Map<number, string>();
-    for (const { index, reason } of answer.failed) reasons.set(index, reason);
-    const failures = { rejected: 0, unconfirmed: 0, givenUp: 0 };
-    let rateLimited = 0;
-    this.settleLanes(batch, (event, index) => {
-      const reason = reasons.get(index);
-      if (reason === undefined) return "accept";
-      if (reason === "rate_limited") {
-        rateLimited++;
-        event.attempts--;
-        return "throttle";
-      }
-      if (reason === "unconfirmed") failures.unconfirmed++;
-      else failures.rejected++;
-      if (event.attempts < this.options.retry.maxAttempts) return "retry";
-      failures.givenUp++;
-      const code = reason === "unconfirmed" ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
-      return new VerdictError(202, code, `the service answered ${reason} for this event on each of ${event.attempts} attempts`);
-    });
-    const count = failures.rejected + failures.unconfirmed;
+    const { decide, tally } = decideAccepted(answer, this.options.retry.maxAttempts);
+    this.settleLanes(batch, decide);
+    const count = tally.rejected + tally.unconfirmed;
     if (count > 0 && this.options.onError) {
-      const code = failures.unconfirmed > 0 ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
-      const error = new VerdictError(202, code, `batch answered 202 with ${failures.unconfirmed} unconfirmed and ${failures.rejected} rejected items`);
-      this.report(error, { events: count, willRetry: failures.givenUp < count });
+      const code = tally.unconfirmed > 0 ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
+      const error = new VerdictError(202, code, `batch answered 202 with ${tally.unconfirmed} unconfirmed and ${tally.rejected} rejected items`);
+      this.report(error, { events: count, willRetry: tally.givenUp < count });
     }
-    if (rateLimited > 0 && this.options.onError) {
-      this.report(new VerdictError(202, "QUOTA_EXCEEDED", `batch answered 202 with ${rateLimited} items refused for the account's events-per-second quota`), { events: rateLimited, willRetry: true });
+    if (tally.rateLimited > 0 && this.options.onError) {
+      this.report(new VerdictError(202, "QUOTA_EXCEEDED", `batch answered 202 with ${tally.rateLimited} items refused for the account's events-per-second quota`), { events: tally.rateLimited, willRetry: true });
     }
   }
 
-  /** The whole request failed: resend on a retryable answer, reject what the service refused otherwise. */
+  /** The whole request failed: tells `onError`, then decides each event by the error. */
   private failed(batch: PendingEvent[], error: VerdictError): void {
-    let blamed: Map<number, ErrorDetail[]> | undefined;
-    if (error.status === 400 && error.code === "VALIDATION_ERROR") blamed = blamedItems(error.details);
-    this.report(error, { events: batch.length, willRetry: error.retryable || (blamed !== undefined && blamed.size < batch.length) });
-    this.settleLanes(
-      batch,
-      (event, index) => {
-        // Refused whole for the account's rate (before the service read it): like rate_limited items.
-        if (error.status === 429 && error.code === "QUOTA_EXCEEDED") {
-          event.attempts--;
-          return "throttle";
-        }
-        if (error.retryable) return event.attempts < this.options.retry.maxAttempts ? "retry" : error;
-        if (blamed === undefined) return error;
-        const details = blamed.get(index);
-        if (details) return new VerdictError(400, "VALIDATION_ERROR", details.map((d) => `${d.path}: ${d.message}`).join("; "), details, { requestId: error.requestId });
-        // Valid, but the batch was refused whole for another item: nothing was enqueued, so this send
-        // does not count against the event's attempts, and it may go again at once.
-        event.attempts--;
-        return "resend";
-      },
-      error.retryAfterMs,
-    );
+    const { decide, willRetry } = decideRefused(error, this.options.retry.maxAttempts, batch.length);
+    this.report(error, { events: batch.length, willRetry });
+    this.settleLanes(batch, decide, error.retryAfterMs);
   }
 
   /**
@@ -281,7 +241,7 @@ export class EventSender {
    * than the rate quota allows, `resend` at once, or the error to reject it with) and hands each lane back to
    * the queue with its events to send again.
    */
-  private settleLanes(batch: PendingEvent[], decide: (event: PendingEvent, index: number) => "accept" | "retry" | "throttle" | "resend" | VerdictError, retryAfterMs = 0): void {
+  private settleLanes(batch: PendingEvent[], decide: Decide, retryAfterMs = 0): void {
     let lane: Lane | undefined;
     const again: PendingEvent[] = [];
     let backoff = false;
@@ -357,22 +317,6 @@ export class EventSender {
 /** The event's JSON (an object's) with its minted key as the last field; `{}` has no field to follow. */
 function withIdempotencyKey(json: string, key: string): string {
   return json === "{}" ? `{"idempotency_key":"${key}"}` : `${json.slice(0, -1)},"idempotency_key":"${key}"}`;
-}
-
-/** The batch items a VALIDATION_ERROR points at (`events[12].action`), with their details. */
-function blamedItems(details: readonly ErrorDetail[] | undefined): Map<number, ErrorDetail[]> | undefined {
-  if (!details || details.length === 0) return undefined;
-  const items = new Map<number, ErrorDetail[]>();
-  for (const detail of details) {
-    const match = ITEM_PATH.exec(detail.path);
-    // A detail about the batch as a whole (say, its length) blames every item alike.
-    if (!match) return undefined;
-    const index = Number(match[1]);
-    const list = items.get(index);
-    if (list) list.push(detail);
-    else items.set(index, [detail]);
-  }
-  return items;
 }
 
 function isBatchAccepted(body: unknown): body is BatchAccepted {

@@ -1,6 +1,6 @@
 // One HTTP exchange with the service: bearer token, JSON body, timeout, trace context; every failure becomes
 // a VerdictError (the service's error body when there is one, the client's own code when there is none).
-import { parseRetryAfter } from "./backoff.js";
+import { parseRetryAfter } from "../http-headers/retry-after.js";
 import type { ResolvedOptions } from "./options.js";
 import { activeTraceparent, loadTraceApi } from "./trace-context.js";
 import { VerdictError } from "./verdict-error.js";

@@ -66,7 +66,7 @@ export class Keys {
 
   /**
    * A Bloom filter (a bitmap) of the refs the archiver deleted from the shard's Redis keys: a batch asks
-   * PostgreSQL only about the unknown outcomes it may hold (src/archive/archived-filter.ts).
+   * PostgreSQL only about the unknown outcomes it may hold (src/archive-read/archived-filter.ts).
    */
   archivedFilter(shard: number): string {
     return `${this.shardTag(shard)}:archived-filter`;

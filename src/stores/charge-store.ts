@@ -3,7 +3,7 @@
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import type { ArchivedCharges } from "../archive/archived-charges.js";
+import type { ArchivedCharges } from "../archive-read/archived-charges.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition } from "./merged-shard-streams.js";
 import { compareUtf8 } from "./utf8-order.js";

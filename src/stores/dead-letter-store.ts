@@ -2,7 +2,7 @@
 // listing merges the shards in the order the letters were set aside.
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import type { ArchivedDeadLetters } from "../archive/archived-dead-letters.js";
+import type { ArchivedDeadLetters } from "../archive-read/archived-dead-letters.js";
 import { ApiError } from "../errors/api-error.js";
 import { boundedLetter, packDeadLetter, unpackDeadLetter, type DeadLetterRecord } from "../outcomes/dead-letter.js";
 import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition, parsePosition } from "./merged-shard-streams.js";

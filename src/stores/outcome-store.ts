@@ -14,7 +14,7 @@ import { packOutcome, unpackOutcome, type OutcomeRecord } from "../outcomes/outc
 import { indexMember, keyOfIndexMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import type { ArchivedOutcomes, ArchiveListOrder } from "../archive/archived-outcomes.js";
+import type { ArchivedOutcomes, ArchiveListOrder } from "../archive-read/archived-outcomes.js";
 import { DEFAULT_QUOTAS, openOutcomesPerShard } from "../config/quotas.js";
 import { dayOf, groupFieldOf, hourOfDay, METRIC, rollupMember } from "../outcomes/insight-rollup.js";
 import { quotaExceeded } from "../errors/quota-exceeded.js";

@@ -1,22 +1,22 @@
 // The webhook dispatcher of a worker process: for every shard this worker owns (holds the lease of), it
-// fans the shard's outbox out to endpoints and delivers the shard's queued messages. A shard's owner is
-// the only dispatcher of its shard, so work is shared as shards are, and a worker killed with -9 leaves
-// its outbox and queues to the next owner (at-least-once: a round's attempts are recorded together at its
-// end, so the messages of a round under way at the kill go out again, with the same webhook-ids). Each
-// endpoint of each shard is delivered by its own runner: a slow or dead receiver holds up only its own
-// messages, and never a shard actor (which only wrote the outbox).
+// fans the shard's outbox out to endpoints (outbox-fan-out.ts) and delivers the shard's queued messages. A
+// shard's owner is the only dispatcher of its shard, so work is shared as shards are, and a worker killed
+// with -9 leaves its outbox and queues to the next owner (at-least-once: a round's attempts are recorded
+// together at its end, so the messages of a round under way at the kill go out again, with the same
+// webhook-ids). Each endpoint of each shard is delivered by its own runner: a slow or dead receiver holds up
+// only its own messages, and never a shard actor (which only wrote the outbox).
 import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import { unpackNotification, type Notification } from "../outcomes/notification.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
 import { checkTarget, type CheckedTarget } from "./address-guard.js";
-import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
+import { liveSecrets, WebhookEndpointStore } from "./endpoint-store.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
-import { activeMember, parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageLogLimits, type MessageStatus, type StoredMessage } from "./message-store.js";
-import { renderNotification, type RenderedMessage } from "./payload.js";
+import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type MessageLogLimits } from "./message-store.js";
+import type { MessageStatus, StoredMessage } from "./message.js";
+import { fanOutOutbox, type FanOutDeps } from "./outbox-fan-out.js";
 import { signatureHeader } from "./signing.js";
 import { WEBHOOK_USER_AGENT } from "./user-agent.js";
 import { WebhookAccounts } from "./webhook-accounts.js";
@@ -45,7 +45,6 @@ export interface DispatcherDeps {
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** A Retry-After is honoured up to this long. */
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
-const OUTBOX_PAGE = 100;
 /** Messages of one endpoint's queue (on one shard) looked at per round, and delivered at once at most. */
 const QUEUE_WINDOW = 200;
 const CONCURRENCY_PER_ENDPOINT = 8;
@@ -59,21 +58,11 @@ export function retryDelayMs(schedule: readonly number[], tries: number, random:
   return Math.round(base * (0.9 + 0.2 * random()));
 }
 
-/** A stream entry's field by name. */
-function streamField(fields: Buffer[], name: string): Buffer | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === name) return fields[i + 1];
-  return undefined;
-}
-
-/** An outbox entry that makes no message: the page's fan-out call only deletes it. */
-function onlyDeleted(outboxEntryId: string): FanOut {
-  return { outboxEntryId, messageId: "", type: "", order: "", body: "", accountId: "", endpointIds: [] };
-}
-
 export class WebhookDispatcher {
   private readonly messages: WebhookMessageStore;
   private readonly endpoints: WebhookEndpointStore;
   private readonly accounts: WebhookAccounts;
+  private readonly fanOutDeps: FanOutDeps;
   /** Whether every shard's set of accounts with endpoints is known complete (built once per process). */
   private accountsComplete = false;
   private completing: Promise<void> | undefined;
@@ -91,6 +80,8 @@ export class WebhookDispatcher {
     this.messages = new WebhookMessageStore(deps.client, deps.keys, deps.shards, deps.limits);
     this.accounts = new WebhookAccounts(deps.client, deps.keys, deps.shards);
     this.endpoints = new WebhookEndpointStore(deps.records, this.accounts);
+    const { client, keys, logger, metrics } = deps;
+    this.fanOutDeps = { client, keys, owns: (shard) => deps.owns(shard), endpoints: this.endpoints, messages: this.messages, logger, metrics };
     this.polls = new Periodic(() => this.tick(), { intervalMs: deps.pollMs ?? 100 });
     // The gauge is not awaited: a stop never waits on a read of the backlog.
     this.upkeep = new Periodic(
@@ -136,7 +127,7 @@ export class WebhookDispatcher {
       if (this.stopped || !this.deps.owns(shard)) continue;
       if (!this.fanningOut.has(shard)) {
         this.fanningOut.add(shard);
-        this.fanOut(shard)
+        fanOutOutbox(this.fanOutDeps, shard, () => this.stopped)
           .catch((error: unknown) => this.deps.logger.warn({ err: error, shard }, "webhook fan-out failed; retrying"))
           .finally(() => this.fanningOut.delete(shard));
       }
@@ -166,68 +157,6 @@ export class WebhookDispatcher {
       metrics.pendingMessages.set(pending);
     } catch (error) {
       this.deps.logger.debug({ err: error }, "webhook backlog not measured");
-    }
-  }
-
-  /**
-   * Turns the shard's outbox entries into messages, oldest first, a page per script call, until it is empty.
-   * An endpoint a call found at its backlog is offered none of the pass's later entries: a receiver that is
-   * down would otherwise cost Redis a check per entry, and a call keys per entry, for messages it never gets.
-   */
-  private async fanOut(shard: number): Promise<void> {
-    const { client, keys } = this.deps;
-    const full = new Set<string>();
-    for (;;) {
-      if (this.stopped || !this.deps.owns(shard)) return;
-      const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [Buffer, Buffer[]][];
-      if (entries.length === 0) return;
-      const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
-      const page: FanOut[] = [];
-      let skippedHere = 0;
-      for (const [rawId, fields] of entries) {
-        const outboxEntryId = rawId.toString();
-        // Not what a commit writes (something else wrote the stream): it must not block the outbox.
-        const unreadable = (error: unknown): void => {
-          this.deps.logger.error({ err: error, shard, entry: outboxEntryId }, "webhook outbox entry is unreadable; deleted");
-          page.push(onlyDeleted(outboxEntryId));
-        };
-        let notification: Notification;
-        try {
-          const bytes = streamField(fields, "d");
-          if (!bytes) throw new Error("the entry has no notification");
-          notification = unpackNotification(bytes);
-        } catch (error) {
-          unreadable(error);
-          continue;
-        }
-        let endpoints = endpointsOf.get(notification.accountId);
-        if (!endpoints) {
-          endpoints = this.endpoints.all(notification.accountId);
-          endpointsOf.set(notification.accountId, endpoints);
-        }
-        const enabled = (await endpoints).filter((endpoint) => endpoint.enabled);
-        // Most entries are for accounts without (enabled) endpoints: those are not rendered at all.
-        if (enabled.length === 0) {
-          page.push(onlyDeleted(outboxEntryId));
-          continue;
-        }
-        let message: RenderedMessage;
-        try {
-          message = renderNotification(notification, shard, streamField(fields, "p")?.toString() ?? "");
-        } catch (error) {
-          unreadable(error);
-          continue;
-        }
-        const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
-        const open = targets.filter((endpoint) => !full.has(activeMember(message.accountId, endpoint.id)));
-        skippedHere += targets.length - open.length;
-        page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: open.map((endpoint) => endpoint.id) });
-      }
-      const answer = await this.messages.fanOut(shard, page, Date.now());
-      for (const member of answer.full) full.add(member);
-      const skipped = answer.skipped + skippedHere;
-      if (skipped > 0) this.deps.metrics.messagesSkipped.inc(skipped);
-      if (entries.length < OUTBOX_PAGE) return;
     }
   }
 

@@ -5,7 +5,7 @@
 // mostly its request (docs/webhooks.md, Benchmark).
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
-import { parseRetryAfter } from "../client/backoff.js";
+import { parseRetryAfter } from "../http-headers/retry-after.js";
 import type { CheckedTarget } from "./address-guard.js";
 
 /** What one attempt got: an HTTP status, or a network error (status null). */

@@ -6,6 +6,7 @@
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
+import { messageView, parseMessage, type AttemptView, type MessageStatus, type MessageView, type StoredMessage } from "./message.js";
 
 /** How long an endpoint's messages are kept, and how many. */
 export interface MessageLogLimits {
@@ -23,43 +24,6 @@ export interface MessageLogLimits {
   backlogMax: number;
 }
 
-export type MessageStatus = "pending" | "delivered" | "failed";
-
-/** A message as stored. */
-export interface StoredMessage {
-  id: string;
-  type: string;
-  /** Messages with the same order key (one outcome) go out in commit order. */
-  order: string;
-  body: string;
-  status: MessageStatus;
-  attempts: number;
-  /** Attempts since it was created or last resent: where it is in the retry schedule. */
-  tries: number;
-  nextAt: number;
-  createdAt: number;
-}
-
-/** One attempt, as `GET .../attempts` lists it. */
-export interface AttemptView {
-  timestamp: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  response: string;
-}
-
-/** A message, as `GET .../messages` lists it. */
-export interface MessageView {
-  id: string;
-  event_type: string;
-  status: MessageStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  created_at: string;
-  payload: unknown;
-}
-
 export function activeMember(accountId: string, endpointId: string): string {
   return `${accountId}\n${endpointId}`;
 }
@@ -67,39 +31,6 @@ export function activeMember(accountId: string, endpointId: string): string {
 export function parseActiveMember(member: string): { accountId: string; endpointId: string } {
   const split = member.indexOf("\n");
   return { accountId: member.slice(0, split), endpointId: member.slice(split + 1) };
-}
-
-function parseMessage(hash: Record<string, string>): StoredMessage | undefined {
-  if (hash.id === undefined) return undefined;
-  return {
-    id: hash.id,
-    type: hash.type ?? "",
-    order: hash.order ?? "",
-    body: hash.body ?? "",
-    status: (hash.status ?? "pending") as MessageStatus,
-    attempts: Number(hash.attempts ?? 0),
-    tries: Number(hash.tries ?? 0),
-    nextAt: Number(hash.next_at ?? 0),
-    createdAt: Number(hash.created_at ?? 0),
-  };
-}
-
-export function messageView(message: StoredMessage): MessageView {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(message.body);
-  } catch {
-    payload = message.body;
-  }
-  return {
-    id: message.id,
-    event_type: message.type,
-    status: message.status,
-    attempts: message.attempts,
-    next_attempt_at: message.status === "pending" ? new Date(message.nextAt).toISOString() : null,
-    created_at: new Date(message.createdAt).toISOString(),
-    payload,
-  };
 }
 
 const STATE_FIELDS = ["id", "type", "order", "status", "attempts", "tries", "next_at", "created_at"] as const;

@@ -5,9 +5,9 @@
 import { createHash } from "node:crypto";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../../src/archive/archive-db.js";
-import { createArchiveMetrics } from "../../src/archive/archive-metrics.js";
-import { OutcomeArchiver } from "../../src/archive/outcome-archiver.js";
+import { migrate } from "../../src/archive-db/archive-db.js";
+import { createArchiveMetrics } from "../../src/archive-move/archive-metrics.js";
+import { OutcomeArchiver } from "../../src/archive-move/outcome-archiver.js";
 import { indexMember, scoreMember } from "../../src/outcomes/outcome-index.js";
 import { newOutcomeRecord } from "../../src/outcomes/new-outcome.js";
 import { packOutcome, type OutcomeRecord } from "../../src/outcomes/outcome-record.js";

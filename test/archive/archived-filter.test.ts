@@ -3,7 +3,7 @@
 // outcomes is never trusted: an event to an archived outcome is still refused while the filters are rebuilt
 // from the archive, and after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FILTER_HASHES, FILTER_LAYOUT_VERSION, FILTER_BITS, filterOffsets } from "../../src/archive/archived-filter.js";
+import { FILTER_HASHES, FILTER_LAYOUT_VERSION, FILTER_BITS, filterOffsets } from "../../src/archive-read/archived-filter.js";
 import { outcomeRef } from "../../src/outcomes/outcome-ref.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";

@@ -2,7 +2,7 @@
 // GET /v1/charges lists is a row with the same fields, the shards' archive queues drain, a charge queued
 // twice is stored once, and the rows stay when every Redis key of the deployment is gone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../../src/archive/archive-db.js";
+import { migrate } from "../../src/archive-db/archive-db.js";
 import type { ChargeRecord } from "../../src/outcomes/charge.js";
 import { masters } from "../../src/redis/client.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";

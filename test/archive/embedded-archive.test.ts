@@ -6,8 +6,8 @@ import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openArchive, type ArchiveSql } from "../../src/archive/archive-db.js";
-import { startEmbeddedArchive, type EmbeddedArchive } from "../../src/archive/embedded-archive.js";
+import { migrate, openArchive, type ArchiveSql } from "../../src/archive-db/archive-db.js";
+import { startEmbeddedArchive, type EmbeddedArchive } from "../../src/archive-db/embedded-archive.js";
 
 /** A frontend message: type, length, body. */
 function message(type: string, ...parts: (string | Buffer)[]): Buffer {

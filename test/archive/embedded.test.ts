@@ -189,7 +189,7 @@ describe("verdict migrate on a data dir no service runs on", () => {
 
   it("creates the embedded archive, applies every migration once and stops it", () => {
     const migrate = (): { applied: string[] } => JSON.parse(execFileSync(process.execPath, [CLI, "migrate"], { env, encoding: "utf8" })) as { applied: string[] };
-    const versions = readdirSync(fileURLToPath(new URL("../../src/archive/migrations/", import.meta.url)))
+    const versions = readdirSync(fileURLToPath(new URL("../../src/archive-db/migrations/", import.meta.url)))
       .filter((name) => name.endsWith(".sql"))
       .map((name) => name.slice(0, -".sql".length))
       .sort();

@@ -2,8 +2,8 @@
 // machine's PostgreSQL) and PGlite has none, and a lookup planned while a partition was empty stayed a
 // sequential scan in the soak (60-80 ms a lookup at 120,000 archived outcomes).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate } from "../../src/archive/archive-db.js";
-import { MonthPartitions } from "../../src/archive/month-partitions.js";
+import { migrate } from "../../src/archive-db/archive-db.js";
+import { MonthPartitions } from "../../src/archive-db/month-partitions.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 
 describe("month partitions' statistics", () => {

@@ -3,7 +3,7 @@
 // while its rows cannot be committed, reads that need the archive answer 503, and once PostgreSQL is back
 // the archive catches up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FILTER_BITS, FILTER_LAYOUT_VERSION } from "../../src/archive/archived-filter.js";
+import { FILTER_BITS, FILTER_LAYOUT_VERSION } from "../../src/archive-read/archived-filter.js";
 import { shardOf } from "../../src/streams/shard.js";
 import { eventually, metricValue, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";

@@ -13,15 +13,20 @@ describe("verdict/client package surface", () => {
     expect(build.compilerOptions.declaration).toBe(true);
   });
 
-  it("imports only its own files and Node's at run time (server types are import type; OpenTelemetry is a dynamic import)", () => {
+  it("imports only its own files, Node's and the header leaf at run time (server types are import type; OpenTelemetry is a dynamic import)", () => {
     const files = readdirSync(clientDir).filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"));
     for (const name of files) {
       const source = readFileSync(new URL(name, clientDir), "utf8");
       for (const match of source.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms)) {
         const [, , typeOnly, from] = match;
-        if (typeOnly === undefined) expect(from, `${name} imports ${from} at run time`).toMatch(/^(\.\/[a-z0-9-]+\.js|node:[a-z]+)$/);
+        if (typeOnly === undefined) expect(from, `${name} imports ${from} at run time`).toMatch(/^(\.\/[a-z0-9-]+\.js|\.\.\/http-headers\/[a-z0-9-]+\.js|node:[a-z]+)$/);
       }
       for (const match of source.matchAll(/import\("([^"]+)"\)/g)) expect(match[1], name).toBe("@opentelemetry/api");
+    }
+    // The leaf the client shares with the server imports nothing, so it brings nothing of the server along.
+    const leaf = new URL("src/http-headers/", root);
+    for (const name of readdirSync(leaf).filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))) {
+      expect(readFileSync(new URL(name, leaf), "utf8"), name).not.toMatch(/^(import|export)\s[^;]*?from\s/m);
     }
   });
 });

@@ -62,10 +62,18 @@ describe("verdict/client types", () => {
     expectTypeOf<Client["tasks"]["put"]>().toBeCallableWith("support", { name: "Support" });
     // @ts-expect-error opening needs task_key
     expectTypeOf<Client["outcomes"]["open"]>().toBeCallableWith({ key: "ticket:1" });
-    // @ts-expect-error attribution_method is one of first, last, min, max, sum
-    expectTypeOf<Client["agents"]["put"]>().toBeCallableWith("resolver", { name: "R", condition: "done", attribution_method: "median" });
-    // @ts-expect-error unit_amount is a number of minor units
-    expectTypeOf<Client["rateCards"]["put"]>().toBeCallableWith("standard", { currency: "EUR", entries: [{ agent_key: "r", unit_amount: "2.50" }] });
+    // Laid out as the formatter lays them out, so each directive sits on the line of the wrong field.
+    expectTypeOf<Client["agents"]["put"]>().toBeCallableWith("resolver", {
+      name: "R",
+      condition: "done",
+      // @ts-expect-error attribution_method is one of first, last, min, max, sum
+      attribution_method: "median",
+    });
+    expectTypeOf<Client["rateCards"]["put"]>().toBeCallableWith("standard", {
+      currency: "EUR",
+      // @ts-expect-error unit_amount is a number of minor units
+      entries: [{ agent_key: "r", unit_amount: "2.50" }],
+    });
     // @ts-expect-error a customer has a name
     expectTypeOf<Client["customers"]["put"]>().toBeCallableWith("acme", { rate_card_key: "standard" });
     // @ts-expect-error status is OPEN, CONFIRMED or FAILED

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createActorMetrics } from "../../src/actors/actor-metrics.js";
-import { createArchiveMetrics } from "../../src/archive/archive-metrics.js";
+import { createArchiveMetrics } from "../../src/archive-move/archive-metrics.js";
 import { DEFAULT_OPTIONS } from "../../src/config/options.js";
 import { createMetrics } from "../../src/telemetry/metrics.js";
 import { createWebhookMetrics } from "../../src/webhooks/webhook-metrics.js";

@@ -13,7 +13,7 @@
           "" when unscored)
   KEYS[5] shard settled index
   KEYS[6] shard due-time index
-  KEYS[7] shard archived-outcome filter (a bitmap, src/archive/archived-filter.ts): a deleted outcome's bits
+  KEYS[7] shard archived-outcome filter (a bitmap, src/archive-read/archived-filter.ts): a deleted outcome's bits
           are set here, in the same script, so it is never gone from Redis and missing from the filter
   KEYS[8..] seven keys per outcome: snapshot, event log, idempotency hash, creation index, trajectory,
             anomaly and novelty indexes

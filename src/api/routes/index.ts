@@ -1,7 +1,7 @@
 // The read and configuration API (everything beyond event submission), assembled for the app.
-import type { ArchivedCharges } from "../../archive/archived-charges.js";
-import type { ArchivedDeadLetters } from "../../archive/archived-dead-letters.js";
-import type { ArchivedOutcomes } from "../../archive/archived-outcomes.js";
+import type { ArchivedCharges } from "../../archive-read/archived-charges.js";
+import type { ArchivedDeadLetters } from "../../archive-read/archived-dead-letters.js";
+import type { ArchivedOutcomes } from "../../archive-read/archived-outcomes.js";
 import type { QuotaOptions } from "../../config/quotas.js";
 import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";

@@ -61,53 +61,8 @@ function notFound(key: string): ApiError {
 /** `clock` is the business clock that reads evaluate against (IDLE brackets, progress). */
 export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, clock: () => number): Route[] {
   return [
-    {
-      method: "POST",
-      path: "/v1/outcomes",
-      async handler(req) {
-        const body = validBody(validateOpen(req.body));
-        const settlesAt = body.settles_at ? parseInstant(body.settles_at) : null;
-        if (settlesAt === undefined) throw new ApiError("VALIDATION_ERROR", `settles_at must be ${INSTANT_RULE}`, [{ path: "settles_at", message: `must be ${INSTANT_RULE}` }]);
-        const task = await records.get<TaskRecord>(req.accountId, "task", body.task_key);
-        if (!task) throw new ApiError("TASK_NOT_FOUND", `no task ${body.task_key}`);
-        const result = await outcomes.open({
-          accountId: req.accountId,
-          key: body.key,
-          taskKey: task.key,
-          goal: task.goal,
-          condition: task.condition,
-          settlementPeriodMs: task.settlement_period === null ? null : parseDuration(task.settlement_period),
-          settlesAt,
-          now: req.receivedAt,
-        });
-        if (result.kind === "conflict") {
-          throw new ApiError("OUTCOME_EXISTS", `outcome ${body.key} already exists and was not opened from task ${body.task_key}`);
-        }
-        return { status: result.kind === "created" ? 201 : 200, body: presentOutcome(result.record, clock()) };
-      },
-    },
-    {
-      method: "GET",
-      path: "/v1/outcomes",
-      async handler(req) {
-        const { limit, cursor } = paging(req.query);
-        const status = filterParam(req.query, "status");
-        if (status !== undefined && !STATUSES.has(status)) {
-          throw new ApiError("VALIDATION_ERROR", "status must be OPEN, CONFIRMED or FAILED", [{ path: "status", message: "expected OPEN, CONFIRMED or FAILED" }]);
-        }
-        const filter = {
-          status,
-          taskKey: filterParam(req.query, "task_key"),
-          agentKey: filterParam(req.query, "agent_key"),
-          customerKey: filterParam(req.query, "customer_key"),
-          failedClause: failedClause(req.query),
-        };
-        const page = await outcomes.list(req.accountId, filter, limit, cursor, scoreSort(req.query));
-        if (!page) throw invalidCursor();
-        const now = clock();
-        return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
-      },
-    },
+    openRoute(outcomes, records, clock),
+    listRoute(outcomes, clock),
     {
       method: "GET",
       path: "/v1/outcomes/:key",
@@ -132,4 +87,59 @@ export function outcomeRoutes(outcomes: OutcomeStore, records: RecordStore, cloc
       },
     },
   ];
+}
+
+/** POST /v1/outcomes: opens an outcome from a task (201), or answers the one already opened from it (200). */
+function openRoute(outcomes: OutcomeStore, records: RecordStore, clock: () => number): Route {
+  return {
+    method: "POST",
+    path: "/v1/outcomes",
+    async handler(req) {
+      const body = validBody(validateOpen(req.body));
+      const settlesAt = body.settles_at ? parseInstant(body.settles_at) : null;
+      if (settlesAt === undefined) throw new ApiError("VALIDATION_ERROR", `settles_at must be ${INSTANT_RULE}`, [{ path: "settles_at", message: `must be ${INSTANT_RULE}` }]);
+      const task = await records.get<TaskRecord>(req.accountId, "task", body.task_key);
+      if (!task) throw new ApiError("TASK_NOT_FOUND", `no task ${body.task_key}`);
+      const result = await outcomes.open({
+        accountId: req.accountId,
+        key: body.key,
+        taskKey: task.key,
+        goal: task.goal,
+        condition: task.condition,
+        settlementPeriodMs: task.settlement_period === null ? null : parseDuration(task.settlement_period),
+        settlesAt,
+        now: req.receivedAt,
+      });
+      if (result.kind === "conflict") {
+        throw new ApiError("OUTCOME_EXISTS", `outcome ${body.key} already exists and was not opened from task ${body.task_key}`);
+      }
+      return { status: result.kind === "created" ? 201 : 200, body: presentOutcome(result.record, clock()) };
+    },
+  };
+}
+
+/** GET /v1/outcomes: a page of outcomes, filtered and sorted as the query asks. */
+function listRoute(outcomes: OutcomeStore, clock: () => number): Route {
+  return {
+    method: "GET",
+    path: "/v1/outcomes",
+    async handler(req) {
+      const { limit, cursor } = paging(req.query);
+      const status = filterParam(req.query, "status");
+      if (status !== undefined && !STATUSES.has(status)) {
+        throw new ApiError("VALIDATION_ERROR", "status must be OPEN, CONFIRMED or FAILED", [{ path: "status", message: "expected OPEN, CONFIRMED or FAILED" }]);
+      }
+      const filter = {
+        status,
+        taskKey: filterParam(req.query, "task_key"),
+        agentKey: filterParam(req.query, "agent_key"),
+        customerKey: filterParam(req.query, "customer_key"),
+        failedClause: failedClause(req.query),
+      };
+      const page = await outcomes.list(req.accountId, filter, limit, cursor, scoreSort(req.query));
+      if (!page) throw invalidCursor();
+      const now = clock();
+      return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
+    },
+  };
 }

@@ -5,7 +5,7 @@
 import { ApiError } from "../../errors/api-error.js";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../records/webhook-endpoint.js";
 import type { WebhookEndpointView } from "../../webhooks/endpoint-store.js";
-import type { AttemptView, MessageView } from "../../webhooks/message-store.js";
+import type { AttemptView, MessageView } from "../../webhooks/message.js";
 import { segment } from "../api-client.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { fieldErrors, type FieldErrors } from "../field-errors.js";

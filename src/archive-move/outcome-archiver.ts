@@ -15,15 +15,15 @@ import { parseOutcomeRef } from "../outcomes/outcome-ref.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { unpackEnvelope } from "../streams/event-envelope.js";
-import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
-import { FILTER_HASHES, filterOffsets } from "./archived-filter.js";
-import { archivable, createdMemberOf } from "./archived-outcomes.js";
+import { FILTER_HASHES, filterOffsets } from "../archive-read/archived-filter.js";
+import { archivable, createdMemberOf } from "../archive-read/archived-outcomes.js";
 import { faultPoint } from "./fault-point.js";
-import { MonthPartitions } from "./month-partitions.js";
-import { storableJson, storableText } from "./storable-text.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
+import { storableJson, storableText } from "../archive-db/storable-text.js";
+import { Mover } from "./mover.js";
 
 /** Outcomes per move: one MGET, one PostgreSQL transaction and one delete script call. */
 const PAGE = 500;
@@ -67,46 +67,34 @@ interface Due {
   log: [string, Buffer][];
 }
 
-export class OutcomeArchiver {
-  private readonly passes: Periodic;
-  /** Set by stop: a pass in progress ends after the page in hand instead of draining a backlog. */
-  private stopping = false;
+export class OutcomeArchiver extends Mover {
   private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: OutcomeArchiverDeps) {
+    super({
+      intervalMs: deps.intervalMs ?? 1000,
+      logger: deps.logger,
+      errors: deps.metrics.errors,
+      failure: "outcome archive pass failed; Redis keeps the outcomes until the next pass",
+    });
     this.partitions = new MonthPartitions(deps.sql);
-    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 1000 });
-  }
-
-  start(): void {
-    this.passes.start();
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.passes.stop();
   }
 
   /**
    * Archives every outcome due now on the owned shards (`until`: the latest verdict time that is due) and
    * deletes from Redis those archived a grace period ago; returns how many left Redis.
    */
-  async pass(until = this.now() - this.deps.retentionMs): Promise<number> {
+  override async pass(until = this.now() - this.deps.retentionMs): Promise<number> {
     let lagMs = 0;
-    // Shards at once: each step waits on PostgreSQL or Redis, and the pool serves several transactions.
-    const moved = await Promise.all(
-      this.deps.leases().map(async (lease) => {
-        try {
-          const left = await this.drain(lease, until);
-          const oldest = await this.deps.redis.zrange(this.deps.keys.settled(lease.shard), "0", "0", "WITHSCORES");
-          if (oldest[1] !== undefined) lagMs = Math.max(lagMs, until - Number(oldest[1]));
-          return left;
-        } catch (error) {
-          this.deps.metrics.errors.inc();
-          this.deps.logger.warn({ err: error, shard: lease.shard }, "outcome archive pass failed; Redis keeps the outcomes until the next pass");
-          return 0;
-        }
-      }),
+    const moved = await this.eachShard(
+      this.deps.leases(),
+      async (lease) => {
+        const left = await this.drain(lease, until);
+        const oldest = await this.deps.redis.zrange(this.deps.keys.settled(lease.shard), "0", "0", "WITHSCORES");
+        if (oldest[1] !== undefined) lagMs = Math.max(lagMs, until - Number(oldest[1]));
+        return left;
+      },
+      0,
     );
     this.deps.metrics.lagSeconds.set(Math.max(0, lagMs) / 1000);
     return moved.reduce((a, b) => a + b, 0);
@@ -115,25 +103,27 @@ export class OutcomeArchiver {
   /** Copies the shard's due outcomes, then deletes those copied a grace period ago; returns how many left Redis. */
   private async drain(lease: ShardLease, until: number): Promise<number> {
     const { redis, keys } = this.deps;
-    for (;;) {
-      const refs = await redis.zrangebyscore(keys.settled(lease.shard), "-inf", until, "LIMIT", 0, PAGE);
-      if (refs.length === 0) break;
-      await this.copy(lease.shard, refs);
-      if (refs.length < PAGE || this.stopping) break;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.zrangebyscore(keys.settled(lease.shard), "-inf", until, "LIMIT", 0, PAGE),
+      (refs) => this.copy(lease.shard, refs),
+    );
     let moved = 0;
     const graceEnd = this.now() - Math.min(MAX_DELETE_GRACE_MS, this.deps.retentionMs);
-    for (;;) {
-      const refs = await redis.zrangebyscore(keys.archived(lease.shard), "-inf", graceEnd, "LIMIT", 0, PAGE);
-      if (refs.length === 0) return moved;
-      faultPoint("archive-before-delete");
-      const deleted = await this.delete(lease, refs);
-      if (deleted === "lease-lost") return moved; // the shard moved to another worker: it archives from here
-      this.deps.forget(lease.shard, refs);
-      this.deps.metrics.outcomesArchived.inc(deleted);
-      moved += deleted;
-      if (refs.length < PAGE || this.stopping) return moved;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.zrangebyscore(keys.archived(lease.shard), "-inf", graceEnd, "LIMIT", 0, PAGE),
+      async (refs) => {
+        faultPoint("archive-before-delete");
+        const deleted = await this.delete(lease, refs);
+        if (deleted === "lease-lost") return "stop"; // the shard moved to another worker: it archives from here
+        this.deps.forget(lease.shard, refs);
+        this.deps.metrics.outcomesArchived.inc(deleted);
+        moved += deleted;
+        return "next";
+      },
+    );
+    return moved;
   }
 
   private now(): number {

@@ -13,11 +13,11 @@ import { DAY_MS, fieldOf, HOUR_MS, METRIC, moveMember, parseGroupField, parseMov
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
-import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
-import { storableText } from "./storable-text.js";
+import { storableText } from "../archive-db/storable-text.js";
+import { Mover } from "./mover.js";
 
 const PAGE = 200;
 
@@ -61,39 +61,30 @@ function hourRows(hash: Record<string, Buffer>): Map<number, Record<string, stri
   return rows;
 }
 
-export class RollupMover {
-  private readonly passes: Periodic;
-  private stopping = false;
+export class RollupMover extends Mover {
   /** rollup-take.lua answers how many rollups it took; rollup-forget.lua's answer is not read. */
   private readonly scripts: Scripts<{ "rollup-take": number; "rollup-forget": unknown }>;
 
   constructor(private readonly deps: RollupMoverDeps) {
+    super({
+      intervalMs: deps.intervalMs ?? 5000,
+      logger: deps.logger,
+      errors: deps.metrics.errors,
+      failure: "insight rollup move failed; Redis keeps the rollups",
+    });
     this.scripts = new Scripts(deps.redis, new URL("./lua/", import.meta.url), ["rollup-take", "rollup-forget"]);
-    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 5000 });
-  }
-
-  start(): void {
-    this.passes.start();
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.passes.stop();
   }
 
   /** Moves what is due on the owned shards. */
-  async pass(): Promise<void> {
-    await Promise.all(
-      this.deps.shards().map(async (shard) => {
-        try {
-          await this.take(shard);
-          await this.copy(shard);
-          await this.forget(shard);
-        } catch (error) {
-          this.deps.metrics.errors.inc();
-          this.deps.logger.warn({ err: error, shard }, "insight rollup move failed; Redis keeps the rollups");
-        }
-      }),
+  override async pass(): Promise<void> {
+    await this.eachShard(
+      this.deps.shards(),
+      async (shard) => {
+        await this.take(shard);
+        await this.copy(shard);
+        await this.forget(shard);
+      },
+      undefined,
     );
   }
 
@@ -101,45 +92,48 @@ export class RollupMover {
   private async take(shard: number): Promise<void> {
     const { redis, keys } = this.deps;
     const until = Date.now() - this.deps.retentionMs - DAY_MS;
-    for (;;) {
-      const members = await redis.zrangebyscore(keys.insightRollupDays(shard), "-inf", String(until), "LIMIT", 0, PAGE);
-      const keysOf: string[] = [keys.insightRollupDays(shard), keys.insightRollupMoves(shard)];
-      const args: string[] = [];
-      for (const member of members) {
-        const { day, accountId } = parseRollupMember(member);
-        const moveId = `${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
-        keysOf.push(keys.insightRollupDay(shard, accountId, day), keys.insightRollupMoving(shard, moveId));
-        args.push(member, moveMember(moveId, day, accountId));
-      }
-      if (members.length > 0) await this.scripts.run("rollup-take", keysOf, args);
-      if (members.length < PAGE || this.stopping) return;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.zrangebyscore(keys.insightRollupDays(shard), "-inf", String(until), "LIMIT", 0, PAGE),
+      async (members) => {
+        const keysOf: string[] = [keys.insightRollupDays(shard), keys.insightRollupMoves(shard)];
+        const args: string[] = [];
+        for (const member of members) {
+          const { day, accountId } = parseRollupMember(member);
+          const moveId = `${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
+          keysOf.push(keys.insightRollupDay(shard, accountId, day), keys.insightRollupMoving(shard, moveId));
+          args.push(member, moveMember(moveId, day, accountId));
+        }
+        await this.scripts.run("rollup-take", keysOf, args);
+      },
+    );
   }
 
   /** Step 2: each move not yet copied becomes a row per hour, and is marked copied once PostgreSQL committed it. */
   private async copy(shard: number): Promise<void> {
     const { redis, keys, sql } = this.deps;
     const moves = keys.insightRollupMoves(shard);
-    for (;;) {
-      const members = await redis.zrangebyscore(moves, "-1", "-1", "LIMIT", 0, PAGE);
-      if (members.length === 0) return;
-      const parsed = members.map(parseMoveMember);
-      const hashes = await Promise.all(parsed.map(({ moveId }) => redis.hgetallBuffer(keys.insightRollupMoving(shard, moveId))));
-      const rows = parsed.flatMap(({ moveId, day, accountId }, i) =>
-        [...hourRows(hashes[i]!)].map(([hour, fields]) => ({ id: `${moveId}.${hour}`, accountId: storableText(accountId), hour: new Date(day + hour * HOUR_MS).toISOString(), fields: JSON.stringify(fields) })),
-      );
-      await sql`
-        INSERT INTO insight_rollups (move_id, account_id, hour, shard, fields)
-        SELECT m, a, h, s, f::jsonb FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.accountId)}::text[],
-          ${rows.map((r) => r.hour)}::timestamptz[], ${rows.map(() => shard)}::int4[], ${rows.map((r) => r.fields)}::text[]) AS u(m, a, h, s, f)
-        ON CONFLICT DO NOTHING`;
-      const marked = redis.multi();
-      const now = Date.now();
-      for (const member of members) marked.zadd(moves, "XX", now, member);
-      await marked.exec();
-      this.deps.metrics.rollupsArchived.inc(members.length);
-      if (members.length < PAGE || this.stopping) return;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.zrangebyscore(moves, "-1", "-1", "LIMIT", 0, PAGE),
+      async (members) => {
+        const parsed = members.map(parseMoveMember);
+        const hashes = await Promise.all(parsed.map(({ moveId }) => redis.hgetallBuffer(keys.insightRollupMoving(shard, moveId))));
+        const rows = parsed.flatMap(({ moveId, day, accountId }, i) =>
+          [...hourRows(hashes[i]!)].map(([hour, fields]) => ({ id: `${moveId}.${hour}`, accountId: storableText(accountId), hour: new Date(day + hour * HOUR_MS).toISOString(), fields: JSON.stringify(fields) })),
+        );
+        await sql`
+          INSERT INTO insight_rollups (move_id, account_id, hour, shard, fields)
+          SELECT m, a, h, s, f::jsonb FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.accountId)}::text[],
+            ${rows.map((r) => r.hour)}::timestamptz[], ${rows.map(() => shard)}::int4[], ${rows.map((r) => r.fields)}::text[]) AS u(m, a, h, s, f)
+          ON CONFLICT DO NOTHING`;
+        const marked = redis.multi();
+        const now = Date.now();
+        for (const member of members) marked.zadd(moves, "XX", now, member);
+        await marked.exec();
+        this.deps.metrics.rollupsArchived.inc(members.length);
+      },
+    );
   }
 
   /** Step 3: moves copied more than the grace period (the retention, at most 30 s) ago leave Redis. */

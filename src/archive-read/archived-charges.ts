@@ -2,7 +2,7 @@
 // as the entries of the shards' charge streams would give them, so a listing merges both as one order.
 import type { ChargeRecord } from "../outcomes/charge.js";
 import type { ShardEntry, StreamPosition } from "../stores/merged-shard-streams.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import { fromArchive } from "./archive-unavailable.js";
 
 export interface ArchivedChargeFilter {

@@ -3,10 +3,10 @@
 // one order; and the claims a replay makes on them, so a letter is replayed once wherever it is.
 import { unpackDeadLetter, type DeadLetterRecord } from "../outcomes/dead-letter.js";
 import type { ShardEntry, StreamPosition } from "../stores/merged-shard-streams.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import { fromArchive } from "./archive-unavailable.js";
-import { MonthPartitions } from "./month-partitions.js";
-import { storableText } from "./storable-text.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
+import { storableText } from "../archive-db/storable-text.js";
 
 /** PostgreSQL's type id for bytea: an array of Buffers is sent as bytea[] only when told (else as one bytea). */
 const BYTEA = 17;

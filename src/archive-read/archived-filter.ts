@@ -18,7 +18,7 @@ import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { shardOf } from "../streams/shard.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 
 /**
  * Bits per shard: 256 KiB of Redis each. With FILTER_HASHES hashes, 1% of unknown refs are false positives at

@@ -1,7 +1,7 @@
 // Reads of the insight rollups the archive holds (src/stores/insight-store.ts adds the hot ones).
 import type { RollupHour } from "../outcomes/insight-rollup.js";
 import type { ArchivedRollups } from "../stores/insight-store.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import { fromArchive } from "./archive-unavailable.js";
 
 interface RollupRow {

@@ -25,7 +25,7 @@ export function reconnectBackoff(retries: number): number {
 /** Any constant shared by every Verdict process: the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x5645524449435421n;
 
-/** A PostgreSQL URL, or the unix socket of the embedded archive (src/archive/embedded-archive.ts). */
+/** A PostgreSQL URL, or the unix socket of the embedded archive (src/archive-db/embedded-archive.ts). */
 export type ArchiveLocation = string | { socketPath: string };
 
 /**

@@ -9,13 +9,13 @@ import { unpackDeadLetter } from "../outcomes/dead-letter.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { entryTimeMs } from "../streams/entry-id.js";
-import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
-import { insertDeadLetters, type DeadLetterRow } from "./archived-dead-letters.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
+import { insertDeadLetters, type DeadLetterRow } from "../archive-read/archived-dead-letters.js";
 import type { DeadLetterArchiveMetrics } from "./dead-letter-metrics.js";
 import { faultPoint } from "./fault-point.js";
-import { MonthPartitions } from "./month-partitions.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
+import { Mover } from "./mover.js";
 
 const PAGE = 500;
 /** Longest wait between a letter's row committing and its entry leaving Redis (as outcome-archiver.ts). */
@@ -47,39 +47,24 @@ interface Copied {
   count: number;
 }
 
-export class DeadLetterArchiver {
-  private readonly passes: Periodic;
-  private stopping = false;
+export class DeadLetterArchiver extends Mover {
   private readonly partitions: MonthPartitions | undefined;
   private readonly perShard: number;
 
   constructor(private readonly deps: DeadLetterArchiverDeps) {
+    super({
+      intervalMs: deps.intervalMs ?? 1000,
+      logger: deps.logger,
+      errors: deps.metrics.errors,
+      failure: "dead-letter archive pass failed; Redis keeps the letters",
+    });
     this.partitions = deps.sql && new MonthPartitions(deps.sql);
     this.perShard = Math.ceil(deps.maxPerAccount / deps.shardCount);
-    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 1000 });
-  }
-
-  start(): void {
-    this.passes.start();
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.passes.stop();
   }
 
   /** One pass over the owned shards. */
-  async pass(): Promise<void> {
-    await Promise.all(
-      this.deps.shards().map(async (shard) => {
-        try {
-          await this.shardPass(shard);
-        } catch (error) {
-          this.deps.metrics.errors.inc();
-          this.deps.logger.warn({ err: error, shard }, "dead-letter archive pass failed; Redis keeps the letters");
-        }
-      }),
-    );
+  override async pass(): Promise<void> {
+    await this.eachShard(this.deps.shards(), (shard) => this.shardPass(shard), undefined);
   }
 
   private now(): number {
@@ -101,20 +86,21 @@ export class DeadLetterArchiver {
   private async copyWhole(shard: number): Promise<void> {
     const { redis, keys } = this.deps;
     const queue = keys.deadLetterWholeEvents(shard);
-    for (;;) {
-      const entries = (await redis.xrangeBuffer(queue, "-", "+", "COUNT", PAGE)) as [Buffer, Buffer[]][];
-      if (entries.length === 0) return;
-      const rows: DeadLetterRow[] = [];
-      for (const [, fields] of entries) {
-        // Fields d (the whole letter) and p (the truncated letter's entry in its account's stream).
-        const letter = fields[1]!;
-        const accountId = wholeLetterAccount(letter);
-        rows.push({ accountId, shard, entryId: fields[3]!.toString(), letter });
-      }
-      await insertDeadLetters(this.deps.sql!, this.partitions!, rows, true);
-      await redis.xdel(queue, ...entries.map(([id]) => id.toString()));
-      if (entries.length < PAGE || this.stopping) return;
-    }
+    await this.pageByPage(
+      PAGE,
+      async () => (await redis.xrangeBuffer(queue, "-", "+", "COUNT", PAGE)) as [Buffer, Buffer[]][],
+      async (entries) => {
+        const rows: DeadLetterRow[] = [];
+        for (const [, fields] of entries) {
+          // Fields d (the whole letter) and p (the truncated letter's entry in its account's stream).
+          const letter = fields[1]!;
+          const accountId = wholeLetterAccount(letter);
+          rows.push({ accountId, shard, entryId: fields[3]!.toString(), letter });
+        }
+        await insertDeadLetters(this.deps.sql!, this.partitions!, rows, true);
+        await redis.xdel(queue, ...entries.map(([id]) => id.toString()));
+      },
+    );
   }
 
   /** Deletes from Redis the letters copied a grace period ago; returns what the rest says per account. */
@@ -147,21 +133,23 @@ export class DeadLetterArchiver {
     const excess = (await redis.xlen(stream)) - (copied?.count ?? 0) - this.perShard;
     const cutoff = this.now() - this.deps.retentionMs;
     let start = copied ? `(${copied.upTo}` : "-";
-    for (let moved = 0; ; ) {
+    let moved = 0;
+    // A page is the letters due from `start` on: those beyond the count, then those past the retention.
+    const due = async (): Promise<{ entryId: string; letter: Buffer }[]> => {
       // Within the count, only an aged first letter makes a page worth reading (ids are in time order).
-      if (moved >= excess && !(await this.agedFirst(stream, start, cutoff))) return;
+      if (moved >= excess && !(await this.agedFirst(stream, start, cutoff))) return [];
       const entries = (await redis.xrangeBuffer(stream, start, "+", "COUNT", PAGE)) as [Buffer, Buffer[]][];
-      const due = entries.map(([id, fields]) => ({ entryId: id.toString(), letter: fields[1]! }));
-      const selected = due.slice(0, countWhile(due, (entry, i) => moved + i < excess || entryTimeMs(entry.entryId) < cutoff));
-      if (selected.length === 0) return;
+      const read = entries.map(([id, fields]) => ({ entryId: id.toString(), letter: fields[1]! }));
+      return read.slice(0, countWhile(read, (entry, i) => moved + i < excess || entryTimeMs(entry.entryId) < cutoff));
+    };
+    await this.pageByPage(PAGE, due, async (selected) => {
       await insertDeadLetters(this.deps.sql!, this.partitions!, selected.map((entry) => ({ accountId, shard, ...entry })));
       faultPoint("dead-letters-before-record");
       const upTo = selected[selected.length - 1]!.entryId;
       await redis.xadd(keys.deadLettersCopied(shard), "*", "a", accountId, "e", upTo, "n", String(selected.length));
       moved += selected.length;
-      if (selected.length < PAGE || this.stopping) return;
       start = `(${upTo}`;
-    }
+    });
   }
 
   /** Whether the stream's first letter from `start` was set aside before `cutoff`. */

@@ -11,12 +11,12 @@ import type { ChargeRecord, QueuedCharge } from "../outcomes/charge.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { isEntryId } from "../streams/entry-id.js";
-import { Periodic } from "../runtime/periodic.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import type { ArchiveMetrics } from "./archive-metrics.js";
-import { MonthPartitions } from "./month-partitions.js";
-import { storableText } from "./storable-text.js";
+import { MonthPartitions } from "../archive-db/month-partitions.js";
+import { storableText } from "../archive-db/storable-text.js";
+import { Mover } from "./mover.js";
 
 const PAGE = 500;
 
@@ -36,41 +36,29 @@ export interface ChargeArchiverDeps {
 
 type ChargeRow = Record<keyof ChargeRecord | "account_id" | "shard" | "entry_ms" | "entry_seq", string | number | null>;
 
-export class ChargeArchiver {
-  private readonly passes: Periodic;
-  /** Set by stop: a pass in progress ends after the page in hand instead of draining a backlog. */
-  private stopping = false;
+export class ChargeArchiver extends Mover {
   private readonly partitions: MonthPartitions;
 
   constructor(private readonly deps: ChargeArchiverDeps) {
+    super({
+      intervalMs: deps.intervalMs ?? 500,
+      logger: deps.logger,
+      errors: deps.metrics.errors,
+      failure: "charge archive pass failed; the queue keeps the charges",
+    });
     this.partitions = new MonthPartitions(deps.sql);
-    this.passes = new Periodic(() => this.pass(), { intervalMs: deps.intervalMs ?? 500 });
-  }
-
-  start(): void {
-    this.passes.start();
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.passes.stop();
   }
 
   /** Archives everything queued now on the owned shards and deletes from Redis what was archived long enough ago. */
-  async pass(): Promise<void> {
-    // Shards at once: each step waits on PostgreSQL or Redis, and the pool serves several inserts.
-    const waiting = await Promise.all(
-      this.deps.shards().map(async (shard) => {
-        try {
-          const left = await this.drain(shard);
-          await this.forget(shard);
-          return left;
-        } catch (error) {
-          this.deps.metrics.errors.inc();
-          this.deps.logger.warn({ err: error, shard }, "charge archive pass failed; the queue keeps the charges");
-          return 0;
-        }
-      }),
+  override async pass(): Promise<void> {
+    const waiting = await this.eachShard(
+      this.deps.shards(),
+      async (shard) => {
+        const left = await this.drain(shard);
+        await this.forget(shard);
+        return left;
+      },
+      0,
     );
     this.deps.metrics.chargesBacklog.set(waiting.reduce((a, b) => a + b, 0));
   }
@@ -79,34 +67,36 @@ export class ChargeArchiver {
   private async drain(shard: number): Promise<number> {
     const { redis, keys, sql } = this.deps;
     const queue = keys.chargesToArchive(shard);
-    for (;;) {
-      const entries = await redis.xrange(queue, "-", "+", "COUNT", PAGE);
-      if (entries.length === 0) return 0;
-      const rows = entries.map(([, fields]) => rowOf(shard, fields));
-      const instants = rows.map((row) => Date.parse(String(row.confirmed_at)));
-      await this.partitions.ensure("charges", instants);
-      // One array per column, unnested: one prepared statement for every page (see outcome-archiver.ts).
-      const column = (name: keyof ChargeRow): (string | number | null)[] => rows.map((row) => row[name]);
-      await sql`
-        INSERT INTO charges (id, account_id, outcome_key, customer_key, agent_key, rate_card_key, currency, unit_amount,
-          attribution, amount, confirmed_at, shard, entry_ms, entry_seq)
-        SELECT * FROM unnest(${column("id")}::text[], ${column("account_id")}::text[], ${column("outcome_key")}::text[],
-          ${column("customer_key")}::text[], ${column("agent_key")}::text[], ${column("rate_card_key")}::text[],
-          ${column("currency")}::text[], ${column("unit_amount")}::int8[], ${column("attribution")}::float8[],
-          ${column("amount")}::int8[], ${column("confirmed_at")}::timestamptz[], ${column("shard")}::int4[],
-          ${column("entry_ms")}::int8[], ${column("entry_seq")}::int8[])
-        ON CONFLICT DO NOTHING`;
-      await this.partitions.inserted("charges", instants).catch((error: unknown) => {
-        this.deps.logger.warn({ err: error }, "analysing the charges' partitions failed");
-      });
-      const step = redis.multi();
-      for (const row of rows) {
-        if (row.entry_ms !== null) step.xadd(keys.chargesArchived(shard), "*", "a", String(row.account_id), "e", `${row.entry_ms}-${row.entry_seq}`);
-      }
-      await step.xdel(queue, ...entries.map(([id]) => id)).exec();
-      this.deps.metrics.chargesArchived.inc(entries.length);
-      if (entries.length < PAGE || this.stopping) return await redis.xlen(queue);
-    }
+    const emptied = await this.pageByPage(
+      PAGE,
+      () => redis.xrange(queue, "-", "+", "COUNT", PAGE),
+      async (entries) => {
+        const rows = entries.map(([, fields]) => rowOf(shard, fields));
+        const instants = rows.map((row) => Date.parse(String(row.confirmed_at)));
+        await this.partitions.ensure("charges", instants);
+        // One array per column, unnested: one prepared statement for every page (see outcome-archiver.ts).
+        const column = (name: keyof ChargeRow): (string | number | null)[] => rows.map((row) => row[name]);
+        await sql`
+          INSERT INTO charges (id, account_id, outcome_key, customer_key, agent_key, rate_card_key, currency, unit_amount,
+            attribution, amount, confirmed_at, shard, entry_ms, entry_seq)
+          SELECT * FROM unnest(${column("id")}::text[], ${column("account_id")}::text[], ${column("outcome_key")}::text[],
+            ${column("customer_key")}::text[], ${column("agent_key")}::text[], ${column("rate_card_key")}::text[],
+            ${column("currency")}::text[], ${column("unit_amount")}::int8[], ${column("attribution")}::float8[],
+            ${column("amount")}::int8[], ${column("confirmed_at")}::timestamptz[], ${column("shard")}::int4[],
+            ${column("entry_ms")}::int8[], ${column("entry_seq")}::int8[])
+          ON CONFLICT DO NOTHING`;
+        await this.partitions.inserted("charges", instants).catch((error: unknown) => {
+          this.deps.logger.warn({ err: error }, "analysing the charges' partitions failed");
+        });
+        const step = redis.multi();
+        for (const row of rows) {
+          if (row.entry_ms !== null) step.xadd(keys.chargesArchived(shard), "*", "a", String(row.account_id), "e", `${row.entry_ms}-${row.entry_seq}`);
+        }
+        await step.xdel(queue, ...entries.map(([id]) => id)).exec();
+        this.deps.metrics.chargesArchived.inc(entries.length);
+      },
+    );
+    return emptied ? 0 : await redis.xlen(queue);
   }
 
   /** Deletes the Redis entries of charges archived more than the retention ago (at most 30 s). */
@@ -114,14 +104,15 @@ export class ChargeArchiver {
     const { redis, keys } = this.deps;
     const archived = keys.chargesArchived(shard);
     const until = Date.now() - Math.min(30_000, this.deps.retentionMs);
-    for (;;) {
-      const entries = await redis.xrange(archived, "-", String(until), "COUNT", PAGE);
-      if (entries.length === 0) return;
-      const step = redis.multi();
-      for (const [, fields] of entries) step.xdel(keys.charges(shard, fields[1]!), fields[3]!);
-      await step.xdel(archived, ...entries.map(([id]) => id)).exec();
-      if (entries.length < PAGE || this.stopping) return;
-    }
+    await this.pageByPage(
+      PAGE,
+      () => redis.xrange(archived, "-", String(until), "COUNT", PAGE),
+      async (entries) => {
+        const step = redis.multi();
+        for (const [, fields] of entries) step.xdel(keys.charges(shard, fields[1]!), fields[3]!);
+        await step.xdel(archived, ...entries.map(([id]) => id)).exec();
+      },
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 --[[
   Takes a page of insight rollups out of the live set for their move to the archive
-  (src/archive/rollup-mover.ts): renames each hash to its move's key and lists the move as not yet copied,
+  (src/archive-move/rollup-mover.ts): renames each hash to its move's key and lists the move as not yet copied,
   all at once, so a read sees the page either before or after. A commit that counts into one of these days
   afterwards starts a new live hash, which moves later under a move of its own.
 

@@ -1,6 +1,6 @@
 --[[
   Deletes a moved insight rollup from Redis once the archive has held it for the grace period
-  (src/archive/rollup-mover.ts): reads that listed it as in the archive no longer need it in Redis.
+  (src/archive-move/rollup-mover.ts): reads that listed it as in the archive no longer need it in Redis.
 
   KEYS[1] the shard's moves (keys.insightRollupMoves)
   KEYS[2] the rollup's key during its move (keys.insightRollupMoving)

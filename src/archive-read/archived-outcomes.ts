@@ -5,9 +5,9 @@
 import { indexMember, type ScoreName } from "../outcomes/outcome-index.js";
 import { unpackOutcome, type OutcomeRecord, type OutcomeStatus } from "../outcomes/outcome-record.js";
 import { outcomeRef } from "../outcomes/outcome-ref.js";
-import type { ArchiveSql } from "./archive-db.js";
+import type { ArchiveSql } from "../archive-db/archive-db.js";
 import { fromArchive } from "./archive-unavailable.js";
-import { storableText } from "./storable-text.js";
+import { storableText } from "../archive-db/storable-text.js";
 
 /** The page of an archived event log, as the Redis log would give it: entry ids and envelopes. */
 export interface ArchivedLogEntry {
