@@ -13,9 +13,9 @@ import { IngestCounts } from "../stores/ingest-counts.js";
 import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
-import { ApiClient } from "./api-client.js";
 import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
 import { html } from "./html.js";
+import { InProcessApi } from "./in-process-api.js";
 import { BASE, publicLayout, type Viewer } from "./layout.js";
 import { LIVE_POLL_MS, LiveHub } from "./live-hub.js";
 import { dashboardPages } from "./pages/index.js";
@@ -103,7 +103,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     users: new Users(deps.redis, deps.keys),
     sessions: new Sessions(deps.redis, deps.keys),
     signInLimit: new SignInLimit(deps.redis, deps.keys, deps.clock),
-    api: new ApiClient(deps.apiRoutes, deps.clock),
+    api: new InProcessApi(deps.apiRoutes, deps.clock),
     live: new LiveHub(LIVE_POLL_MS, () => deps.metrics.dashboardLiveRenders.inc()),
     stores: {
       outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
@@ -154,7 +154,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
       ...base,
       session,
       viewer,
-      api: (method, apiPath, call) => services.api.call(session.accountId, method, apiPath, call),
+      client: services.api.as(session.accountId),
     };
     return route.handle(ctx);
   };

@@ -41,7 +41,7 @@ export const ALL_GROUPS = 1000;
 
 export async function fetchInsights(ctx: PageContext, groupBy: GroupBy, period: Period, key?: string): Promise<InsightsView> {
   const { from, to } = rangeOf(period, ctx.services.clock());
-  return ctx.api<InsightsView>("GET", "/v1/insights", { query: { group_by: groupBy, key, from, to, bucket: period.bucket, limit: key === undefined ? String(ALL_GROUPS) : undefined } });
+  return ctx.client.insights.get({ group_by: groupBy, key, from, to, bucket: period.bucket, limit: key === undefined ? ALL_GROUPS : undefined });
 }
 
 /** The answer's group for `key`, or one of zeros over the answer's buckets when it had nothing. */

@@ -1,15 +1,15 @@
 // Charges and usage: charges filtered by customer and period (UTC days), totals per currency, and the
 // billable events counted per customer.
-import { ApiError } from "../../errors/api-error.js";
-import type { ChargeRecord } from "../../outcomes/charge.js";
-import type { CustomerUsage } from "../../stores/charge-store.js";
-import { segment } from "../api-client.js";
+import type { ChargeListQuery } from "../../client/routes.js";
+import type { Charge } from "../../client/wire-types.js";
+import type { ListPage } from "../../client/paging.js";
+import { given, refusedCursor, refusedWith } from "../api-answers.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html } from "../html.js";
 import { BASE, field, layout, notice } from "../layout.js";
 import { formatMoney } from "../money.js";
 import { page, type WebResponse } from "../web.js";
-import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
+import { noSuchPage, pager } from "./record-pages.js";
 
 /** Totals read at most this many charges (API pages of 1000): the page stays quick on a large account. */
 export const TOTALS_LIMIT = 10_000;
@@ -39,12 +39,12 @@ function period(query: URLSearchParams): Period {
   return result;
 }
 
-async function totals(ctx: PageContext, filter: Record<string, string | undefined>): Promise<{ byCurrency: Map<string, number>; counted: number; complete: boolean }> {
+async function totals(ctx: PageContext, filter: ChargeListQuery): Promise<{ byCurrency: Map<string, number>; counted: number; complete: boolean }> {
   const byCurrency = new Map<string, number>();
   let cursor: string | undefined;
   let counted = 0;
   for (;;) {
-    const answer = await ctx.api<{ charges: ChargeRecord[]; next_cursor: string | null }>("GET", "/v1/charges", { query: { ...filter, cursor, limit: "1000" } });
+    const answer = await ctx.client.charges.list({ ...filter, cursor, limit: 1000 });
     for (const charge of answer.charges) byCurrency.set(charge.currency, (byCurrency.get(charge.currency) ?? 0) + charge.amount);
     counted += answer.charges.length;
     if (answer.next_cursor === null) return { byCurrency, counted, complete: true };
@@ -64,21 +64,21 @@ async function chargesPage(ctx: PageContext): Promise<WebResponse> {
   <button type="submit">Filter</button>
 </form>`;
   if (Object.keys(when.errors).length > 0) return page(400, layout(ctx.viewer, "/charges", "Charges and usage", form));
-  const filter = { customer_key: customer, from: when.from, to: when.to };
-  let answer: { charges: ChargeRecord[]; next_cursor: string | null };
+  const filter: ChargeListQuery = { customer_key: customer || undefined, from: when.from, to: when.to };
+  let answer: ListPage<"charges", Charge>;
   try {
-    answer = await ctx.api("GET", "/v1/charges", { query: { ...filter, cursor: q.get("cursor") ?? undefined } });
+    answer = await ctx.client.charges.list({ ...filter, cursor: given(q, "cursor") });
   } catch (error) {
     if (refusedCursor(error)) return noSuchPage(ctx, "/charges", `${BASE}/charges`);
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") {
+    if (refusedWith(error, "VALIDATION_ERROR")) {
       return page(400, layout(ctx.viewer, "/charges", "Charges and usage", html`${notice("The service refused these dates (it keeps 1970 to 9999); filter again.")}${form}`));
     }
     throw error;
   }
   const sums = await totals(ctx, filter);
-  const usage = (await ctx.api<{ usage: CustomerUsage[] }>("GET", "/v1/usage", { query: { customer_key: customer } })).usage;
+  const { usage } = await ctx.client.usage.get({ customer_key: customer || undefined });
   const rows = answer.charges.map(
-    (c) => html`<tr><td>${c.confirmed_at}</td><td><a href="${BASE}/outcomes/${segment(c.outcome_key)}">${c.outcome_key}</a></td><td>${c.customer_key}</td><td>${c.agent_key}</td><td>${c.rate_card_key}</td><td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td><td>${formatMoney(c.amount, c.currency)}</td></tr>`,
+    (c) => html`<tr><td>${c.confirmed_at}</td><td><a href="${BASE}/outcomes/${encodeURIComponent(c.outcome_key)}">${c.outcome_key}</a></td><td>${c.customer_key}</td><td>${c.agent_key}</td><td>${c.rate_card_key}</td><td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td><td>${formatMoney(c.amount, c.currency)}</td></tr>`,
   );
   const content = html`${form}
 <h2>Totals</h2>
