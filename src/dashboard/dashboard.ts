@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import type { Accounts } from "../accounts/accounts.js";
 import { Users } from "../accounts/users.js";
 import { MAX_KEY_LENGTH } from "../api/request-checks.js";
-import type { Route } from "../ingress/router.js";
+import { Router, type Route } from "../ingress/router.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
@@ -62,35 +62,24 @@ function loadStatic(): Map<string, { body: string; contentType: string }> {
   return files;
 }
 
-interface CompiledRoute {
-  route: DashboardRoute;
-  parts: string[];
+/**
+ * Whether every segment of a page path could name a page: valid percent-encoding, and no longer than the
+ * API's keys (a longer key or id names no page: 404, not the API's 400).
+ */
+function namesAPage(path: string): boolean {
+  return path.split("/").every((part) => {
+    try {
+      return decodeURIComponent(part).length <= MAX_KEY_LENGTH;
+    } catch {
+      return false;
+    }
+  });
 }
 
-function matchRoute(routes: readonly CompiledRoute[], method: string, path: string): { route?: DashboardRoute; params: Record<string, string>; pathKnown: boolean } {
-  const parts = path.slice(BASE.length).split("/").slice(1);
-  let pathKnown = false;
-  for (const { route, parts: pattern } of routes) {
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    const fits = pattern.every((segment, i) => {
-      const part = parts[i]!;
-      if (!segment.startsWith(":")) return segment === part;
-      if (part === "") return false;
-      try {
-        // No key, id or name is longer than the API's keys: a longer one names no page (404, not the API's 400).
-        const value = decodeURIComponent(part);
-        params[segment.slice(1)] = value;
-        return value.length <= MAX_KEY_LENGTH;
-      } catch {
-        return false;
-      }
-    });
-    if (!fits) continue;
-    pathKnown = true;
-    if (route.method === method) return { route, params, pathKnown };
-  }
-  return { params: {}, pathKnown };
+function decodedParams(rawParams: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(rawParams)) params[name] = decodeURIComponent(raw);
+  return params;
 }
 
 function forbidden(message: string, back = BASE): WebResponse {
@@ -116,7 +105,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     clock: deps.clock,
   };
   const expectedOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
-  const routes: CompiledRoute[] = dashboardPages.map((route) => ({ route, parts: route.path.split("/").slice(1) }));
+  const router = new Router<DashboardRoute>(dashboardPages);
   const files = loadStatic();
 
   /** A browser always sends Origin on a POST; it must be this server, as configured or as addressed. */
@@ -133,9 +122,11 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
   const handle = async (req: WebRequest): Promise<WebResponse> => {
     const file = files.get(req.path);
     if (file && req.method === "GET") return page(200, file.body, { contentType: file.contentType });
-    const path = req.path === BASE ? `${BASE}/` : req.path;
-    const { route, params, pathKnown } = matchRoute(routes, req.method, path);
-    if (!route) return page(pathKnown ? 405 : 404, publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`));
+    const path = req.path === BASE ? "/" : req.path.slice(BASE.length);
+    const match = namesAPage(path) ? router.match(req.method, path) : { kind: "not_found" as const };
+    if (match.kind !== "found") return page(match.kind === "method_not_allowed" ? 405 : 404, publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`));
+    const { route } = match;
+    const params = decodedParams(match.rawParams);
     if (req.method === "POST" && !sameOrigin(req)) return forbidden("This form was sent from another site, so it was refused.");
     const base: PublicContext = { req, params, services };
     if (route.public) return route.handle(base);
