@@ -13,7 +13,7 @@ import { IngestCounts } from "../stores/ingest-counts.js";
 import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
-import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
+import type { DashboardRoute, DashboardServices, PageRoute, PublicContext } from "./context.js";
 import { html } from "./html.js";
 import { InProcessApi } from "./in-process-api.js";
 import { BASE, publicLayout, type Viewer } from "./layout.js";
@@ -86,8 +86,8 @@ function forbidden(message: string, back = BASE): WebResponse {
   return page(403, publicLayout("Refused", html`<p>${message}</p><p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`));
 }
 
-export function createDashboard(deps: DashboardDeps): Dashboard {
-  const services: DashboardServices = {
+function dashboardServices(deps: DashboardDeps): DashboardServices {
+  return {
     accounts: deps.accounts,
     users: new Users(deps.redis, deps.keys),
     sessions: new Sessions(deps.redis, deps.keys),
@@ -104,7 +104,23 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     secureCookie: deps.publicUrl?.startsWith("https:") ?? false,
     clock: deps.clock,
   };
-  const expectedOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
+}
+
+export function createDashboard(deps: DashboardDeps): Dashboard {
+  const web = webHandler(
+    pageDispatch(dashboardServices(deps), deps.publicUrl),
+    (error) => deps.logger.error({ err: error }, "dashboard request failed"),
+    (header) => deps.logger.warn({ header }, "dashboard answer refused: a header value held CR, LF or NUL"),
+  );
+  return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
+}
+
+/**
+ * Every request in turn: a static file, the page's route, the same-origin check of a form, then for
+ * signed-in pages the session and CSRF checks.
+ */
+function pageDispatch(services: DashboardServices, publicUrl: string | undefined): (req: WebRequest) => Promise<WebResponse> {
+  const expectedOrigin = publicUrl === undefined ? undefined : new URL(publicUrl).origin;
   const router = new Router<DashboardRoute>(dashboardPages);
   const files = loadStatic();
 
@@ -119,7 +135,7 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     }
   };
 
-  const handle = async (req: WebRequest): Promise<WebResponse> => {
+  return async (req: WebRequest): Promise<WebResponse> => {
     const file = files.get(req.path);
     if (file && req.method === "GET") return page(200, file.body, { contentType: file.contentType });
     const path = req.path === BASE ? "/" : req.path.slice(BASE.length);
@@ -131,29 +147,22 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     const base: PublicContext = { req, params, services };
     if (route.public) return route.handle(base);
 
-    const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
-    if (!session) {
-      // A form sent without a live session changes nothing: 403, with the way back in.
-      if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
-      return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
-    }
-    if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
-      return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");
-    }
-    const viewer: Viewer = { email: session.email, accountName: (await services.accounts.name(session.accountId)) ?? session.accountId, csrf: session.csrf };
-    const ctx: PageContext = {
-      ...base,
-      session,
-      viewer,
-      client: services.api.as(session.accountId),
-    };
-    return route.handle(ctx);
+    return signedInPage(route, base);
   };
+}
 
-  const web = webHandler(
-    handle,
-    (error) => deps.logger.error({ err: error }, "dashboard request failed"),
-    (header) => deps.logger.warn({ header }, "dashboard answer refused: a header value held CR, LF or NUL"),
-  );
-  return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
+/** A signed-in page: its live session, a form's CSRF token, then the page as the session's account. */
+async function signedInPage(route: PageRoute, base: PublicContext): Promise<WebResponse> {
+  const { req, services } = base;
+  const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
+  if (!session) {
+    // A form sent without a live session changes nothing: 403, with the way back in.
+    if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
+    return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
+  }
+  if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
+    return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");
+  }
+  const viewer: Viewer = { email: session.email, accountName: (await services.accounts.name(session.accountId)) ?? session.accountId, csrf: session.csrf };
+  return route.handle({ ...base, session, viewer, client: services.api.as(session.accountId) });
 }
