@@ -20,6 +20,8 @@ export interface WebhookRoutes {
   get(id: string): Promise<WebhookEndpoint>;
   patch(id: string, body: PatchWebhookEndpointBody): Promise<WebhookEndpoint>;
   delete(id: string): Promise<void>;
+  /** The endpoint's current signing secret. */
+  secret(id: string): Promise<{ secret: string }>;
   /** A new signing secret; the previous one keeps signing alongside it for a while. */
   rotateSecret(id: string): Promise<WebhookSecretRotated>;
   /** The endpoint's messages, newest first. */
@@ -47,6 +49,7 @@ export function webhookRoutes(transport: Transport): WebhookRoutes {
     delete: async (id) => {
       await transport.request("DELETE", path`/v1/webhook-endpoints/${id}`);
     },
+    secret: (id) => get<{ secret: string }>(path`/v1/webhook-endpoints/${id}/secret`),
     rotateSecret: (id) => send<WebhookSecretRotated>("POST", path`/v1/webhook-endpoints/${id}/rotate-secret`),
     messages: (id, query) => paged<"messages", WebhookMessage>(path`/v1/webhook-endpoints/${id}/messages`, "messages", query),
     attempts: (id, messageId) => get<{ attempts: WebhookAttempt[] }>(path`/v1/webhook-endpoints/${id}/messages/${messageId}/attempts`),

@@ -31,6 +31,7 @@ describe("client webhook routes", () => {
     expect(all).toContain(created.id);
 
     expect(await client.webhooks.patch(created.id, { enabled: false })).toMatchObject({ id: created.id, enabled: false });
+    expect(await client.webhooks.secret(created.id)).toEqual({ secret: created.secret });
     const rotated = await client.webhooks.rotateSecret(created.id);
     expect(rotated.secret).not.toBe(created.secret);
     expect(Date.parse(rotated.previous_secret_expires_at)).toBeGreaterThan(Date.now());
