@@ -5,7 +5,7 @@ import { resolveOptions, type VerdictClientOptions } from "./options.js";
 import { routes, type Routes } from "./routes.js";
 import type { ClientStats } from "./stats.js";
 import { loadTraceApi } from "./trace-context.js";
-import { Transport } from "./transport.js";
+import { HttpTransport } from "./transport.js";
 import type { VerdictEvent } from "./wire-types.js";
 
 export class VerdictClient {
@@ -20,10 +20,11 @@ export class VerdictClient {
   readonly usage: Routes["usage"];
   readonly insights: Routes["insights"];
   readonly dlq: Routes["dlq"];
+  readonly webhooks: Routes["webhooks"];
 
   constructor(options: VerdictClientOptions) {
     const resolved = resolveOptions(options);
-    const transport = new Transport(resolved);
+    const transport = new HttpTransport(resolved);
     this.sender = new EventSender(resolved, transport);
     ({
       tasks: this.tasks,
@@ -36,6 +37,7 @@ export class VerdictClient {
       usage: this.usage,
       insights: this.insights,
       dlq: this.dlq,
+      webhooks: this.webhooks,
     } = routes(transport));
     void loadTraceApi();
   }

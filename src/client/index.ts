@@ -4,5 +4,6 @@ export { DEFAULT_CLIENT_OPTIONS, type ErrorContext, type RetryOptions, type Verd
 export type { ListPage, PagedList, PageQuery } from "./paging.js";
 export type { ChargeListQuery, DeadLetterListQuery, InsightsQuery, OutcomeListQuery, RecordRoutes, Routes, UsageQuery } from "./routes.js";
 export type { ClientStats } from "./stats.js";
+export type { WebhookRoutes } from "./webhook-routes.js";
 export { VerdictError, type ClientErrorCode, type VerdictErrorCode } from "./verdict-error.js";
 export type * from "./wire-types.js";

@@ -2,6 +2,7 @@
 // VerdictError. One attempt each: retries with ordering and idempotency are what `track` is for.
 import { PagedList, type ListPage, type PageQuery } from "./paging.js";
 import { path, type Query, type Transport } from "./transport.js";
+import { webhookRoutes, type WebhookRoutes } from "./webhook-routes.js";
 import type {
   Agent,
   BatchAccepted,
@@ -105,6 +106,7 @@ export interface Routes {
     /** Sends the dead letter's event through its shard again. */
     replay(id: string): Promise<ReplayAccepted>;
   };
+  webhooks: WebhookRoutes;
 }
 
 export function routes(transport: Transport): Routes {
@@ -153,5 +155,6 @@ export function routes(transport: Transport): Routes {
       list: (query) => paged<"dead_letters", DeadLetter, DeadLetterListQuery>("/v1/dlq", "dead_letters", query),
       replay: (id) => send<ReplayAccepted>("POST", path`/v1/dlq/${id}/replay`, undefined),
     },
+    webhooks: webhookRoutes(transport),
   };
 }

@@ -6,7 +6,7 @@ import { activeTraceparent, loadTraceApi } from "./trace-context.js";
 import { VerdictError } from "./verdict-error.js";
 import type { ErrorBody } from "./wire-types.js";
 
-export type Method = "GET" | "POST" | "PUT" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Query parameters; undefined values are left out. */
 export type Query = Record<string, string | number | undefined>;
@@ -20,7 +20,8 @@ export function path(strings: TemplateStringsArray, ...params: string[]): string
   return out;
 }
 
-function withQuery(path: string, query: Query | undefined): string {
+/** A path with its query string; undefined values are left out. */
+export function withQuery(path: string, query: Query | undefined): string {
   if (!query) return path;
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
@@ -34,19 +35,32 @@ function isErrorBody(body: unknown): body is ErrorBody {
   return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string";
 }
 
-export class Transport {
+export interface RequestOptions {
+  query?: Query | undefined;
+  /** JSON text already, so a batch serialised once is resent as is. */
+  body?: string | undefined;
+  /** Defaults to the span active now; null sends none. */
+  traceparent?: string | null | undefined;
+}
+
+/**
+ * How the typed routes reach the service: resolves to the answer's parsed JSON body (undefined for a
+ * bodiless answer) or rejects with a VerdictError. HTTP for fleets; the server's own pages call its
+ * handlers in process through the same interface.
+ */
+export interface Transport {
+  request(method: Method, path: string, options?: RequestOptions): Promise<unknown>;
+}
+
+export class HttpTransport implements Transport {
   private readonly authorization: string;
 
   constructor(private readonly options: ResolvedOptions) {
     this.authorization = `Bearer ${options.token}`;
   }
 
-  /**
-   * Sends one request and resolves to the parsed JSON body (undefined for a bodiless answer). `body` is
-   * JSON text already, so a batch serialised once is resent as is. `traceparent` defaults to the span
-   * active now; null sends none.
-   */
-  async request(method: Method, path: string, options: { query?: Query | undefined; body?: string | undefined; traceparent?: string | null | undefined } = {}): Promise<unknown> {
+  /** Sends one request over fetch, with the bearer token, the timeout and the trace context. */
+  async request(method: Method, path: string, options: RequestOptions = {}): Promise<unknown> {
     // Resolved after the first call: a request waits for the OpenTelemetry API only until it has loaded once.
     await loadTraceApi();
     const headers: Record<string, string> = { authorization: this.authorization };

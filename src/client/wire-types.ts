@@ -7,6 +7,13 @@ import type { UsageView } from "../api/routes/charges.js";
 import type { InsightsView } from "../api/routes/insights.js";
 import type { InsightGroup, InsightPoint, InsightTotals } from "../api/insight-series.js";
 import type { OpenOutcomeBody } from "../api/routes/outcomes.js";
+import type {
+  CreateWebhookEndpointBody,
+  PatchWebhookEndpointBody,
+  WebhookEndpointCreated,
+  WebhookMessageResent,
+  WebhookSecretRotated,
+} from "../api/routes/webhooks.js";
 import type { ErrorBody, ErrorDetail } from "../errors/api-error.js";
 import type { HttpErrorCode } from "../errors/codes.js";
 import type { BatchAccepted, EventAccepted } from "../ingress/routes/events.js";
@@ -20,6 +27,9 @@ import type { AgentRecord } from "../records/agent.js";
 import type { CustomerRecord } from "../records/customer.js";
 import type { RateCardRecord } from "../records/rate-card.js";
 import type { TaskRecord } from "../records/task.js";
+import type { WebhookEventType } from "../records/webhook-endpoint.js";
+import type { WebhookEndpointView } from "../webhooks/endpoint-store.js";
+import type { AttemptView, MessageView } from "../webhooks/message.js";
 
 /** A Variant A (task-based) event: names an outcome opened from a task. */
 export type TaskEvent = TaskEventInput;
@@ -56,4 +66,13 @@ export type {
   InsightGroup,
   InsightPoint,
   InsightTotals,
+  CreateWebhookEndpointBody,
+  PatchWebhookEndpointBody,
+  WebhookEndpointView as WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEventType,
+  MessageView as WebhookMessage,
+  AttemptView as WebhookAttempt,
+  WebhookMessageResent,
+  WebhookSecretRotated,
 };

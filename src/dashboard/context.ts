@@ -1,12 +1,12 @@
 // What every dashboard page handler receives: the request, its path parameters, and for signed-in pages
-// the session, the viewer shown in the frame, and the API called as the session's account.
+// the session, the viewer shown in the frame, and the API's typed client acting as the session's account.
 import type { Accounts } from "../accounts/accounts.js";
 import type { Users } from "../accounts/users.js";
-import type { HttpMethod } from "../ingress/router.js";
+import type { Routes } from "../client/routes.js";
 import type { DeadLetterStore } from "../stores/dead-letter-store.js";
 import type { IngestCounts } from "../stores/ingest-counts.js";
 import type { OutcomeStore } from "../stores/outcome-store.js";
-import type { ApiCall, ApiClient } from "./api-client.js";
+import type { InProcessApi } from "./in-process-api.js";
 import type { Viewer } from "./layout.js";
 import type { LiveHub } from "./live-hub.js";
 import type { Session, Sessions } from "./sessions.js";
@@ -19,7 +19,7 @@ export interface DashboardServices {
   users: Users;
   sessions: Sessions;
   signInLimit: SignInLimit;
-  api: ApiClient;
+  api: InProcessApi;
   /** Live outcome pages' shared pollers and the per-session stream cap. */
   live: LiveHub;
   /** Reads the API has no route for: the home page's counts. */
@@ -39,8 +39,8 @@ export interface PublicContext {
 export interface PageContext extends PublicContext {
   session: Session;
   viewer: Viewer;
-  /** The HTTP API's handler for this method and path, as the session's account. */
-  api<T>(method: HttpMethod, path: string, call?: ApiCall): Promise<T>;
+  /** The HTTP API through the typed client, as the session's account. */
+  client: Routes;
 }
 
 export interface PublicRoute {

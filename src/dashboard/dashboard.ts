@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import type { Accounts } from "../accounts/accounts.js";
 import { Users } from "../accounts/users.js";
 import { MAX_KEY_LENGTH } from "../api/request-checks.js";
-import type { Route } from "../ingress/router.js";
+import { Router, type Route } from "../ingress/router.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
@@ -13,9 +13,9 @@ import { IngestCounts } from "../stores/ingest-counts.js";
 import { OutcomeStore } from "../stores/outcome-store.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Metrics } from "../telemetry/metrics.js";
-import { ApiClient } from "./api-client.js";
-import type { DashboardRoute, DashboardServices, PageContext, PublicContext } from "./context.js";
+import type { DashboardRoute, DashboardServices, PageRoute, PublicContext } from "./context.js";
 import { html } from "./html.js";
+import { InProcessApi } from "./in-process-api.js";
 import { BASE, publicLayout, type Viewer } from "./layout.js";
 import { LIVE_POLL_MS, LiveHub } from "./live-hub.js";
 import { dashboardPages } from "./pages/index.js";
@@ -62,48 +62,37 @@ function loadStatic(): Map<string, { body: string; contentType: string }> {
   return files;
 }
 
-interface CompiledRoute {
-  route: DashboardRoute;
-  parts: string[];
+/**
+ * Whether every segment of a page path could name a page: valid percent-encoding, and no longer than the
+ * API's keys (a longer key or id names no page: 404, not the API's 400).
+ */
+function namesAPage(path: string): boolean {
+  return path.split("/").every((part) => {
+    try {
+      return decodeURIComponent(part).length <= MAX_KEY_LENGTH;
+    } catch {
+      return false;
+    }
+  });
 }
 
-function matchRoute(routes: readonly CompiledRoute[], method: string, path: string): { route?: DashboardRoute; params: Record<string, string>; pathKnown: boolean } {
-  const parts = path.slice(BASE.length).split("/").slice(1);
-  let pathKnown = false;
-  for (const { route, parts: pattern } of routes) {
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    const fits = pattern.every((segment, i) => {
-      const part = parts[i]!;
-      if (!segment.startsWith(":")) return segment === part;
-      if (part === "") return false;
-      try {
-        // No key, id or name is longer than the API's keys: a longer one names no page (404, not the API's 400).
-        const value = decodeURIComponent(part);
-        params[segment.slice(1)] = value;
-        return value.length <= MAX_KEY_LENGTH;
-      } catch {
-        return false;
-      }
-    });
-    if (!fits) continue;
-    pathKnown = true;
-    if (route.method === method) return { route, params, pathKnown };
-  }
-  return { params: {}, pathKnown };
+function decodedParams(rawParams: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(rawParams)) params[name] = decodeURIComponent(raw);
+  return params;
 }
 
 function forbidden(message: string, back = BASE): WebResponse {
   return page(403, publicLayout("Refused", html`<p>${message}</p><p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`));
 }
 
-export function createDashboard(deps: DashboardDeps): Dashboard {
-  const services: DashboardServices = {
+function dashboardServices(deps: DashboardDeps): DashboardServices {
+  return {
     accounts: deps.accounts,
     users: new Users(deps.redis, deps.keys),
     sessions: new Sessions(deps.redis, deps.keys),
     signInLimit: new SignInLimit(deps.redis, deps.keys, deps.clock),
-    api: new ApiClient(deps.apiRoutes, deps.clock),
+    api: new InProcessApi(deps.apiRoutes, deps.clock),
     live: new LiveHub(LIVE_POLL_MS, () => deps.metrics.dashboardLiveRenders.inc()),
     stores: {
       outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
@@ -115,8 +104,24 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     secureCookie: deps.publicUrl?.startsWith("https:") ?? false,
     clock: deps.clock,
   };
-  const expectedOrigin = deps.publicUrl === undefined ? undefined : new URL(deps.publicUrl).origin;
-  const routes: CompiledRoute[] = dashboardPages.map((route) => ({ route, parts: route.path.split("/").slice(1) }));
+}
+
+export function createDashboard(deps: DashboardDeps): Dashboard {
+  const web = webHandler(
+    pageDispatch(dashboardServices(deps), deps.publicUrl),
+    (error) => deps.logger.error({ err: error }, "dashboard request failed"),
+    (header) => deps.logger.warn({ header }, "dashboard answer refused: a header value held CR, LF or NUL"),
+  );
+  return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
+}
+
+/**
+ * Every request in turn: a static file, the page's route, the same-origin check of a form, then for
+ * signed-in pages the session and CSRF checks.
+ */
+function pageDispatch(services: DashboardServices, publicUrl: string | undefined): (req: WebRequest) => Promise<WebResponse> {
+  const expectedOrigin = publicUrl === undefined ? undefined : new URL(publicUrl).origin;
+  const router = new Router<DashboardRoute>(dashboardPages);
   const files = loadStatic();
 
   /** A browser always sends Origin on a POST; it must be this server, as configured or as addressed. */
@@ -130,39 +135,34 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
     }
   };
 
-  const handle = async (req: WebRequest): Promise<WebResponse> => {
+  return async (req: WebRequest): Promise<WebResponse> => {
     const file = files.get(req.path);
     if (file && req.method === "GET") return page(200, file.body, { contentType: file.contentType });
-    const path = req.path === BASE ? `${BASE}/` : req.path;
-    const { route, params, pathKnown } = matchRoute(routes, req.method, path);
-    if (!route) return page(pathKnown ? 405 : 404, publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`));
+    const path = req.path === BASE ? "/" : req.path.slice(BASE.length);
+    const match = namesAPage(path) ? router.match(req.method, path) : { kind: "not_found" as const };
+    if (match.kind !== "found") return page(match.kind === "method_not_allowed" ? 405 : 404, publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`));
+    const { route } = match;
+    const params = decodedParams(match.rawParams);
     if (req.method === "POST" && !sameOrigin(req)) return forbidden("This form was sent from another site, so it was refused.");
     const base: PublicContext = { req, params, services };
     if (route.public) return route.handle(base);
 
-    const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
-    if (!session) {
-      // A form sent without a live session changes nothing: 403, with the way back in.
-      if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
-      return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
-    }
-    if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
-      return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");
-    }
-    const viewer: Viewer = { email: session.email, accountName: (await services.accounts.name(session.accountId)) ?? session.accountId, csrf: session.csrf };
-    const ctx: PageContext = {
-      ...base,
-      session,
-      viewer,
-      api: (method, apiPath, call) => services.api.call(session.accountId, method, apiPath, call),
-    };
-    return route.handle(ctx);
+    return signedInPage(route, base);
   };
+}
 
-  const web = webHandler(
-    handle,
-    (error) => deps.logger.error({ err: error }, "dashboard request failed"),
-    (header) => deps.logger.warn({ header }, "dashboard answer refused: a header value held CR, LF or NUL"),
-  );
-  return { prefix: BASE, handle: (res, req) => web.handle(res, req), close: () => web.closeAll() };
+/** A signed-in page: its live session, a form's CSRF token, then the page as the session's account. */
+async function signedInPage(route: PageRoute, base: PublicContext): Promise<WebResponse> {
+  const { req, services } = base;
+  const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
+  if (!session) {
+    // A form sent without a live session changes nothing: 403, with the way back in.
+    if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
+    return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
+  }
+  if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
+    return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");
+  }
+  const viewer: Viewer = { email: session.email, accountName: (await services.accounts.name(session.accountId)) ?? session.accountId, csrf: session.csrf };
+  return route.handle({ ...base, session, viewer, client: services.api.as(session.accountId) });
 }

@@ -1,5 +1,5 @@
 // Turns the API's VALIDATION_ERROR details into messages beside the form's fields, in words a person reads.
-import { ApiError } from "../errors/api-error.js";
+import { VerdictError } from "../client/verdict-error.js";
 
 export type FieldErrors = Record<string, string>;
 
@@ -24,8 +24,8 @@ function readable(message: string): string {
  */
 export function fieldErrors(error: unknown, fieldOf: (path: string) => string = (path) => path.split(/[.[]/)[0] ?? path): FieldErrors | undefined {
   // A full quota is the form's to say, in the service's own words (they name the quota and its limit).
-  if (error instanceof ApiError && error.code === "QUOTA_EXCEEDED") return { _form: sentence(error.message) };
-  if (!(error instanceof ApiError) || error.code !== "VALIDATION_ERROR") return undefined;
+  if (error instanceof VerdictError && error.code === "QUOTA_EXCEEDED") return { _form: sentence(error.message) };
+  if (!(error instanceof VerdictError) || error.code !== "VALIDATION_ERROR") return undefined;
   const errors: FieldErrors = {};
   for (const detail of error.details ?? []) {
     const field = fieldOf(detail.path);

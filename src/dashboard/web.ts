@@ -1,7 +1,9 @@
-// The dashboard's own small HTTP layer on the ingress's uWebSockets.js server: reads a request (headers
-// before any await, form bodies capped), writes pages, redirects and event streams, and puts the security
-// headers on every answer.
-import { writeHead } from "../ingress/response-head.js";
+// The dashboard's pages on the ingress's uWebSockets.js server, with the edge's own framing check, body read
+// and status lines: reads a request (headers before any await, form bodies capped), writes pages, redirects
+// and event streams, and puts the security headers on every answer.
+import { checkFraming } from "../ingress/framing.js";
+import { BodyTooLarge, readBody, type BodyReadTarget } from "../ingress/request-body.js";
+import { statusLine, writeHead } from "../ingress/response-head.js";
 import type { HttpRequest, HttpResponse } from "../ingress/uws.js";
 
 export interface WebRequest {
@@ -42,18 +44,6 @@ export interface StreamResponse {
 export type WebResponse = PageResponse | StreamResponse;
 
 export type WebHandler = (req: WebRequest) => Promise<WebResponse>;
-
-const STATUS_TEXT: Record<number, string> = {
-  200: "200 OK",
-  303: "303 See Other",
-  400: "400 Bad Request",
-  403: "403 Forbidden",
-  404: "404 Not Found",
-  405: "405 Method Not Allowed",
-  413: "413 Payload Too Large",
-  429: "429 Too Many Requests",
-  500: "500 Internal Server Error",
-};
 
 /** Only this origin's files; no inline script or style, no framing, forms post only here. */
 const SECURITY_HEADERS: Record<string, string> = {
@@ -99,6 +89,12 @@ export interface OpenStreams {
   closeAll(): void;
 }
 
+/** One request's state across its awaits: the body read's abort hook, and whether the client went away. */
+interface WebExchange extends BodyReadTarget {
+  aborted: boolean;
+  stopStream: (() => void) | undefined;
+}
+
 /**
  * A uWS handler running `handler`; `onError` logs what escaped it (answered 500), `onRefusedHeader` an
  * answer refused for a header value with CR, LF or NUL (answered 400 instead).
@@ -110,58 +106,29 @@ export function webHandler(
 ): { handle(res: HttpResponse, req: HttpRequest): void } & OpenStreams {
   const streams = new Set<() => void>();
   const handle = (res: HttpResponse, req: HttpRequest): void => {
+    // A body whose extent is in doubt could smuggle a request: refused, and the connection closed.
+    if (checkFraming(req) !== undefined) return void res.cork(() => writeBadRequest(res, true));
     // Everything uWS gives by reference must be read now, before the first await.
-    const method = req.getMethod().toUpperCase();
-    const path = req.getUrl();
-    const query = new URLSearchParams(req.getQuery() ?? "");
-    const cookies = parseCookies(req.getHeader("cookie"));
-    const origin = req.getHeader("origin");
-    const host = req.getHeader("host");
+    const request = readRequest(res, req);
     const contentType = req.getHeader("content-type");
-    const address = Buffer.from(res.getRemoteAddressAsText()).toString();
-    let aborted = false;
-    let stopStream: (() => void) | undefined;
+    const ex: WebExchange = { res, aborted: false, stopStream: undefined };
     res.onAborted(() => {
-      aborted = true;
-      stopStream?.();
+      ex.aborted = true;
+      ex.abortRead?.();
+      ex.stopStream?.();
     });
-
-    const write = (response: WebResponse): void => {
-      if (aborted) {
+    const body = request.method === "POST" ? readBody(ex, MAX_BODY_BYTES) : Promise.resolve(Buffer.alloc(0));
+    void answer(handler, body, contentType, request).then((response) => {
+      if (ex.aborted) {
         if (response.kind === "stream") response.abandon?.();
         return;
       }
       res.cork(() => writeAnswer(res, response, onRefusedHeader));
-      if (response.kind === "stream" && !aborted) {
-        let stop = (): void => {};
-        const end = (): void => {
-          streams.delete(end);
-          stop();
-          if (!aborted) {
-            aborted = true;
-            res.cork(() => res.end());
-          }
-        };
-        stopStream = () => {
-          streams.delete(end);
-          stop();
-        };
-        streams.add(end);
-        const send = (event: string, data: string): void => {
-          if (aborted) return;
-          // A browser ends a stream line at CR, LF or CRLF alike: each becomes a data line of its own, so no
-          // text in the data (an action, a key) can start a field or an event.
-          const lines = data.split(LINE_BREAK).map((line) => `data: ${line}`).join("\n");
-          res.cork(() => res.write(`event: ${event.replace(LINE_BREAK, "")}\n${lines}\n\n`));
-        };
-        stop = response.start(send, end);
-      }
-    };
-
-    const body = method === "POST" ? readBody(res, () => aborted) : Promise.resolve(Buffer.alloc(0));
-    void (async () => {
-      write(await answer(handler, onError, body, contentType, { method, path, query, cookies, origin, host, address }));
-    })();
+      if (response.kind === "stream" && !ex.aborted) startStream(ex, response, streams);
+    }, (error: unknown) => {
+      // A read the client abandoned has no one to answer; anything else escaped `answer` itself.
+      if (!ex.aborted) onError(error);
+    });
   };
   return {
     handle,
@@ -169,75 +136,83 @@ export function webHandler(
       for (const end of [...streams]) end();
     },
   };
+
+  /** The handler's answer once the body is read: 413 for a body too large, 500 for what escaped the handler. */
+  async function answer(handler: WebHandler, body: Promise<Buffer>, contentType: string, request: Omit<WebRequest, "form">): Promise<WebResponse> {
+    let bytes: Buffer;
+    try {
+      bytes = await body;
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return page(413, "Request too large");
+      throw error;
+    }
+    try {
+      const isForm = contentType.startsWith("application/x-www-form-urlencoded");
+      return await handler({ ...request, form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams() });
+    } catch (error) {
+      onError(error);
+      return page(500, "Something went wrong. Try again in a moment.", { contentType: "text/plain; charset=utf-8" });
+    }
+  }
+}
+
+function readRequest(res: HttpResponse, req: HttpRequest): Omit<WebRequest, "form"> {
+  return {
+    method: req.getMethod().toUpperCase(),
+    path: req.getUrl(),
+    query: new URLSearchParams(req.getQuery() ?? ""),
+    cookies: parseCookies(req.getHeader("cookie")),
+    origin: req.getHeader("origin"),
+    host: req.getHeader("host"),
+    address: Buffer.from(res.getRemoteAddressAsText()).toString(),
+  };
+}
+
+/** Begins an event stream whose head is written: each event as data lines, ended by either side or on shutdown. */
+function startStream(ex: WebExchange, response: StreamResponse, streams: Set<() => void>): void {
+  const { res } = ex;
+  let stop = (): void => {};
+  const end = (): void => {
+    streams.delete(end);
+    stop();
+    if (!ex.aborted) {
+      ex.aborted = true;
+      res.cork(() => res.end());
+    }
+  };
+  ex.stopStream = () => {
+    streams.delete(end);
+    stop();
+  };
+  streams.add(end);
+  const send = (event: string, data: string): void => {
+    if (ex.aborted) return;
+    // A browser ends a stream line at CR, LF or CRLF alike: each becomes a data line of its own, so no
+    // text in the data (an action, a key) can start a field or an event.
+    const lines = data.split(LINE_BREAK).map((line) => `data: ${line}`).join("\n");
+    res.cork(() => res.write(`event: ${event.replace(LINE_BREAK, "")}\n${lines}\n\n`));
+  };
+  stop = response.start(send, end);
 }
 
 /** The head and body of an answer, or a stream's head; 400 instead when a header value is refused. */
 function writeAnswer(res: HttpResponse, response: WebResponse, onRefusedHeader: (name: string) => void): void {
   if (response.kind === "stream") {
-    writeHead(res, "200 OK", SECURITY_HEADERS, STREAM_HEADERS);
+    writeHead(res, statusLine(200), SECURITY_HEADERS, STREAM_HEADERS);
     // Data for the stream follows as it comes; end of headers now so the browser opens it.
     res.write(": open\n\n");
     return;
   }
-  const status = STATUS_TEXT[response.status] ?? String(response.status);
   const type = { "Content-Type": response.contentType ?? "text/html; charset=utf-8" };
   const cookies = (response.cookies ?? []).map((cookie) => ["Set-Cookie", cookie] as const);
-  const refused = writeHead(res, status, SECURITY_HEADERS, type, response.headers, cookies);
+  const refused = writeHead(res, statusLine(response.status), SECURITY_HEADERS, type, response.headers, cookies);
   if (refused === undefined) return void res.end(response.body);
   onRefusedHeader(refused);
-  writeHead(res, STATUS_TEXT[400]!, SECURITY_HEADERS, { "Content-Type": "text/plain; charset=utf-8" });
-  res.end("Bad request");
+  writeBadRequest(res, false);
 }
 
-/** The handler's answer once the body is read: 413 for a body too large, 500 for what escaped the handler. */
-async function answer(
-  handler: WebHandler,
-  onError: (error: unknown) => void,
-  body: Promise<Buffer>,
-  contentType: string,
-  request: Omit<WebRequest, "form">,
-): Promise<WebResponse> {
-  let response: WebResponse;
-  try {
-    const bytes = await body;
-    const isForm = contentType.startsWith("application/x-www-form-urlencoded");
-    response = await handler({
-      ...request,
-      form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams(),
-    });
-  } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      response = page(413, "Request too large");
-    } else {
-      onError(error);
-      response = page(500, "Something went wrong. Try again in a moment.", { contentType: "text/plain; charset=utf-8" });
-    }
-  }
-  return response;
-}
-
-class BodyTooLarge extends Error {
-  override readonly name = "BodyTooLarge";
-}
-
-function readBody(res: HttpResponse, aborted: () => boolean): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let done = false;
-    res.onData((chunk, isLast) => {
-      if (done || aborted()) return;
-      total += chunk.byteLength;
-      if (total > MAX_BODY_BYTES) {
-        done = true;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) {
-        done = true;
-        resolve(Buffer.concat(chunks, total));
-      }
-    });
-  });
+/** Fixed words for a request the dashboard will not serve; call inside `res.cork`. */
+function writeBadRequest(res: HttpResponse, closeConnection: boolean): void {
+  writeHead(res, statusLine(400), SECURITY_HEADERS, { "Content-Type": "text/plain; charset=utf-8" });
+  res.end("Bad request", closeConnection);
 }

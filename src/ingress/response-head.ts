@@ -5,6 +5,30 @@ import type { HttpResponse } from "./uws.js";
 /** Headers by name, or as pairs where a name repeats (Set-Cookie); undefined for none. */
 export type HeaderGroup = Readonly<Record<string, string>> | readonly (readonly [name: string, value: string])[] | undefined;
 
+const STATUS_LINES: Record<number, string> = {
+  200: "200 OK",
+  201: "201 Created",
+  202: "202 Accepted",
+  204: "204 No Content",
+  303: "303 See Other",
+  400: "400 Bad Request",
+  401: "401 Unauthorized",
+  403: "403 Forbidden",
+  404: "404 Not Found",
+  405: "405 Method Not Allowed",
+  409: "409 Conflict",
+  413: "413 Payload Too Large",
+  415: "415 Unsupported Media Type",
+  429: "429 Too Many Requests",
+  500: "500 Internal Server Error",
+  503: "503 Service Unavailable",
+};
+
+/** The status line's text for a status, for the API and the dashboard alike. */
+export function statusLine(status: number): string {
+  return STATUS_LINES[status] ?? String(status);
+}
+
 /** CR and LF end a header line; NUL ends a string in the C code below uWS. */
 const FORBIDDEN = /[\r\n\0]/;
 

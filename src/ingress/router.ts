@@ -1,4 +1,5 @@
-// The route table every HTTP feature plugs into: a method, a path pattern and a handler per row.
+// The route table every HTTP feature plugs into, the API's and the dashboard's pages alike: a method, a path
+// pattern and a handler per row, matched by one router.
 import { ApiError } from "../errors/api-error.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -39,10 +40,14 @@ export interface ApiResponse {
   headers?: Record<string, string>;
 }
 
-export interface Route {
+/** What the router matches on; each table adds its own handler. */
+export interface RoutePattern {
   method: HttpMethod;
   /** Path pattern, segments starting with `:` are parameters: "/v1/outcomes/:key/events". */
   path: string;
+}
+
+export interface Route extends RoutePattern {
   /** Largest accepted body in bytes (413 past it). @default DEFAULT_MAX_BODY_BYTES */
   maxBodyBytes?: number;
   /** Served without a token even under /v1 (the API's own description). @default false */
@@ -69,14 +74,14 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 type Segment = { literal: string } | { param: string };
 
-interface CompiledRoute {
-  route: Route;
+interface CompiledRoute<R> {
+  route: R;
   segments: Segment[];
   literals: number;
 }
 
-export type RouteMatch =
-  | { kind: "found"; route: Route; rawParams: Record<string, string> }
+export type RouteMatch<R extends RoutePattern = Route> =
+  | { kind: "found"; route: R; rawParams: Record<string, string> }
   | { kind: "not_found" }
   | { kind: "method_not_allowed"; allowed: HttpMethod[] };
 
@@ -85,10 +90,10 @@ function splitPath(path: string): string[] {
 }
 
 /** Matches a raw (still percent-encoded) request path against the table. */
-export class Router {
-  private readonly compiled: CompiledRoute[];
+export class Router<R extends RoutePattern = Route> {
+  private readonly compiled: CompiledRoute<R>[];
 
-  constructor(routes: readonly Route[]) {
+  constructor(routes: readonly R[]) {
     const seen = new Set<string>();
     const compiled = routes.map((route) => {
       if (!route.path.startsWith("/")) throw new Error(`route path must start with '/': ${route.path}`);
@@ -104,7 +109,7 @@ export class Router {
     this.compiled = compiled.sort((a, b) => b.literals - a.literals);
   }
 
-  match(method: string, rawPath: string): RouteMatch {
+  match(method: string, rawPath: string): RouteMatch<R> {
     const parts = splitPath(rawPath);
     const allowed: HttpMethod[] = [];
     for (const { route, segments } of this.compiled) {

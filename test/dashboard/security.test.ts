@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { run as runUser } from "../../src/cli/user.js";
 import { SESSION_IDLE_MS, SESSION_MAX_MS, Sessions } from "../../src/dashboard/sessions.js";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { RawConnection, rawRequestBytes } from "../support/raw-http.js";
 import { envOf } from "../support/redis.js";
 import { FormClient } from "./form-client.js";
 
@@ -31,6 +32,21 @@ describe("dashboard security", () => {
     }
     const signIn = await (await fetch(`${t.base}/dashboard/sign-in`)).text();
     expect(signIn).not.toMatch(/<script(?![^>]*\bsrc=)/);
+  });
+
+  it("refuses framing that could smuggle a request on its pages too: 400, and the connection closed", async () => {
+    for (const headers of [["Content-Length: 0", "Content-Length: 0"], ["Transfer-Encoding: gzip, chunked"]]) {
+      const c = await RawConnection.open(Number(new URL(t.base).port));
+      try {
+        c.write(rawRequestBytes("POST", "/dashboard/sign-in", headers));
+        const reply = await c.read();
+        expect(reply.status, headers.join()).toBe(400);
+        expect(reply.headers.get("content-security-policy")?.[0]).toContain("default-src 'none'");
+        expect(await c.waitClosed()).toBe(true);
+      } finally {
+        c.destroy();
+      }
+    }
   });
 
   it("sets the session cookie HttpOnly, SameSite=Strict, Path=/dashboard, and not Secure over http", async () => {

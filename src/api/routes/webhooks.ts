@@ -10,7 +10,7 @@ import type { RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../redis/keys.js";
 import { decodeCursor, encodeCursor } from "../../stores/cursor.js";
 import { checkTarget, UnsafeUrlError } from "../../webhooks/address-guard.js";
-import { endpointView, WebhookEndpointStore, type EndpointChanges } from "../../webhooks/endpoint-store.js";
+import { endpointView, WebhookEndpointStore, type EndpointChanges, type WebhookEndpointView } from "../../webhooks/endpoint-store.js";
 import { WebhookMessageStore, type MessageLogLimits } from "../../webhooks/message-store.js";
 import { WebhookAccounts } from "../../webhooks/webhook-accounts.js";
 import { decodeRecordCursor, encodeRecordCursor } from "../record-cursor.js";
@@ -31,6 +31,20 @@ export interface PatchWebhookEndpointBody {
   event_types?: EventTypes | null;
   description?: Description | null;
   enabled?: boolean;
+}
+
+/** The answer to a create: the endpoint, with the one sight of its signing secret. */
+export type WebhookEndpointCreated = WebhookEndpointView & { secret: string };
+
+export interface WebhookSecretRotated {
+  secret: string;
+  /** ISO 8601: until then the previous secret signs alongside the new one. */
+  previous_secret_expires_at: string;
+}
+
+export interface WebhookMessageResent {
+  resent: true;
+  id: string;
 }
 
 const validateCreate = typia.createValidateEquals<CreateWebhookEndpointBody>();
@@ -104,7 +118,7 @@ function endpointRoutes({ endpoints, clock, checkUrl, existing, forgetFailing }:
         const body = validBody(validateCreate(req.body));
         await checkUrl(body.url);
         const record = await endpoints.create(req.accountId, { url: body.url, event_types: body.event_types ?? null, description: body.description ?? null }, clock());
-        return { status: 201, body: { ...endpointView(record), secret: record.secret } };
+        return { status: 201, body: { ...endpointView(record), secret: record.secret } satisfies WebhookEndpointCreated };
       },
     },
     {
@@ -169,7 +183,8 @@ function secretRoutes({ endpoints, clock, existing }: WebhookRouteParts): Route[
       async handler(req) {
         const rotated = await endpoints.rotateSecret(req.accountId, req.params.id ?? "", clock());
         if (!rotated) throw endpointNotFound(req.params.id ?? "");
-        return { status: 200, body: { secret: rotated.secret, previous_secret_expires_at: new Date(rotated.previous_secret_until ?? 0).toISOString() } };
+        const body: WebhookSecretRotated = { secret: rotated.secret, previous_secret_expires_at: new Date(rotated.previous_secret_until ?? 0).toISOString() };
+        return { status: 200, body };
       },
     },
   ];
@@ -210,7 +225,7 @@ function messageRoutes({ messages, existing }: WebhookRouteParts): Route[] {
         const messageId = req.params.message_id ?? "";
         const shard = await messages.locate(req.accountId, endpoint.id, messageId);
         if (shard === undefined || !(await messages.resend(shard, req.accountId, endpoint.id, messageId, Date.now()))) throw messageNotFound(messageId);
-        return { status: 202, body: { resent: true, id: messageId } };
+        return { status: 202, body: { resent: true, id: messageId } satisfies WebhookMessageResent };
       },
     },
   ];

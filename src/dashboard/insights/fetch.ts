@@ -43,7 +43,7 @@ export async function fetchInsights(ctx: PageContext, groupBy: GroupBy, period: 
   const { from, to } = rangeOf(period, ctx.services.clock());
   // One group's page draws its time to verdict per bucket; the overview adds groups up, and percentiles do not add.
   const one = key !== undefined;
-  return ctx.api<InsightsView>("GET", "/v1/insights", { query: { group_by: groupBy, key, from, to, bucket: period.bucket, limit: one ? undefined : String(ALL_GROUPS), percentiles: one ? "series" : undefined } });
+  return ctx.client.insights.get({ group_by: groupBy, key, from, to, bucket: period.bucket, limit: one ? undefined : ALL_GROUPS, percentiles: one ? "series" : undefined });
 }
 
 /** The answer's group for `key`, or one of zeros over the answer's buckets when it had nothing. */

@@ -1,15 +1,15 @@
 // Charges and usage: charges filtered by customer and period (UTC days), totals per currency, and the
 // billable events counted per customer.
-import { ApiError } from "../../errors/api-error.js";
-import type { ChargeRecord } from "../../outcomes/charge.js";
-import type { CustomerUsage } from "../../stores/charge-store.js";
-import { segment } from "../api-client.js";
+import type { ChargeListQuery } from "../../client/routes.js";
+import type { Charge, Usage } from "../../client/wire-types.js";
+import type { ListPage } from "../../client/paging.js";
+import { given, refusedCursor, refusedWith } from "../api-answers.js";
 import type { DashboardRoute, PageContext } from "../context.js";
-import { html } from "../html.js";
+import { html, type Html } from "../html.js";
 import { BASE, field, layout, notice } from "../layout.js";
 import { formatMoney } from "../money.js";
 import { page, type WebResponse } from "../web.js";
-import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
+import { noSuchPage, pager } from "./record-pages.js";
 
 /** Totals read at most this many charges (API pages of 1000): the page stays quick on a large account. */
 export const TOTALS_LIMIT = 10_000;
@@ -39,18 +39,47 @@ function period(query: URLSearchParams): Period {
   return result;
 }
 
-async function totals(ctx: PageContext, filter: Record<string, string | undefined>): Promise<{ byCurrency: Map<string, number>; counted: number; complete: boolean }> {
+interface Totals {
+  byCurrency: Map<string, number>;
+  counted: number;
+  complete: boolean;
+}
+
+async function totals(ctx: PageContext, filter: ChargeListQuery): Promise<Totals> {
   const byCurrency = new Map<string, number>();
   let cursor: string | undefined;
   let counted = 0;
   for (;;) {
-    const answer = await ctx.api<{ charges: ChargeRecord[]; next_cursor: string | null }>("GET", "/v1/charges", { query: { ...filter, cursor, limit: "1000" } });
+    const answer = await ctx.client.charges.list({ ...filter, cursor, limit: 1000 });
     for (const charge of answer.charges) byCurrency.set(charge.currency, (byCurrency.get(charge.currency) ?? 0) + charge.amount);
     counted += answer.charges.length;
     if (answer.next_cursor === null) return { byCurrency, counted, complete: true };
     if (counted >= TOTALS_LIMIT) return { byCurrency, counted, complete: false };
     cursor = answer.next_cursor;
   }
+}
+
+function totalsSection(sums: Totals): Html {
+  return html`<h2>Totals</h2>
+${
+  sums.byCurrency.size === 0
+    ? html`<p>No charges in this selection.</p>`
+    : html`<div class="cards">${[...sums.byCurrency].map(([currency, amount]) => html`<div class="card" data-testid="total-${currency}"><span class="number">${formatMoney(amount, currency)}</span>${currency}</div>`)}</div>`
+}
+${sums.complete ? "" : html`<p class="hint">Totals of the first ${sums.counted} charges; narrow the period for exact totals.</p>`}`;
+}
+
+function chargesTable(charges: readonly Charge[]): Html {
+  if (charges.length === 0) return html`<p>No charges.</p>`;
+  const rows = charges.map(
+    (c) => html`<tr><td>${c.confirmed_at}</td><td><a href="${BASE}/outcomes/${encodeURIComponent(c.outcome_key)}">${c.outcome_key}</a></td><td>${c.customer_key}</td><td>${c.agent_key}</td><td>${c.rate_card_key}</td><td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td><td>${formatMoney(c.amount, c.currency)}</td></tr>`,
+  );
+  return html`<table aria-label="Charges"><thead><tr><th scope="col">Confirmed</th><th scope="col">Outcome</th><th scope="col">Customer</th><th scope="col">Agent</th><th scope="col">Rate card</th><th scope="col">Unit × attribution</th><th scope="col">Amount</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function usageTable(usage: Usage["usage"]): Html {
+  if (usage.length === 0) return html`<p>No billable events yet.</p>`;
+  return html`<table aria-label="Usage"><thead><tr><th scope="col">Customer</th><th scope="col">Billable events</th></tr></thead><tbody>${usage.map((u) => html`<tr><td>${u.customer_key}</td><td>${u.billable_events}</td></tr>`)}</tbody></table>`;
 }
 
 async function chargesPage(ctx: PageContext): Promise<WebResponse> {
@@ -64,43 +93,26 @@ async function chargesPage(ctx: PageContext): Promise<WebResponse> {
   <button type="submit">Filter</button>
 </form>`;
   if (Object.keys(when.errors).length > 0) return page(400, layout(ctx.viewer, "/charges", "Charges and usage", form));
-  const filter = { customer_key: customer, from: when.from, to: when.to };
-  let answer: { charges: ChargeRecord[]; next_cursor: string | null };
+  const filter: ChargeListQuery = { customer_key: customer || undefined, from: when.from, to: when.to };
+  let answer: ListPage<"charges", Charge>;
   try {
-    answer = await ctx.api("GET", "/v1/charges", { query: { ...filter, cursor: q.get("cursor") ?? undefined } });
+    answer = await ctx.client.charges.list({ ...filter, cursor: given(q, "cursor") });
   } catch (error) {
     if (refusedCursor(error)) return noSuchPage(ctx, "/charges", `${BASE}/charges`);
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") {
+    if (refusedWith(error, "VALIDATION_ERROR")) {
       return page(400, layout(ctx.viewer, "/charges", "Charges and usage", html`${notice("The service refused these dates (it keeps 1970 to 9999); filter again.")}${form}`));
     }
     throw error;
   }
   const sums = await totals(ctx, filter);
-  const usage = (await ctx.api<{ usage: CustomerUsage[] }>("GET", "/v1/usage", { query: { customer_key: customer } })).usage;
-  const rows = answer.charges.map(
-    (c) => html`<tr><td>${c.confirmed_at}</td><td><a href="${BASE}/outcomes/${segment(c.outcome_key)}">${c.outcome_key}</a></td><td>${c.customer_key}</td><td>${c.agent_key}</td><td>${c.rate_card_key}</td><td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td><td>${formatMoney(c.amount, c.currency)}</td></tr>`,
-  );
+  const { usage } = await ctx.client.usage.get({ customer_key: customer || undefined });
   const content = html`${form}
-<h2>Totals</h2>
-${
-  sums.byCurrency.size === 0
-    ? html`<p>No charges in this selection.</p>`
-    : html`<div class="cards">${[...sums.byCurrency].map(([currency, amount]) => html`<div class="card" data-testid="total-${currency}"><span class="number">${formatMoney(amount, currency)}</span>${currency}</div>`)}</div>`
-}
-${sums.complete ? "" : html`<p class="hint">Totals of the first ${sums.counted} charges; narrow the period for exact totals.</p>`}
+${totalsSection(sums)}
 <h2>Charges</h2>
-${
-  rows.length === 0
-    ? html`<p>No charges.</p>`
-    : html`<table aria-label="Charges"><thead><tr><th scope="col">Confirmed</th><th scope="col">Outcome</th><th scope="col">Customer</th><th scope="col">Agent</th><th scope="col">Rate card</th><th scope="col">Unit × attribution</th><th scope="col">Amount</th></tr></thead><tbody>${rows}</tbody></table>`
-}
+${chargesTable(answer.charges)}
 ${pager(ctx, answer.next_cursor)}
 <h2>Usage</h2>
-${
-  usage.length === 0
-    ? html`<p>No billable events yet.</p>`
-    : html`<table aria-label="Usage"><thead><tr><th scope="col">Customer</th><th scope="col">Billable events</th></tr></thead><tbody>${usage.map((u) => html`<tr><td>${u.customer_key}</td><td>${u.billable_events}</td></tr>`)}</tbody></table>`
-}`;
+${usageTable(usage)}`;
   return page(200, layout(ctx.viewer, "/charges", "Charges and usage", content));
 }
 

@@ -1,9 +1,6 @@
 // The four configuration record kinds on the shared record pages: tasks (Variant A), agents, customers and
 // rate cards (Variant B), each mapping its form to the API's PUT body.
-import type { AgentRecord } from "../../records/agent.js";
-import type { CustomerRecord } from "../../records/customer.js";
-import type { RateCardRecord } from "../../records/rate-card.js";
-import type { TaskRecord } from "../../records/task.js";
+import type { Agent, Customer, PutAgentBody, PutCustomerBody, PutRateCardBody, PutTaskBody, RateCard, Task } from "../../client/wire-types.js";
 import type { DashboardRoute } from "../context.js";
 import type { FieldErrors } from "../field-errors.js";
 import { html, type Html } from "../html.js";
@@ -24,14 +21,22 @@ const contractFields = (valueOnly: boolean): FormField[] => [
   { name: "settlement_period", label: "Settlement period", hint: "How long an outcome stays open, e.g. 1d, 12h, 1w or P1DT2H (optional)." },
 ];
 
-const contractBody = (values: Record<string, string>): Record<string, unknown> => ({
+const contractBody = (values: Record<string, string>): PutTaskBody => ({
   name: values.name!.trim(),
-  goal: values.goal!.trim() === "" ? null : values.goal,
+  goal: values.goal!.trim() === "" ? null : values.goal!,
   condition: values.condition!,
   settlement_period: values.settlement_period!.trim() === "" ? null : values.settlement_period!.trim(),
 });
 
 const ATTRIBUTION = ["last", "first", "min", "max", "sum"] as const;
+
+/** The agent's body; an attribution outside the form's choices is the field's error. */
+function agentBody(values: Record<string, string>): { body: PutAgentBody } | { errors: FieldErrors } {
+  const chosen = values.attribution_method || "last";
+  const attribution = ATTRIBUTION.find((method) => method === chosen);
+  if (attribution === undefined) return { errors: { attribution_method: `Choose one of ${ATTRIBUTION.join(", ")}.` } };
+  return { body: { ...contractBody(values), attribution_method: attribution } };
+}
 
 /** Rate card entries typed one per line, "agent_key unit_amount". */
 function parseEntries(text: string): { entries: { agent_key: string; unit_amount: number }[] } | { error: string } {
@@ -54,9 +59,10 @@ function chartsColumn(kind: "tasks" | "agents" | "customers", singular: string):
 }
 
 export const configurationPages: DashboardRoute[] = [
-  ...recordPages<TaskRecord>({
+  ...recordPages<Task, PutTaskBody, "tasks">({
     segment: "tasks",
     listField: "tasks",
+    routes: (client) => client.tasks,
     singular: "task",
     title: "Tasks",
     fields: contractFields(false),
@@ -69,9 +75,10 @@ export const configurationPages: DashboardRoute[] = [
     formValues: (task) => ({ name: task.name, goal: task.goal ?? "", condition: task.condition, settlement_period: task.settlement_period ?? "" }),
     body: (values) => ({ body: contractBody(values) }),
   }),
-  ...recordPages<AgentRecord>({
+  ...recordPages<Agent, PutAgentBody, "agents">({
     segment: "agents",
     listField: "agents",
+    routes: (client) => client.agents,
     singular: "agent",
     title: "Agents",
     fields: [
@@ -91,11 +98,12 @@ export const configurationPages: DashboardRoute[] = [
       settlement_period: agent.settlement_period ?? "",
       attribution_method: agent.attribution_method,
     }),
-    body: (values) => ({ body: { ...contractBody(values), attribution_method: values.attribution_method || "last" } }),
+    body: agentBody,
   }),
-  ...recordPages<CustomerRecord>({
+  ...recordPages<Customer, PutCustomerBody, "customers">({
     segment: "customers",
     listField: "customers",
+    routes: (client) => client.customers,
     singular: "customer",
     title: "Customers",
     fields: [
@@ -110,9 +118,10 @@ export const configurationPages: DashboardRoute[] = [
     formValues: (customer) => ({ name: customer.name, rate_card_key: customer.rate_card_key ?? "" }),
     body: (values) => ({ body: { name: values.name!.trim(), rate_card_key: values.rate_card_key!.trim() === "" ? null : values.rate_card_key!.trim() } }),
   }),
-  ...recordPages<RateCardRecord>({
+  ...recordPages<RateCard, PutRateCardBody, "rate_cards">({
     segment: "rate-cards",
     listField: "rate_cards",
+    routes: (client) => client.rateCards,
     singular: "rate card",
     title: "Rate cards",
     fields: [

@@ -1,13 +1,14 @@
 // Dead letters: filter by code, each letter's code, message and event, and "Replay", which sends the event
 // through its shard again (the API's replay: at most once per letter).
-import { ApiError } from "../../errors/api-error.js";
-import type { DeadLetterView } from "../../stores/dead-letter-store.js";
-import { segment } from "../api-client.js";
+import type { ListPage } from "../../client/paging.js";
+import type { DeadLetter } from "../../client/wire-types.js";
+import { VerdictError } from "../../client/verdict-error.js";
+import { given, refusedCursor, refusedWith } from "../api-answers.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html } from "../html.js";
 import { BASE, csrfField, field, layout, notice } from "../layout.js";
 import { page, redirect, type WebResponse } from "../web.js";
-import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
+import { noSuchPage, pager } from "./record-pages.js";
 
 /** The codes a dead letter can carry (errors/codes.ts), offered as the filter's choices. */
 const CODES = [
@@ -33,12 +34,12 @@ const REPLAY_FAILURES: Record<string, string> = {
 
 async function listPage(ctx: PageContext): Promise<WebResponse> {
   const code = ctx.req.query.get("code") ?? "";
-  let answer: { dead_letters: DeadLetterView[]; next_cursor: string | null };
+  let answer: ListPage<"dead_letters", DeadLetter>;
   try {
-    answer = await ctx.api("GET", "/v1/dlq", { query: { code, cursor: ctx.req.query.get("cursor") ?? undefined } });
+    answer = await ctx.client.dlq.list({ code: code || undefined, cursor: given(ctx.req.query, "cursor") });
   } catch (error) {
     if (refusedCursor(error)) return noSuchPage(ctx, "/dead-letters", LIST);
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(LIST);
+    if (refusedWith(error, "VALIDATION_ERROR")) return redirect(LIST);
     throw error;
   }
   const replayed = ctx.req.query.get("replayed");
@@ -47,10 +48,10 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
     (letter) => html`<tr>
   <td><code>${letter.code}</code></td>
   <td>${letter.message}</td>
-  <td><a href="${BASE}/outcomes/${segment(letter.outcome_key)}">${letter.outcome_key}</a></td>
+  <td><a href="${BASE}/outcomes/${encodeURIComponent(letter.outcome_key)}">${letter.outcome_key}</a></td>
   <td><pre>${JSON.stringify(letter.event, null, 1)}</pre></td>
   <td>${letter.dead_lettered_at}<br>attempts: ${letter.attempts}</td>
-  <td><form method="post" action="${LIST}/${segment(letter.id)}/replay">${csrfField(ctx.viewer)}<button type="submit" aria-label="Replay dead letter ${letter.id}">Replay</button></form></td>
+  <td><form method="post" action="${LIST}/${encodeURIComponent(letter.id)}/replay">${csrfField(ctx.viewer)}<button type="submit" aria-label="Replay dead letter ${letter.id}">Replay</button></form></td>
 </tr>`,
   );
   const content = html`${notice(replayed ? `Replayed: the event is back in its queue and will be applied again.` : undefined, "ok")}
@@ -71,9 +72,9 @@ ${pager(ctx, answer.next_cursor)}`;
 async function replay(ctx: PageContext): Promise<WebResponse> {
   const id = ctx.params.id!;
   try {
-    await ctx.api("POST", `/v1/dlq/${segment(id)}/replay`);
+    await ctx.client.dlq.replay(id);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof VerdictError)) throw error;
     return redirect(`${LIST}?failed=${error.code === "DEAD_LETTER_NOT_FOUND" ? "gone" : "queue"}`);
   }
   return redirect(`${LIST}?replayed=${encodeURIComponent(id)}`);

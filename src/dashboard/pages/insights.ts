@@ -1,8 +1,7 @@
 // The insight page of each task, agent and customer: its outcomes and confirmation rate over a period,
 // time to verdict, charges per currency, and for tasks and agents why their outcomes fail.
 import { compileCondition, conditionClauses, parseCondition } from "../../condition/index.js";
-import { ApiError } from "../../errors/api-error.js";
-import { segment } from "../api-client.js";
+import { isNotFound } from "../api-answers.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { markClause, type ConditionClause } from "../insights/clause-marks.js";
@@ -28,15 +27,15 @@ const KINDS: readonly GroupKind[] = [
 
 /** Where a group's insight page is. */
 export function insightsPath(kind: "tasks" | "agents" | "customers", key: string): string {
-  return `${BASE}/${kind}/${segment(key)}/insights`;
+  return `${BASE}/${kind}/${encodeURIComponent(key)}/insights`;
 }
 
 /** The record's condition, when it has one (tasks and agents). */
 async function record(ctx: PageContext, kind: GroupKind, key: string): Promise<{ name: string; condition?: string } | undefined> {
   try {
-    return await ctx.api<{ name: string; condition?: string }>("GET", `/v1/${kind.segment}/${segment(key)}`);
+    return await ctx.client[kind.segment].get(key);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -71,7 +70,7 @@ async function groupPage(ctx: PageContext, kind: GroupKind): Promise<WebResponse
   const group = groupOf(await fetchInsights(ctx, kind.groupBy, period, key), key);
   const size = period.bucket;
   const charges = kind.groupBy === "customer" || currenciesOf(group.series).length > 0;
-  const content = html`<p>${found.name} · <a href="${listPath}/${segment(key)}/edit">Edit</a> · <a href="${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}">Outcomes</a></p>
+  const content = html`<p>${found.name} · <a href="${listPath}/${encodeURIComponent(key)}/edit">Edit</a> · <a href="${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}">Outcomes</a></p>
 ${periodLinks(kind, key, period)}
 ${totalCards(group.totals)}
 <div class="chart-grid">

@@ -1,22 +1,25 @@
 // Outcomes: the filtered, cursor-paged list, and one outcome's page (status, goal, annotated condition,
 // progress, settles_at with a countdown, observations, scores, event log) kept live by an event stream.
-import type { OutcomeView } from "../../outcomes/present-outcome.js";
-import { ApiError } from "../../errors/api-error.js";
-import type { LoggedEvent } from "../../stores/outcome-store.js";
-import { segment } from "../api-client.js";
+import type { ListPage } from "../../client/paging.js";
+import type { LoggedEvent, Outcome, OutcomeStatus } from "../../client/wire-types.js";
+import { given, refusedCursor, refusedWith } from "../api-answers.js";
 import { annotatedCondition } from "../annotated-condition.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { BASE, field, layout } from "../layout.js";
 import { LIVE_STREAMS_PER_SESSION } from "../live-hub.js";
 import { page, redirect, type WebResponse } from "../web.js";
-import { noSuchPage, pager, refusedCursor } from "./record-pages.js";
+import { noSuchPage, pager } from "./record-pages.js";
 
 /** The stream re-checks its session this often, so signing out ends it. */
 const LIVE_SESSION_CHECK_MS = 10_000;
 const STATUSES = ["", "OPEN", "CONFIRMED", "FAILED"] as const;
 
-const outcomePath = (key: string): string => `${BASE}/outcomes/${segment(key)}`;
+const outcomePath = (key: string): string => `${BASE}/outcomes/${encodeURIComponent(key)}`;
+
+function isStatus(text: string): text is OutcomeStatus {
+  return text === "OPEN" || text === "CONFIRMED" || text === "FAILED";
+}
 
 function statusBadge(status: string, testId?: string): Html {
   return html`<span class="status status-${status}"${testId ? html` data-testid="${testId}"` : ""}>${status}</span>`;
@@ -36,7 +39,7 @@ function json(value: unknown): string {
 }
 
 /** The part of an outcome's page that changes as events and verdicts arrive. */
-export function outcomeLive(outcome: OutcomeView): Html {
+export function outcomeLive(outcome: Outcome): Html {
   const observations = Object.entries(outcome.observations);
   return html`<dl class="facts">
   <dt>Status</dt><dd>${statusBadge(outcome.status, "outcome-status")}</dd>
@@ -58,11 +61,11 @@ ${
 <dl class="facts">${Object.entries(outcome.scores).map(([name, score]) => html`<dt>${name}</dt><dd>${score ?? "not scored"}</dd>`)}</dl>`;
 }
 
-async function getOutcome(ctx: PageContext, key: string): Promise<OutcomeView | undefined> {
+async function getOutcome(ctx: PageContext, key: string): Promise<Outcome | undefined> {
   try {
-    return await ctx.api<OutcomeView>("GET", `/v1/outcomes/${segment(key)}`);
+    return await ctx.client.outcomes.get(key);
   } catch (error) {
-    if (error instanceof ApiError && error.code === "OUTCOME_NOT_FOUND") return undefined;
+    if (refusedWith(error, "OUTCOME_NOT_FOUND")) return undefined;
     throw error;
   }
 }
@@ -74,13 +77,22 @@ function missing(ctx: PageContext, key: string): WebResponse {
 async function listPage(ctx: PageContext): Promise<WebResponse> {
   const q = ctx.req.query;
   const filter = { status: q.get("status") ?? "", task_key: q.get("task_key") ?? "", agent_key: q.get("agent_key") ?? "", customer_key: q.get("customer_key") ?? "", failed_clause: q.get("failed_clause") ?? "" };
-  let answer: { outcomes: OutcomeView[]; next_cursor: string | null };
+  // A status or clause id typed into the URL: start again from the unfiltered list.
+  const status = given(q, "status");
+  if (status !== undefined && !isStatus(status)) return redirect(`${BASE}/outcomes`);
+  let answer: ListPage<"outcomes", Outcome>;
   try {
-    answer = await ctx.api("GET", "/v1/outcomes", { query: { ...filter, cursor: q.get("cursor") ?? undefined } });
+    answer = await ctx.client.outcomes.list({
+      status,
+      task_key: given(q, "task_key"),
+      agent_key: given(q, "agent_key"),
+      customer_key: given(q, "customer_key"),
+      failed_clause: given(q, "failed_clause"),
+      cursor: given(q, "cursor"),
+    });
   } catch (error) {
     if (refusedCursor(error)) return noSuchPage(ctx, "/outcomes", `${BASE}/outcomes`);
-    // A status or clause id typed into the URL: start again from the unfiltered list.
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(`${BASE}/outcomes`);
+    if (refusedWith(error, "VALIDATION_ERROR")) return redirect(`${BASE}/outcomes`);
     throw error;
   }
   const rows = answer.outcomes.map(
@@ -109,10 +121,10 @@ ${pager(ctx, answer.next_cursor)}`;
   return page(200, layout(ctx.viewer, "/outcomes", "Outcomes", content));
 }
 
-type EventPage = { events: LoggedEvent[]; next_cursor: string | null };
+type EventPage = ListPage<"events", LoggedEvent>;
 
 async function eventPage(ctx: PageContext, key: string, cursor: string | undefined): Promise<EventPage> {
-  return ctx.api("GET", `/v1/outcomes/${segment(key)}/events`, { query: { cursor, limit: "50" } });
+  return ctx.client.outcomes.events(key, { cursor, limit: 50 });
 }
 
 /** The event log, oldest first, 50 a page; on the first page it is part of the live region. */
@@ -141,7 +153,7 @@ async function outcomePage(ctx: PageContext): Promise<WebResponse> {
   try {
     log = await eventPage(ctx, key, cursor);
   } catch (error) {
-    if (error instanceof ApiError && error.code === "VALIDATION_ERROR") return redirect(outcomePath(key));
+    if (refusedWith(error, "VALIDATION_ERROR")) return redirect(outcomePath(key));
     throw error;
   }
   // Later pages of the log stay still while read; the first page follows new events with the rest.
@@ -153,7 +165,7 @@ async function outcomePage(ctx: PageContext): Promise<WebResponse> {
 }
 
 interface LiveData {
-  outcome: OutcomeView | undefined;
+  outcome: Outcome | undefined;
   log: EventPage | undefined;
 }
 

@@ -1,13 +1,14 @@
 // The pages every configuration record kind shares (tasks, agents, customers, rate cards): a list paged
 // with the API's cursors, a form to create or edit with errors beside each field, and delete; and the
 // pager and "no such page" answer every list page uses.
+import type { ListPage } from "../../client/paging.js";
+import type { RecordRoutes, Routes } from "../../client/routes.js";
+import { given, isNotFound, refusedCursor } from "../api-answers.js";
 import type { DashboardRoute, PageContext } from "../context.js";
 import { fieldErrors, type FieldErrors } from "../field-errors.js";
 import { html, type Html, type HtmlValue } from "../html.js";
 import { BASE, csrfField, field, layout, notice } from "../layout.js";
 import { page, redirect, type WebResponse } from "../web.js";
-import { segment } from "../api-client.js";
-import { ApiError } from "../../errors/api-error.js";
 
 export interface FormField {
   /** Form field name; also the API body field unless the kind's `body` maps it. */
@@ -21,11 +22,13 @@ export interface FormField {
   condition?: { valueOnly: boolean };
 }
 
-export interface RecordPages<T extends { key: string }> {
-  /** Dashboard and API path segment: "tasks", "rate-cards". */
+export interface RecordPages<T extends { key: string }, Body, Field extends string> {
+  /** Dashboard path segment: "tasks", "rate-cards". */
   segment: string;
   /** The list field of the API's answer: "tasks", "rate_cards". */
-  listField: string;
+  listField: Field;
+  /** The kind's routes on the typed client. */
+  routes(client: Routes): RecordRoutes<T, Body, ListPage<Field, T>>;
   singular: string;
   title: string;
   fields: readonly FormField[];
@@ -33,34 +36,30 @@ export interface RecordPages<T extends { key: string }> {
   /** The form's values of a stored record. */
   formValues(record: T): Record<string, string>;
   /** The API body of the form's values, or the errors found before asking the API. */
-  body(values: Record<string, string>): { body: unknown } | { errors: FieldErrors };
+  body(values: Record<string, string>): { body: Body } | { errors: FieldErrors };
 }
 
-interface ListPage<T> {
+interface ItemPage<T> {
   items: T[];
   nextCursor: string | null;
 }
 
 const MAX_KEY = 512;
 
-/** One kind's pages and the paths they link to and ask the API at, built once in recordPages. */
-interface Kit<T extends { key: string }> {
-  kind: RecordPages<T>;
+/** One kind's pages and the paths they link to, built once in recordPages. */
+interface Kit<T extends { key: string }, Body, Field extends string> {
+  kind: RecordPages<T, Body, Field>;
   listPath: string;
-  apiList: string;
-  apiOne: (key: string) => string;
   recordPath: (key: string) => string;
   editPath: (key: string) => string;
 }
 
-export function recordPages<T extends { key: string }>(kind: RecordPages<T>): DashboardRoute[] {
+export function recordPages<T extends { key: string }, Body, Field extends string>(kind: RecordPages<T, Body, Field>): DashboardRoute[] {
   const listPath = `${BASE}/${kind.segment}`;
-  const apiList = `/v1/${kind.segment}`;
-  const apiOne = (key: string): string => `${apiList}/${segment(key)}`;
-  const recordPath = (key: string): string => `${listPath}/${segment(key)}`;
+  const recordPath = (key: string): string => `${listPath}/${encodeURIComponent(key)}`;
   // "/edit" keeps a record keyed "new" reachable: "/tasks/new" is the creation form.
   const editPath = (key: string): string => `${recordPath(key)}/edit`;
-  const kit: Kit<T> = { kind, listPath, apiList, apiOne, recordPath, editPath };
+  const kit: Kit<T, Body, Field> = { kind, listPath, recordPath, editPath };
 
   return [
     { method: "GET", path: `/${kind.segment}`, handle: (ctx) => listPage(kit, ctx) },
@@ -89,9 +88,9 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
       async handle(ctx) {
         const key = ctx.params.key!;
         try {
-          await ctx.api("DELETE", apiOne(key));
+          await kind.routes(ctx.client).delete(key);
         } catch (error) {
-          if (error instanceof ApiError && error.status === 404) return missing(kit, ctx, key);
+          if (isNotFound(error)) return missing(kit, ctx, key);
           throw error;
         }
         return redirect(`${listPath}?notice=deleted`);
@@ -100,14 +99,14 @@ export function recordPages<T extends { key: string }>(kind: RecordPages<T>): Da
   ];
 }
 
-async function list<T extends { key: string }>({ kind, apiList }: Kit<T>, ctx: PageContext): Promise<ListPage<T>> {
-  const answer = await ctx.api<Record<string, unknown>>("GET", apiList, { query: { cursor: ctx.req.query.get("cursor") ?? undefined } });
-  return { items: answer[kind.listField] as T[], nextCursor: answer.next_cursor as string | null };
+async function list<T extends { key: string }, Body, Field extends string>({ kind }: Kit<T, Body, Field>, ctx: PageContext): Promise<ItemPage<T>> {
+  const answer = await kind.routes(ctx.client).list({ cursor: given(ctx.req.query, "cursor") });
+  return { items: answer[kind.listField], nextCursor: answer.next_cursor };
 }
 
-async function listPage<T extends { key: string }>(kit: Kit<T>, ctx: PageContext): Promise<WebResponse> {
+async function listPage<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext): Promise<WebResponse> {
   const { kind, listPath, recordPath, editPath } = kit;
-  let result: ListPage<T>;
+  let result: ItemPage<T>;
   try {
     result = await list(kit, ctx);
   } catch (error) {
@@ -138,8 +137,8 @@ ${pager(ctx, result.nextCursor)}`;
   return page(200, layout(ctx.viewer, `/${kind.segment}`, kind.title, content));
 }
 
-function formPage<T extends { key: string }>(
-  { kind, listPath, editPath }: Kit<T>,
+function formPage<T extends { key: string }, Body, Field extends string>(
+  { kind, listPath, editPath }: Kit<T, Body, Field>,
   ctx: PageContext,
   status: number,
   key: string | undefined,
@@ -172,13 +171,13 @@ function formPage<T extends { key: string }>(
   return page(status, layout(ctx.viewer, `/${kind.segment}`, title, content));
 }
 
-function formValues<T extends { key: string }>(kind: RecordPages<T>, ctx: PageContext): Record<string, string> {
+function formValues<T extends { key: string }, Body, Field extends string>(kind: RecordPages<T, Body, Field>, ctx: PageContext): Record<string, string> {
   const values: Record<string, string> = {};
   for (const f of kind.fields) values[f.name] = ctx.req.form.get(f.name) ?? "";
   return values;
 }
 
-async function save<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, key: string, values: Record<string, string>, isNew: boolean): Promise<WebResponse> {
+async function save<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext, key: string, values: Record<string, string>, isNew: boolean): Promise<WebResponse> {
   const { kind } = kit;
   const errors: FieldErrors = {};
   if (key === "") errors.key = "Enter a key.";
@@ -191,7 +190,7 @@ async function save<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, ke
   }
   if (Object.keys(errors).length > 0 || "errors" in built) return formPage(kit, ctx, 400, isNew ? undefined : key, { ...values, key }, errors);
   try {
-    await ctx.api("PUT", kit.apiOne(key), { body: built.body });
+    await kind.routes(ctx.client).put(key, built.body);
   } catch (error) {
     const found = fieldErrors(error);
     if (!found) throw error;
@@ -200,26 +199,21 @@ async function save<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, ke
   return redirect(`${kit.listPath}?notice=saved`);
 }
 
-async function exists<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, key: string): Promise<boolean> {
+async function exists<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext, key: string): Promise<boolean> {
   return (await get(kit, ctx, key)) !== undefined;
 }
 
-async function get<T extends { key: string }>(kit: Kit<T>, ctx: PageContext, key: string): Promise<T | undefined> {
+async function get<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext, key: string): Promise<T | undefined> {
   try {
-    return await ctx.api<T>("GET", kit.apiOne(key));
+    return await kit.kind.routes(ctx.client).get(key);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
 
-function missing<T extends { key: string }>({ kind, listPath }: Kit<T>, ctx: PageContext, key: string): WebResponse {
+function missing<T extends { key: string }, Body, Field extends string>({ kind, listPath }: Kit<T, Body, Field>, ctx: PageContext, key: string): WebResponse {
   return page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`));
-}
-
-/** A cursor the API refused (edited, cut short, another list's): that list has no such page. */
-export function refusedCursor(error: unknown): boolean {
-  return error instanceof ApiError && error.code === "VALIDATION_ERROR" && (error.details ?? []).some((detail) => detail.path === "cursor");
 }
 
 /** The 404 of a list page that cannot exist, one link away from the list's first page. */
