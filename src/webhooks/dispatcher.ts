@@ -15,7 +15,8 @@ import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
 import { checkTarget, type CheckedTarget } from "./address-guard.js";
 import { liveSecrets, wantsEvent, WebhookEndpointStore } from "./endpoint-store.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
-import { activeMember, parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageLogLimits, type MessageStatus, type StoredMessage } from "./message-store.js";
+import { fanOutInCalls } from "./fanout-calls.js";
+import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type FanOut, type MessageLogLimits, type MessageStatus, type StoredMessage } from "./message-store.js";
 import { renderNotification, type RenderedMessage } from "./payload.js";
 import { signatureHeader } from "./signing.js";
 import { WEBHOOK_USER_AGENT } from "./user-agent.js";
@@ -170,9 +171,10 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Turns the shard's outbox entries into messages, oldest first, a page per script call, until it is empty.
-   * An endpoint a call found at its backlog is offered none of the pass's later entries: a receiver that is
-   * down would otherwise cost Redis a check per entry, and a call keys per entry, for messages it never gets.
+   * Turns the shard's outbox entries into messages, oldest first, a page at a time in bounded calls
+   * (fanout-calls.ts), until it is empty. An endpoint a call found at its backlog is offered none of the
+   * pass's later entries: a receiver that is down would otherwise cost Redis a check per entry, and a call
+   * keys per entry, for messages it never gets.
    */
   private async fanOut(shard: number): Promise<void> {
     const { client, keys } = this.deps;
@@ -183,7 +185,6 @@ export class WebhookDispatcher {
       if (entries.length === 0) return;
       const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
       const page: FanOut[] = [];
-      let skippedHere = 0;
       for (const [rawId, fields] of entries) {
         const outboxEntryId = rawId.toString();
         // Not what a commit writes (something else wrote the stream): it must not block the outbox.
@@ -219,13 +220,9 @@ export class WebhookDispatcher {
           continue;
         }
         const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
-        const open = targets.filter((endpoint) => !full.has(activeMember(message.accountId, endpoint.id)));
-        skippedHere += targets.length - open.length;
-        page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: open.map((endpoint) => endpoint.id) });
+        page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) });
       }
-      const answer = await this.messages.fanOut(shard, page, Date.now());
-      for (const member of answer.full) full.add(member);
-      const skipped = answer.skipped + skippedHere;
+      const skipped = await fanOutInCalls(page, full, (entries) => this.messages.fanOut(shard, entries, Date.now()));
       if (skipped > 0) this.deps.metrics.messagesSkipped.inc(skipped);
       if (entries.length < OUTBOX_PAGE) return;
     }
