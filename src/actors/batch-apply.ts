@@ -18,7 +18,7 @@ import { decodeEntry, deliveryOf, runsOf, type DecodedEntry, type MalformedEntry
 export interface BatchApplierDeps {
   shard: number;
   services: Pick<ActorServices, "hot" | "logger" | "metrics" | "clock">;
-  tuning: Pick<ActorTuning, "outcomeCaps">;
+  tuning: Pick<ActorTuning, "outcomeCaps" | "commitMaxWrites">;
   attempts: DeliveryAttempts;
   loader: OutcomeLoader;
   staging: CommitStaging;
@@ -70,8 +70,8 @@ export class BatchApplier {
     const commit = this.deps.commits.begin();
     const deadLettered = new Map<string, number>();
     const writes = staging.foldWrites(commit, deadLettered, records);
-    const caps = this.deps.tuning.outcomeCaps;
-    const full = (changed: number): boolean => commitFull(commit, changed);
+    const { outcomeCaps: caps, commitMaxWrites } = this.deps.tuning;
+    const full = (changed: number): boolean => commitFull(commit, changed, commitMaxWrites);
     const fold = await foldBatch({ entries, records, archived, creator, attempts, writes, scoring, caps, full });
     if (!fold.ok) {
       await this.foldFailed(fold, records);

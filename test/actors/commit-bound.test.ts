@@ -8,7 +8,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ActorScriptReplies } from "../../src/actors/actor-scripts.js";
 import { createActorMetrics } from "../../src/actors/actor-metrics.js";
 import { CohortModels } from "../../src/actors/cohort-models.js";
-import { COMMIT_MAX_WORK } from "../../src/actors/commit-budget.js";
 import { CONSUMER_GROUP } from "../../src/actors/consumer-group.js";
 import { HotOutcomes } from "../../src/actors/hot-outcomes.js";
 import { OpenOutcomeQuota } from "../../src/actors/open-outcome-quota.js";
@@ -26,6 +25,8 @@ import { connectTo, DEPLOYMENTS } from "../support/redis.js";
 
 const BATCHES = 6;
 const BATCH_EVENTS = 500;
+/** The default commit budget. */
+const MAX_WRITES = 2000;
 
 /** The actor's scripts, with every commit sent twice and the operations of each counted. */
 class ResentCommits extends Scripts<ActorScriptReplies> {
@@ -72,7 +73,7 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
     const value = await scripts.run("lease-acquire", [keys.lease(0), keys.fence(0)], ["bound-worker", 60_000]);
     const actor = new ShardActor({
       lease: { shard: 0, value: String(value), workerId: "bound-worker", onLost: () => {} },
-      tuning: { readBatchSize: 4000, readBatchMax: 4000, readIntervalMs: 0, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, deadLetterMaxEventBytes: 65_536, replicaAcks: 0, replicaAckTimeoutMs: 50 },
+      tuning: { readBatchSize: 4000, readBatchMax: 4000, commitMaxWrites: MAX_WRITES, readIntervalMs: 0, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, deadLetterMaxEventBytes: 65_536, replicaAcks: 0, replicaAckTimeoutMs: 50 },
       services: {
         client,
         cork: new TurnCork(client),
@@ -109,7 +110,7 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
     // Several calls, none past the budget by more than one entry's writes (a letter and its notification per
     // event, and one orphan expiry per two events).
     expect(scripts.commitOps.length).toBeGreaterThanOrEqual(3);
-    for (const ops of scripts.commitOps) expect(ops).toBeLessThan(COMMIT_MAX_WORK + 2.5 * BATCH_EVENTS + 20);
+    for (const ops of scripts.commitOps) expect(ops).toBeLessThan(MAX_WRITES + 2.5 * BATCH_EVENTS + 20);
     // The orphans' idempotency hashes expire.
     expect(await client.pttl(keys.idempotency(0, t.accountId, "never-0-0"))).toBeGreaterThan(0);
   }, 120_000);
