@@ -48,8 +48,17 @@ interface Phase {
   slow: SlowCalls;
 }
 
-/** Redis commands that held the server longer than SLOW_US (its slow log), by command or script name. */
-type SlowCalls = Record<string, { count: number; maxMs: number; totalMs: number }>;
+/**
+ * Redis commands that held the server longer than SLOW_US (its slow log), by command or script name, with
+ * the most arguments one of them had: a count of what the call carried, which load does not change.
+ */
+type SlowCalls = Record<string, { count: number; maxMs: number; totalMs: number; maxArgs: number }>;
+
+/** Arguments of a slow-log entry: it keeps 32, the last saying how many more there were. */
+function argumentCount(args: string[]): number {
+  const more = /^\.\.\. \((\d+) more arguments\)$/.exec(String(args.at(-1)));
+  return more ? args.length - 1 + Number(more[1]) : args.length;
+}
 
 const SLOW_US = 5000;
 const SLOW_KEPT = 10_000;
@@ -78,8 +87,9 @@ function slowCommands(entries: unknown[], scripts: Map<string, string>): SlowCal
     const command = String(args[0]).toLowerCase();
     const sha = command === "evalsha" ? String(args[1]) : command === "eval" ? createHash("sha1").update(String(args[1])).digest("hex") : "";
     const name = scripts.get(sha) ?? command;
-    const call = (calls[name] ??= { count: 0, maxMs: 0, totalMs: 0 });
+    const call = (calls[name] ??= { count: 0, maxMs: 0, totalMs: 0, maxArgs: 0 });
     call.count++;
+    call.maxArgs = Math.max(call.maxArgs, argumentCount(args));
     call.maxMs = Math.max(call.maxMs, micros / 1000);
     call.totalMs = Math.round(call.totalMs + micros / 1000);
   }
@@ -175,6 +185,13 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       await phase(`alone-${round}`, false);
       await phase(`flood-${round}`, true);
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      const [quiet, flooded] = [phases.find((p) => p.name === `alone-${round}`)!, phases.find((p) => p.name === `flood-${round}`)!];
+      const slow = Object.entries(flooded.slow).map(([name, c]) => `${name} ${c.count} (max ${c.maxMs.toFixed(1)} ms, ${c.maxArgs} args)`);
+      console.log(
+        `round ${round}: B p99 alone ${quiet.run.p99Ms.toFixed(1)} ms (load ${quiet.load1.toFixed(1)}), while A floods ${flooded.run.p99Ms.toFixed(1)} ms (load ${flooded.load1.toFixed(1)}): ${(flooded.run.p99Ms / quiet.run.p99Ms).toFixed(2)}x; Redis calls over ${SLOW_US / 1000} ms while A floods: ${slow.join(", ") || "none"}`,
+      );
     }
     const alone = median(phases.filter((p) => p.name.startsWith("alone")).map((p) => p.run.p99Ms));
     const flooded = median(phases.filter((p) => p.name.startsWith("flood")).map((p) => p.run.p99Ms));

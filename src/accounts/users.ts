@@ -1,5 +1,6 @@
 // Dashboard users: an email and a password hash, belonging to one account. Created at sign-up or by
 // `verdict user add`; the email is the identity (lower-cased), so one email is one user.
+import { PasswordTiming } from "./password-timing.js";
 import { decoyHash, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword, type PasswordHash } from "./password.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
@@ -44,6 +45,8 @@ export function checkNewUser(email: string, password: string): UserInputError[] 
 }
 
 export class Users {
+  private readonly timing = new PasswordTiming();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
@@ -74,10 +77,20 @@ export class Users {
     return (await this.redis.exists(this.keys.dashboardUser(normaliseEmail(email)))) === 1;
   }
 
-  /** The user when the password is right; undefined for a wrong email or password alike (same cost). */
+  /**
+   * The user when the password is right; undefined for a wrong email or password alike, after as long. An
+   * email with no user mostly waits a recent check's duration instead of hashing (password-timing.ts).
+   */
   async authenticate(email: string, password: string): Promise<UserRecord | undefined> {
     const user = await this.get(email);
-    const ok = await verifyPassword(password, user?.password ?? (await decoyHash()));
+    if (!user && !this.timing.checkUnknown()) {
+      await new Promise((resolve) => setTimeout(resolve, this.timing.waitMs()));
+      return undefined;
+    }
+    const stored = user?.password ?? (await decoyHash());
+    const started = performance.now();
+    const ok = await verifyPassword(password, stored);
+    this.timing.record(performance.now() - started);
     return ok && user ? user : undefined;
   }
 }

@@ -32,6 +32,8 @@ export interface ActorTuning {
   readBatchSize: number;
   /** What reads grow to under a sustained backlog (ReadSize). */
   readBatchMax: number;
+  /** Writes a commit stages before it takes no further entry (options.commitMaxWrites; commit-budget.ts). */
+  commitMaxWrites: number;
   /** Shortest time between the starts of two small reads while events keep coming (options.readIntervalMs; see pace). */
   readIntervalMs: number;
   maxProcessingAttempts: number;

@@ -40,6 +40,8 @@ export class BatchCommit {
   private readonly acks: string[] = [];
   /** ARGV index of each blob, so a notification refers to the snapshot, letter or charge already sent. */
   private readonly blobIndex = new Map<ScriptArg, number>();
+  /** Bytes of the blobs staged so far (see `bytes`). */
+  private blobBytes = 0;
   /**
    * Sorted-set writes per KEYS index, member to score (null removes; the last write of a member wins, as
    * when run in order): sent as one variadic ZADD and one ZREM per key after the other operations, so a
@@ -64,6 +66,18 @@ export class BatchCommit {
     return this.ops.length === 0 && this.acks.length === 0 && this.sortedSets.size === 0;
   }
 
+  /** Writes staged so far, each a command or so of the script's (operations, sorted-set members): what bounds a commit's time in Redis. */
+  get work(): number {
+    let members = 0;
+    for (const { members: staged } of this.sortedSets.values()) members += staged.size;
+    return this.ops.length + members;
+  }
+
+  /** Bytes of the values staged so far (snapshots, log entries, letters, notifications). */
+  get bytes(): number {
+    return this.blobBytes;
+  }
+
   private key(name: string): number {
     let index = this.keyIndex.get(name);
     if (index === undefined) {
@@ -78,6 +92,7 @@ export class BatchCommit {
     let index = this.blobIndex.get(bytes);
     if (index === undefined) {
       this.blobs.push(bytes);
+      this.blobBytes += typeof bytes === "number" ? 8 : typeof bytes === "string" ? bytes.length : bytes.byteLength;
       index = this.blobs.length + 5; // ARGV[1..5] are fixed
       this.blobIndex.set(bytes, index);
     }

@@ -56,7 +56,8 @@ export interface ChangedOutcome {
 }
 
 export type FoldResult =
-  | { ok: true; changed: Map<string, ChangedOutcome>; events: number; oldestReceivedAt: number }
+  /** `entries`: how many of the input's entries were folded (all, unless `full` ended the batch early). */
+  | { ok: true; changed: Map<string, ChangedOutcome>; entries: number; events: number; oldestReceivedAt: number }
   /** An event threw (retryable): memory may be half-applied, so the whole batch is to be redone. */
   | { ok: false; entryId: string; index: number; error: unknown };
 
@@ -73,6 +74,11 @@ export interface FoldInput {
   scoring: BatchScoring;
   /** What one outcome may store: an event that would pass a cap is dead-lettered OUTCOME_TOO_LARGE. */
   caps: OutcomeCaps;
+  /**
+   * Asked after each entry with the number of outcomes changed so far: true ends the batch there (the
+   * later entries are left for another commit), so one commit's work in Redis stays bounded.
+   */
+  full?: (changedOutcomes: number) => boolean;
 }
 
 /** Forgets an outcome the batch created for `event`: its idempotency keys expire as an orphan's. */
@@ -82,11 +88,14 @@ function uncreate(records: Map<string, OutcomeRecord>, writes: FoldWrites, ref: 
 }
 
 export async function foldBatch(input: FoldInput): Promise<FoldResult> {
-  const { entries, attempts, writes } = input;
+  const { entries, attempts, writes, full } = input;
   const changed = new Map<string, ChangedOutcome>();
   let events = 0;
   let oldestReceivedAt = Infinity;
+  let folded = 0;
   for (const entry of entries) {
+    if (folded > 0 && full?.(changed.size)) break;
+    folded++;
     writes.ack(entry.id);
     events += entry.size;
     // Outcomes an earlier event of this entry already advanced: their lastEntryId is this entry's id now,
@@ -110,7 +119,7 @@ export async function foldBatch(input: FoldInput): Promise<FoldResult> {
       }
     }
   }
-  return { ok: true, changed, events, oldestReceivedAt };
+  return { ok: true, changed, entries: folded, events, oldestReceivedAt };
 }
 
 /**

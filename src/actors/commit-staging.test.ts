@@ -107,6 +107,16 @@ describe("CommitStaging.foldWrites", () => {
     writes.billable(event, "cust");
     expect(commit.ops).toEqual([`log ${keys.eventLog(SHARD, "acct", "o")}`, `log ${keys.eventLog(SHARD, "acct", "o")}`, `count ${keys.usage(SHARD, "acct")} cust 1`]);
   });
+
+  it("expires an orphan's idempotency hash once per commit, and not for an event that claimed no key", () => {
+    const commit = new Recorded();
+    const writes = staging(false).foldWrites(commit, new Map(), new Map());
+    writes.orphan(event);
+    writes.orphan({ ...event, idempotencyKey: "k1" });
+    writes.orphan({ ...event, idempotencyKey: "k2" });
+    writes.orphan({ ...event, outcomeKey: "p", idempotencyKey: "k1" });
+    expect(commit.ops).toEqual([`expireOrphan ${keys.idempotency(SHARD, "acct", "o")}`, `expireOrphan ${keys.idempotency(SHARD, "acct", "p")}`]);
+  });
 });
 
 describe("CommitStaging.passTime", () => {

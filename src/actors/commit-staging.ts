@@ -47,6 +47,7 @@ export class CommitStaging {
     const { keys, shard } = this.deps;
     // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
     const logKeys = new Map<string, string>();
+    const orphaned = new Set<string>();
     return {
       ack: (entryId) => commit.ack(entryId),
       log: (ref, event, bytes) => {
@@ -70,8 +71,15 @@ export class CommitStaging {
         deadLettered.set(letter.code, (deadLettered.get(letter.code) ?? 0) + 1);
         commit.rollups.deadLetter(letter, records.get(outcomeRef(letter.event.accountId, letter.event.outcomeKey)));
       },
-      orphan: (event) =>
-        commit.expireOrphan(keys.idempotency(shard, event.accountId, event.outcomeKey), keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS),
+      orphan: (event) => {
+        // Only a keyed event claimed a key in the outcome's idempotency hash, and one expiry per hash and
+        // commit does (every one of a commit's expiries runs before its snapshots are written).
+        if (event.idempotencyKey === undefined) return;
+        const key = keys.idempotency(shard, event.accountId, event.outcomeKey);
+        if (orphaned.has(key)) return;
+        orphaned.add(key);
+        commit.expireOrphan(key, keys.outcome(shard, event.accountId, event.outcomeKey), ORPHAN_IDEMPOTENCY_TTL_MS);
+      },
       charge: (record, charge) => this.charge(commit, record, charge),
     };
   }

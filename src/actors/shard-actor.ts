@@ -1,14 +1,14 @@
 // One shard's actor: the only writer of its outcomes while it holds the shard lease. Its loop takes the
 // shard over, then reads the shard stream through a consumer group, folds each batch of events into the
-// outcomes they name (batch-fold.ts) and commits the batch's effect atomically with its XACK; when the
+// outcomes they name and commits the batch's effect atomically with its XACK (batch-apply.ts); when the
 // monitor ticks and the stream is drained, it lets time pass on the outcomes due (settlement, IDLE).
 import { entryTimeMs } from "../streams/entry-id.js";
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
-import { tracingEnabled } from "../telemetry/tracing.js";
-import { linkBatchToRequests, traceAppliedEvents, traced } from "./actor-tracing.js";
+import { traced } from "./actor-tracing.js";
 import type { ShardActorDeps } from "./actor-deps.js";
+import { BatchApplier } from "./batch-apply.js";
 import type { BatchCommit } from "./batch-commit.js";
-import { foldBatch, type ChangedOutcome, type FoldResult } from "./batch-fold.js";
+import type { ChangedOutcome } from "./batch-fold.js";
 import { BatchScoring } from "./batch-scoring.js";
 import { CommitStaging } from "./commit-staging.js";
 import { ensureConsumerGroup } from "./consumer-group.js";
@@ -19,7 +19,7 @@ import { FencedCommit } from "./fenced-commit.js";
 import { OutcomeLoader } from "./outcome-loader.js";
 import { afterRead, type ReadPhase } from "./read-phase.js";
 import { ReadSize } from "./read-size.js";
-import { decodeEntry, deliveryOf, runsOf, streamEntries, type StreamEntry } from "./shard-entries.js";
+import { streamEntries, type StreamEntry } from "./shard-entries.js";
 import { ShardReader } from "./shard-reader.js";
 
 /** Longest a read of new entries waits for one, so the loop can settle and stop. */
@@ -70,6 +70,7 @@ export class ShardActor {
   private readonly loader: OutcomeLoader;
   private readonly staging: CommitStaging;
   private readonly commits: FencedCommit;
+  private readonly batches: BatchApplier;
 
   constructor(private readonly deps: ShardActorDeps) {
     const { lease, tuning, services, reader, openQuota } = deps;
@@ -84,6 +85,21 @@ export class ShardActor {
     this.loader = new OutcomeLoader({ shard, services, openQuota });
     this.staging = new CommitStaging({ keys, shard, archiving: services.archive !== undefined, deadLetterMaxEventBytes: tuning.deadLetterMaxEventBytes, metrics });
     this.commits = new FencedCommit({ lease, tuning, services, logger });
+    this.batches = new BatchApplier({
+      shard,
+      services,
+      tuning,
+      attempts: this.attempts,
+      loader: this.loader,
+      staging: this.staging,
+      commits: this.commits,
+      malformed: this.malformed,
+      scoring: () => this.scoring(),
+      commitChanges: (commit, changed, scoring, records) => this.commitChanges(commit, changed, scoring, records),
+      retry: () => {
+        this.phase = "pending";
+      },
+    });
   }
 
   get shard(): number {
@@ -175,7 +191,7 @@ export class ShardActor {
     if (entries.length === 0) return this.claimWhenIdle();
     // A full read is a backlog whose events are in memory already: fewer, larger commits drain it sooner.
     const runEvents = full ? this.readSize.max : readEvents;
-    await traced(this.shard, "shard.batch", { "verdict.entries": entries.length }, () => this.applyEntries(entries, runEvents));
+    await traced(this.shard, "shard.batch", { "verdict.entries": entries.length }, () => this.batches.apply(entries, runEvents));
     if (!full) await this.pace(readAt, entries);
   }
 
@@ -214,51 +230,6 @@ export class ShardActor {
     if (events < PACED_BELOW_EVENTS) await sleep(wait);
   }
 
-  /** Commits a read's entries in runs of about `runEvents` events; stops at a run that did not commit. */
-  private async applyEntries(entries: StreamEntry[], runEvents: number): Promise<void> {
-    for (const run of runsOf(entries, runEvents)) {
-      if (!(await this.applyBatch(run))) return;
-    }
-  }
-
-  /** Applies the entries' events and commits their effect with their XACK; false when nothing was committed. */
-  private async applyBatch(raw: StreamEntry[]): Promise<boolean> {
-    const started = performance.now();
-    const entries = raw.map((entry) => decodeEntry(entry, this.malformed));
-    if (tracingEnabled()) linkBatchToRequests(entries);
-    const { records, archived, creator } = await this.loader.loadBatch(entries);
-    const scoring = this.scoring();
-    const commit = this.commits.begin();
-    const deadLettered = new Map<string, number>();
-    const writes = this.staging.foldWrites(commit, deadLettered, records);
-    const fold = await foldBatch({ entries, records, archived, creator, attempts: this.attempts, writes, scoring, caps: this.deps.tuning.outcomeCaps });
-    if (!fold.ok) {
-      await this.foldFailed(fold, records);
-      return false;
-    }
-    this.staging.ingestCounts(commit, entries);
-    if (!(await this.commitChanges(commit, fold.changed, scoring, records))) {
-      this.phase = "pending";
-      return false;
-    }
-    this.attempts.committed(entries);
-    if (tracingEnabled()) traceAppliedEvents(this.shard, entries, records, started);
-    this.recordBatch(fold, deadLettered, started);
-    return true;
-  }
-
-  /**
-   * An event threw (unexpected): give up the whole batch (memory may be half-applied), count the attempt,
-   * back off, and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
-   */
-  private async foldFailed(fold: Extract<FoldResult, { ok: false }>, records: ReadonlyMap<string, OutcomeRecord>): Promise<void> {
-    const attempt = this.attempts.recordFailure(deliveryOf(fold.entryId, fold.index), fold.error);
-    this.deps.services.logger.warn({ err: fold.error, shard: this.shard, entry: fold.entryId, index: fold.index, attempt }, "event processing failed");
-    for (const ref of records.keys()) this.deps.services.hot.delete(this.shard, ref);
-    this.phase = "pending";
-    await sleep(Math.min(2000, 50 * 2 ** attempt));
-  }
-
   /** Scores against the worker's merged cohort models, collecting what the commit teaches them. */
   private scoring(): BatchScoring {
     const { models } = this.deps.services;
@@ -288,15 +259,6 @@ export class ShardActor {
       await this.claimOrphans();
     }
     return false;
-  }
-
-  private recordBatch(fold: Extract<FoldResult, { ok: true }>, deadLettered: ReadonlyMap<string, number>, started: number): void {
-    const { metrics, clock } = this.deps.services;
-    metrics.eventsProcessed.inc(fold.events);
-    for (const [code, n] of deadLettered) metrics.deadLetters.inc({ code }, n);
-    metrics.batchSeconds.observe((performance.now() - started) / 1000);
-    // Receipt is stamped with the same business clock (wall time outside tests).
-    if (fold.oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, clock() - fold.oldestReceivedAt) / 1000);
   }
 
   /** Entries a stale reader took while no commit of ours came to refuse them (see claim-orphans.lua). */

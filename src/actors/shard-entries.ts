@@ -33,19 +33,19 @@ export function deliveryOf(entryId: string, index: number): string {
   return `${entryId}/${index}`;
 }
 
-/** A read's entries in runs of about `events` events (whole entries), each committed on its own. */
-export function runsOf(entries: StreamEntry[], events: number): StreamEntry[][] {
-  const runs: StreamEntry[][] = [];
-  let run: StreamEntry[] = [];
+/** A read's entries in runs of about `events` events (whole entries), each loaded and committed on its own. */
+export function runsOf(entries: DecodedEntry[], events: number): DecodedEntry[][] {
+  const runs: DecodedEntry[][] = [];
+  let run: DecodedEntry[] = [];
   let inRun = 0;
   for (const entry of entries) {
-    if (run.length > 0 && inRun + entry.events.length > events) {
+    if (run.length > 0 && inRun + entry.size > events) {
       runs.push(run);
       run = [];
       inRun = 0;
     }
     run.push(entry);
-    inRun += entry.events.length;
+    inRun += entry.size;
   }
   if (run.length > 0) runs.push(run);
   return runs;

@@ -38,6 +38,7 @@ export interface WorkerOptions {
   maxHotOutcomes: number;
   readBatchSize: number;
   readBatchMax: number;
+  commitMaxWrites: number;
   readIntervalMs: number;
   maxProcessingAttempts: number;
   outcomeCaps: OutcomeCaps;
@@ -128,6 +129,7 @@ export class Worker {
     this.tuning = {
       readBatchSize: options.readBatchSize,
       readBatchMax: options.readBatchMax,
+      commitMaxWrites: options.commitMaxWrites,
       readIntervalMs: options.readIntervalMs,
       maxProcessingAttempts: options.maxProcessingAttempts,
       outcomeCaps: options.outcomeCaps,

@@ -35,6 +35,8 @@ const SEED_1 = 0x9747b28c;
 const SEED_2 = 0x5bd1e995;
 /** Archived outcomes read per query while rebuilding. */
 const REBUILD_PAGE = 10_000;
+/** Refs looked up per BITFIELD call: a batch of thousands of new keys is several short calls, not one long one. */
+const REFS_PER_CALL = 500;
 /** How long the rebuild lock lives without being extended (each page extends it). */
 const REBUILD_LOCK_MS = 60_000;
 /** Between attempts to rebuild, while a filter is found not ready. */
@@ -73,15 +75,22 @@ export class ArchivedFilter {
    * while the shard's filter is not ready (which starts a rebuild, at most every REBUILD_RETRY_MS).
    */
   async mayHold(shard: number, refs: readonly string[]): Promise<string[]> {
-    const args: (string | number)[] = ["GET", "u8", VERSION_OFFSET];
-    for (const ref of refs) for (const offset of filterOffsets(ref)) args.push("GET", "u1", offset);
-    const bits = (await this.deps.redis.call("BITFIELD", this.deps.keys.archivedFilter(shard), ...args)) as number[];
-    if (bits[0] !== FILTER_LAYOUT_VERSION) {
+    if (refs.length === 0) return [];
+    const slices: Promise<number[]>[] = [];
+    for (let start = 0; start < refs.length; start += REFS_PER_CALL) {
+      const args: (string | number)[] = ["GET", "u8", VERSION_OFFSET];
+      for (const ref of refs.slice(start, start + REFS_PER_CALL)) for (const offset of filterOffsets(ref)) args.push("GET", "u1", offset);
+      slices.push(this.deps.redis.call("BITFIELD", this.deps.keys.archivedFilter(shard), ...args) as Promise<number[]>);
+    }
+    const answers = await Promise.all(slices);
+    if (answers.some((bits) => bits[0] !== FILTER_LAYOUT_VERSION)) {
       this.prepare();
       return [...refs];
     }
     return refs.filter((_, i) => {
-      for (let h = 1; h <= FILTER_HASHES; h++) if (bits[i * FILTER_HASHES + h] === 0) return false;
+      const bits = answers[Math.floor(i / REFS_PER_CALL)]!;
+      const at = (i % REFS_PER_CALL) * FILTER_HASHES;
+      for (let h = 1; h <= FILTER_HASHES; h++) if (bits[at + h] === 0) return false;
       return true;
     });
   }

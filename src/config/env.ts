@@ -124,6 +124,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     maxHotOutcomes: int(env, "VERDICT_MAX_HOT_OUTCOMES", DEFAULT_OPTIONS.maxHotOutcomes),
     readBatchSize: int(env, "VERDICT_READ_BATCH_SIZE", DEFAULT_OPTIONS.readBatchSize),
     readBatchMax: int(env, "VERDICT_READ_BATCH_MAX", DEFAULT_OPTIONS.readBatchMax),
+    commitMaxWrites: int(env, "VERDICT_COMMIT_MAX_WRITES", DEFAULT_OPTIONS.commitMaxWrites),
     readIntervalMs: int(env, "VERDICT_READ_INTERVAL_MS", DEFAULT_OPTIONS.readIntervalMs),
     maxProcessingAttempts: int(env, "VERDICT_MAX_PROCESSING_ATTEMPTS", DEFAULT_OPTIONS.maxProcessingAttempts),
     outcomeCaps: {

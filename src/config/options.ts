@@ -67,6 +67,13 @@ export interface VerdictOptions {
    */
   readBatchMax: number;
   /**
+   * Writes (operations and sorted-set members) one shard commit stages before it takes no further stream
+   * entry: every call to Redis waits behind a running commit, so this bounds how long one account's batch
+   * of dead letters holds the others' enqueues. Larger commits drain a backlog with fewer snapshot writes.
+   * @default 2000
+   */
+  commitMaxWrites: number;
+  /**
    * While a shard's events arrive one or a few at a time faster than it reads them, its reads start at most
    * this often: the events that arrive meanwhile share a read and a commit, most of whose cost is per
    * commit. A read that waited longer for its first entry (a quiet shard), and a read of 100 events or more,
@@ -197,6 +204,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   maxHotOutcomes: 200_000,
   readBatchSize: 1000,
   readBatchMax: 4000,
+  commitMaxWrites: 2000,
   readIntervalMs: 15,
   maxProcessingAttempts: 5,
   outcomeCaps: DEFAULT_OUTCOME_CAPS,
@@ -246,6 +254,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("maxHotOutcomes", options.maxHotOutcomes, 1, 100_000_000);
   intIn("readBatchSize", options.readBatchSize, 1, 100_000);
   intIn("readBatchMax", options.readBatchMax, 1, 100_000);
+  intIn("commitMaxWrites", options.commitMaxWrites, 1, 1_000_000);
   intIn("readIntervalMs", options.readIntervalMs, 0, 1000);
   intIn("maxProcessingAttempts", options.maxProcessingAttempts, 1, 1000);
   intIn("outcomeCaps.maxActions", options.outcomeCaps.maxActions, 1, 1_000_000);

@@ -1,5 +1,5 @@
 // Turns a shard's outbox (the notifications the actors' commit wrote) into webhook messages for the
-// endpoints that want them, oldest first, a page per script call. Only the shard's owner fans out, so each
+// endpoints that want them, oldest first, a page at a time. Only the shard's owner fans out, so each
 // entry becomes its messages once; an entry that is not a notification is deleted rather than block the rest.
 import { unpackNotification, type Notification } from "../outcomes/notification.js";
 import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
@@ -7,7 +7,8 @@ import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
 import { wantsEvent, type WebhookEndpointStore } from "./endpoint-store.js";
-import { activeMember, type FanOut, type WebhookMessageStore } from "./message-store.js";
+import { fanOutInCalls } from "./fanout-calls.js";
+import type { FanOut, WebhookMessageStore } from "./message-store.js";
 import { renderNotification, type RenderedMessage } from "./payload.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 
@@ -36,8 +37,8 @@ function onlyDeleted(outboxEntryId: string): FanOut {
 }
 
 /**
- * Turns the shard's outbox entries into messages, oldest first, a page per script call, until it is empty.
- * An endpoint a call found at its backlog is offered none of the pass's later entries: a receiver that is
+ * Turns the shard's outbox entries into messages, oldest first, a page at a time in bounded calls
+ * (fanout-calls.ts), until it is empty. An endpoint a call found at its backlog is offered none of the pass's later entries: a receiver that is
  * down would otherwise cost Redis a check per entry, and a call keys per entry, for messages it never gets.
  */
 export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () => boolean): Promise<void> {
@@ -49,7 +50,6 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
     if (entries.length === 0) return;
     const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
     const page: FanOut[] = [];
-    let skippedHere = 0;
     for (const [rawId, fields] of entries) {
       const outboxEntryId = rawId.toString();
       // Not what a commit writes (something else wrote the stream): it must not block the outbox.
@@ -85,13 +85,9 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
         continue;
       }
       const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
-      const open = targets.filter((endpoint) => !full.has(activeMember(message.accountId, endpoint.id)));
-      skippedHere += targets.length - open.length;
-      page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: open.map((endpoint) => endpoint.id) });
+      page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) });
     }
-    const answer = await deps.messages.fanOut(shard, page, Date.now());
-    for (const member of answer.full) full.add(member);
-    const skipped = answer.skipped + skippedHere;
+    const skipped = await fanOutInCalls(page, full, (calls) => deps.messages.fanOut(shard, calls, Date.now()));
     if (skipped > 0) deps.metrics.messagesSkipped.inc(skipped);
     if (entries.length < OUTBOX_PAGE) return;
   }

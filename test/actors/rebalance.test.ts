@@ -24,7 +24,7 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
     const worker = new Worker({
       client,
       keys,
-      options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, readBatchMax: 400, readIntervalMs: 5, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, replicaAcks: 0, scoreRefreshMs: 1000, dlqMaxEventBytes: 8192 },
+      options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, readBatchMax: 400, commitMaxWrites: 2000, readIntervalMs: 5, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, replicaAcks: 0, scoreRefreshMs: 1000, dlqMaxEventBytes: 8192 },
       logger: silentLogger,
       registry: new Registry(),
       outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve(terminalRejection("AGENT_NOT_FOUND", "unused")) }),
