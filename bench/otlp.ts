@@ -6,7 +6,8 @@
 // Each round sends fresh spans once (a fixed amount of work: every span's idempotency key is new, as in
 // production; repeating bodies would measure the duplicate path). A span is the event the mapping makes
 // of it, so the batch side sends exactly those events, ids and idempotency keys included.
-// BENCH_ROUNDS (default 5) and OTLP_BENCH_REQUESTS (default 100 requests of 512 spans per round) set the work.
+// BENCH_ROUNDS (default 5) and OTLP_BENCH_REQUESTS (default 100 requests of 512 spans per round) set the work;
+// OTLP_BENCH_PROFILE_DIR writes the ingress's CPU profile there (node --cpu-prof) when it stops.
 // Prints the figures on stderr and, last, as one JSON line on stdout.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -152,7 +153,9 @@ async function main(): Promise<void> {
   const redis = await startRedis(dir);
   const tokenSecret = randomBytes(32).toString("base64url");
   const { token } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), tokenSecret).create("bench");
-  const ingress = await spawnVerdict("ingress", { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") });
+  const profileDir = process.env.OTLP_BENCH_PROFILE_DIR;
+  const nodeArgs = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
+  const ingress = await spawnVerdict("ingress", { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") }, nodeArgs);
   let made = 0;
   try {
     // One request before the rounds: every span is mapped, none rejected (an empty answer is full success).

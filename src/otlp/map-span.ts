@@ -41,12 +41,13 @@ export type SpanVerdict =
   | { kind: "dropped"; reason: "not_genai" | "vercel_wrapper" }
   | { kind: "rejected"; reason: "bad_ids" | "bad_action"; message: string };
 
-const TRACE_ID = /^[0-9a-f]{32}$/;
-const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO = /^0+$/;
+const ZERO_TRACE_ID = "0".repeat(32);
+const ZERO_SPAN_ID = "0".repeat(16);
 
+/** The decoders give ids as lowercase hex (spans.ts): what is left to refuse is a wrong length or all zeros. */
 function validIds(span: OtlpSpan): boolean {
-  return TRACE_ID.test(span.traceId) && SPAN_ID.test(span.spanId) && !ZERO.test(span.traceId) && !ZERO.test(span.spanId);
+  return span.traceId.length === 32 && span.spanId.length === 16 && span.traceId !== ZERO_TRACE_ID && span.spanId !== ZERO_SPAN_ID;
 }
 
 function keysOf(span: Attributes, resource: Attributes, mapping: OtlpMapping): SpanKeys {
