@@ -50,9 +50,11 @@ function validIds(span: OtlpSpan): boolean {
   return span.traceId.length === 32 && span.spanId.length === 16 && span.traceId !== ZERO_TRACE_ID && span.spanId !== ZERO_SPAN_ID;
 }
 
+const EXPLICIT_OUTCOME = [OUTCOME_KEY_ATTRIBUTE];
+
 function keysOf(span: Attributes, resource: Attributes, mapping: OtlpMapping): SpanKeys {
   const keys: SpanKeys = {};
-  const outcome = firstKey([OUTCOME_KEY_ATTRIBUTE, ...mapping.outcome_key_attributes], span, resource);
+  const outcome = firstKey(EXPLICIT_OUTCOME, span, resource) ?? firstKey(mapping.outcome_key_attributes, span, resource);
   if (outcome !== undefined) keys.outcome = outcome;
   const task = firstKey(mapping.task_key_attributes, span, resource);
   if (task !== undefined) keys.task = task;
@@ -100,7 +102,7 @@ export function mapSpan(span: OtlpSpan, resource: Attributes, mapping: OtlpMappi
       startNs: span.startNs,
       endNs: span.endNs,
       keys: keysOf(span.attributes, resource, mapping),
-      events: [own, ...evaluationEvents(span, idempotencyKey)],
+      events: span.events.length === 0 ? [own] : [own, ...evaluationEvents(span, idempotencyKey)],
     },
   };
 }

@@ -64,6 +64,10 @@ interface Ready {
   keys: SpanKeys & { outcome: string };
 }
 
+function namesOutcome(keys: SpanKeys): keys is SpanKeys & { outcome: string } {
+  return keys.outcome !== undefined;
+}
+
 /**
  * A trace's events apply in end-time order, children held earlier included, and a parent after its
  * children: SDKs time a child on a clock of its own, which can read a millisecond off its parent's.
@@ -146,9 +150,11 @@ export class TraceIngest {
       else if (answer.status === "full") rejections.add("rejected_hold_full", "no outcome key, and the account holds as many spans as it may", spans.length);
       else {
         if (answer.released.length > 0) unheld.add(traceId);
-        for (const span of [...answer.released, ...spans]) {
-          const keys = inherit(span.keys, answer.keys);
-          if (keys.outcome !== undefined) ready.push({ span, keys: { ...keys, outcome: keys.outcome } });
+        for (const list of [answer.released, spans]) {
+          for (const span of list) {
+            const keys = inherit(span.keys, answer.keys);
+            if (namesOutcome(keys)) ready.push({ span, keys });
+          }
         }
       }
     });
