@@ -6,7 +6,9 @@
 // Each round sends fresh spans once (a fixed amount of work: every span's idempotency key is new, as in
 // production; repeating bodies would measure the duplicate path). A span is the event the mapping makes
 // of it, so the batch side sends exactly those events, ids and idempotency keys included.
-// BENCH_ROUNDS (default 5) and OTLP_BENCH_REQUESTS (default 100 requests of 512 spans per round) set the work.
+// BENCH_ROUNDS (default 5), OTLP_BENCH_WARMUP_ROUNDS (default 1, unmeasured, per side) and OTLP_BENCH_REQUESTS
+// (default 100 requests of 512 spans per round) set the work;
+// OTLP_BENCH_PROFILE_DIR writes the ingress's CPU profile there (node --cpu-prof) when it stops.
 // Prints the figures on stderr and, last, as one JSON line on stdout.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,6 +23,7 @@ import { Keys } from "../src/redis/keys.js";
 import { api, cpuSecondsOf, load, median, rotatingRounds, runMain, spawnVerdict, startRedis, stopChild, type LoadResult } from "./harness.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP_ROUNDS = Number(process.env.OTLP_BENCH_WARMUP_ROUNDS ?? 1);
 const REQUESTS = Number(process.env.OTLP_BENCH_REQUESTS ?? 100);
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_CONVERSATION = 4;
@@ -152,7 +155,9 @@ async function main(): Promise<void> {
   const redis = await startRedis(dir);
   const tokenSecret = randomBytes(32).toString("base64url");
   const { token } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), tokenSecret).create("bench");
-  const ingress = await spawnVerdict("ingress", { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") });
+  const profileDir = process.env.OTLP_BENCH_PROFILE_DIR;
+  const nodeArgs = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
+  const ingress = await spawnVerdict("ingress", { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") }, nodeArgs);
   let made = 0;
   try {
     // One request before the rounds: every span is mapped, none rejected (an empty answer is full success).
@@ -164,7 +169,7 @@ async function main(): Promise<void> {
     if (batchProbe.status !== 202 || (batchProbe.body as { failed: unknown[] }).failed.length !== 0) throw new Error(`the batch route refused the mapped events: ${JSON.stringify(batchProbe.body)}`);
 
     let bodyBytes = 0;
-    const measured = await rotatingRounds(["traces", "batch"] as const, ROUNDS, async (which) => {
+    const measure = async (which: "traces" | "batch"): Promise<Round> => {
       const round = bodies(roundSpans(made++));
       bodyBytes = round.bytes;
       const before = { ingress: cpuSecondsOf(ingress.child.pid), redis: cpuSecondsOf(redis.child.pid) };
@@ -175,8 +180,12 @@ async function main(): Promise<void> {
           : await load(dir, { ...common, path: "/v1/events/batch", bodies: round.batches, maxRequests: round.batches.length, expectStatus: 202, expectBody: '"failed":[]' });
       if (result.errors > 0) throw new Error(`${which}: ${result.errors} of ${result.requests} requests not fully accepted`);
       const cpu = { ingress: cpuSecondsOf(ingress.child.pid) - before.ingress, redis: cpuSecondsOf(redis.child.pid) - before.redis };
-      return { side: which, load: result, units: REQUESTS * SPANS_PER_REQUEST, cpu } satisfies Round;
-    });
+      return { side: which, load: result, units: REQUESTS * SPANS_PER_REQUEST, cpu };
+    };
+    // One unmeasured round per side first: the OTLP path's code is compiled and optimised in its first
+    // round, which would otherwise fall on the traces side of the first pair only.
+    for (let i = 0; i < WARMUP_ROUNDS; i++) for (const which of ["traces", "batch"] as const) await measure(which);
+    const measured = await rotatingRounds(["traces", "batch"] as const, ROUNDS, measure);
     const [traces, batch] = measured.map(side);
     const ratio = median(measured[0]!.map((t, i) => t.units / t.load.seconds / (measured[1]![i]!.units / measured[1]![i]!.load.seconds)));
     const figures: OtlpFigures = { traces: traces!, batch: batch!, ratio, spansPerRound: REQUESTS * SPANS_PER_REQUEST, bodyBytes: Math.round(bodyBytes) };

@@ -42,11 +42,13 @@ export async function startIngress(core: Core, extraRoutes: ((context: AppContex
   const rate = new EventRateLimiter(connections.enqueue, core.keys, options.quotas);
   const pipeline = new EventPipeline({ enqueuer, shards: options.shards, metrics, rate });
   const events = eventRoutes({ pipeline, eventsPerSecond: options.quotas.eventsPerSecond });
-  const traces = guardedByLiveness(startOtlp(core, connections.enqueue, pipeline, lifecycle).routes, connections.liveness);
+  const otlp = startOtlp(core, connections.enqueue, pipeline, lifecycle);
+  const traces = guardedByLiveness(otlp.routes, connections.liveness);
   const routes = [...events, ...traces, ...apiRoutes, openApiRoute(), ...(extraRoutes?.(core) ?? [])];
   const { redis, keys, accounts } = core;
   const archivedDeadLetters = core.archive?.deadLetters;
-  const dashboard = createDashboard({ apiRoutes, accounts, redis, keys, shards: options.shards, logger, metrics, signup: options.dashboardSignup, publicUrl: options.publicUrl, archivedDeadLetters, clock });
+  const dashboardApi = [...apiRoutes, ...guardedByLiveness(otlp.mappingRoutes, connections.liveness)];
+  const dashboard = createDashboard({ apiRoutes: dashboardApi, accounts, redis, keys, shards: options.shards, logger, metrics, signup: options.dashboardSignup, publicUrl: options.publicUrl, archivedDeadLetters, clock });
   lifecycle.onStop(() => dashboard.close());
   const http = await startHttpServer({
     routes,

@@ -35,6 +35,8 @@ export interface OtlpIngressDeps {
 
 export interface OtlpIngress {
   routes: Route[];
+  /** GET and PUT /v1/otlp/mapping (also among `routes`): the dashboard's page reads them in process. */
+  mappingRoutes: Route[];
   stop(): Promise<void>;
 }
 
@@ -45,5 +47,6 @@ export function startOtlpIngress(deps: OtlpIngressDeps): OtlpIngress {
   const mappings = new MappingStore(redis, keys);
   const ingest = new TraceIngest({ pipeline: deps.pipeline, hold, mappings, opener: new OutcomeOpener(deps.outcomes, deps.records), metrics, eventsPerSecond: options.quotas.eventsPerSecond });
   const sweeper = startHoldSweeper(hold, Math.min(5000, Math.max(250, Math.floor(options.otlpHoldMs / 4))), deps.clock, metrics, deps.logger);
-  return { routes: [...traceRoutes(ingest), ...otlpMappingRoutes(mappings)], stop: () => sweeper.stop() };
+  const mappingRoutes = otlpMappingRoutes(mappings);
+  return { routes: [...traceRoutes(ingest), ...mappingRoutes], mappingRoutes, stop: () => sweeper.stop() };
 }

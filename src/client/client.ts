@@ -21,6 +21,7 @@ export class VerdictClient {
   readonly insights: Routes["insights"];
   readonly dlq: Routes["dlq"];
   readonly webhooks: Routes["webhooks"];
+  readonly otlp: Routes["otlp"];
 
   constructor(options: VerdictClientOptions) {
     const resolved = resolveOptions(options);
@@ -38,6 +39,7 @@ export class VerdictClient {
       insights: this.insights,
       dlq: this.dlq,
       webhooks: this.webhooks,
+      otlp: this.otlp,
     } = routes(transport));
     void loadTraceApi();
   }

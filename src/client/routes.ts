@@ -12,6 +12,8 @@ import type {
   EventAccepted,
   Insights,
   LoggedEvent,
+  OtlpMapping,
+  OtlpMappingInput,
   OpenOutcomeBody,
   Outcome,
   OutcomeStatus,
@@ -107,6 +109,8 @@ export interface Routes {
     replay(id: string): Promise<ReplayAccepted>;
   };
   webhooks: WebhookRoutes;
+  /** How the account's OTLP spans become events (docs/otlp.md); `put` sets the fields given, the rest keep their defaults. */
+  otlp: { mapping: { get(): Promise<OtlpMapping>; put(mapping: OtlpMappingInput): Promise<OtlpMapping> } };
 }
 
 export function routes(transport: Transport): Routes {
@@ -156,5 +160,11 @@ export function routes(transport: Transport): Routes {
       replay: (id) => send<ReplayAccepted>("POST", path`/v1/dlq/${id}/replay`, undefined),
     },
     webhooks: webhookRoutes(transport),
+    otlp: {
+      mapping: {
+        get: () => get<OtlpMapping>("/v1/otlp/mapping"),
+        put: (mapping) => send<OtlpMapping>("PUT", "/v1/otlp/mapping", mapping),
+      },
+    },
   };
 }

@@ -22,6 +22,7 @@ import type { ChargeRecord } from "../outcomes/charge.js";
 import type { DeadLetterView } from "../stores/dead-letter-store.js";
 import type { LoggedEvent } from "../stores/outcome-store.js";
 import type { OutcomeStatus } from "../outcomes/outcome-record.js";
+import type { OtlpMapping } from "../otlp/mapping-config.js";
 import type { ObservationView, OutcomeView } from "../outcomes/present-outcome.js";
 import type { AgentRecord } from "../records/agent.js";
 import type { CustomerRecord } from "../records/customer.js";
@@ -75,4 +76,8 @@ export type {
   AttemptView as WebhookAttempt,
   WebhookMessageResent,
   WebhookSecretRotated,
+  OtlpMapping,
 };
+
+/** PUT /v1/otlp/mapping: any fields of the mapping; those left out keep their defaults. */
+export type OtlpMappingInput = Partial<OtlpMapping>;

@@ -21,6 +21,7 @@ const NAV: readonly [string, string][] = [
   ["/dead-letters", "Dead letters"],
   ["/charges", "Charges"],
   ["/webhooks", "Webhooks"],
+  ["/otlp", "OTLP mapping"],
   ["/token", "API token"],
 ];
 

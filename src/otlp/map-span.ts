@@ -41,17 +41,20 @@ export type SpanVerdict =
   | { kind: "dropped"; reason: "not_genai" | "vercel_wrapper" }
   | { kind: "rejected"; reason: "bad_ids" | "bad_action"; message: string };
 
-const TRACE_ID = /^[0-9a-f]{32}$/;
-const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO = /^0+$/;
+const ZERO_TRACE_ID = "0".repeat(32);
+const ZERO_SPAN_ID = "0".repeat(16);
 
+/** The decoders give ids as lowercase hex (spans.ts): what is left to refuse is a wrong length or all zeros. */
 function validIds(span: OtlpSpan): boolean {
-  return TRACE_ID.test(span.traceId) && SPAN_ID.test(span.spanId) && !ZERO.test(span.traceId) && !ZERO.test(span.spanId);
+  return span.traceId.length === 32 && span.spanId.length === 16 && span.traceId !== ZERO_TRACE_ID && span.spanId !== ZERO_SPAN_ID;
 }
+
+const EXPLICIT_OUTCOME = [OUTCOME_KEY_ATTRIBUTE];
 
 function keysOf(span: Attributes, resource: Attributes, mapping: OtlpMapping): SpanKeys {
   const keys: SpanKeys = {};
-  const outcome = firstKey([OUTCOME_KEY_ATTRIBUTE, ...mapping.outcome_key_attributes], span, resource);
+  const outcome = firstKey(EXPLICIT_OUTCOME, span, resource) ?? firstKey(mapping.outcome_key_attributes, span, resource);
   if (outcome !== undefined) keys.outcome = outcome;
   const task = firstKey(mapping.task_key_attributes, span, resource);
   if (task !== undefined) keys.task = task;
@@ -99,7 +102,7 @@ export function mapSpan(span: OtlpSpan, resource: Attributes, mapping: OtlpMappi
       startNs: span.startNs,
       endNs: span.endNs,
       keys: keysOf(span.attributes, resource, mapping),
-      events: [own, ...evaluationEvents(span, idempotencyKey)],
+      events: span.events.length === 0 ? [own] : [own, ...evaluationEvents(span, idempotencyKey)],
     },
   };
 }

@@ -8,12 +8,12 @@ export const WIRE_BYTES = 2;
 export const WIRE_FIXED32 = 5;
 
 const TWO_32 = 4294967296;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 /**
- * Buffer's own slice decoder, which Buffer#toString calls after checking its arguments: it builds one flat
- * string in C++, where a string built in JS by parts is a rope that every later hash or compare flattens.
+ * Buffer's own slice decoders, which Buffer#toString calls after checking its arguments: they build one flat
+ * string in C++, where a string built in JS by parts is a rope that every later regexp, hash, compare or
+ * msgpack write walks piece by piece (ids reach all of those).
  */
-type Utf8Slicing = Buffer & { utf8Slice(start: number, end: number): string };
+type Slicing = Buffer & { utf8Slice(start: number, end: number): string; hexSlice(start: number, end: number): string };
 
 /** A cursor over the body; every read checks its bound, so truncated input throws UndecodableBody. */
 export class ProtoReader {
@@ -79,15 +79,14 @@ export class ProtoReader {
     const stop = this.delimited(end);
     const start = this.pos;
     this.pos = stop;
-    return (this.buf as Utf8Slicing).utf8Slice(start, stop);
+    return (this.buf as Slicing).utf8Slice(start, stop);
   }
 
   hex(end: number): string {
     const stop = this.delimited(end);
-    let text = "";
-    for (let p = this.pos; p < stop; p++) text += HEX[this.buf[p]!]!;
+    const start = this.pos;
     this.pos = stop;
-    return text;
+    return (this.buf as Slicing).hexSlice(start, stop);
   }
 
   base64(end: number): string {

@@ -14,7 +14,7 @@ export interface OtlpSpanEvent {
 export const STATUS_ERROR = 2;
 
 export interface OtlpSpan {
-  /** Lowercase hex; "" when the wire held none. Its length is checked by the mapping, not the decoder. */
+  /** Lowercase hex (each decoder guarantees it); "" when the wire held none. Its length is checked by the mapping, not the decoder. */
   traceId: string;
   spanId: string;
   parentSpanId: string;

@@ -29,9 +29,13 @@ export type TraceAnswer =
   /** Unknown, and the account's hold is full: the unkeyed spans are rejected. */
   | { status: "full" };
 
+/** resolve-traces.lua's status codes, for the traces it has nothing to hand back for. */
+const RESOLVED = { KNOWN_AS_ASKED: 1, HELD: 2, FULL: 3 } as const;
+type Resolved = (typeof RESOLVED)[keyof typeof RESOLVED];
+
 interface TraceHoldReplies {
-  /** Per trace: its packed keys (or empty), the spans released to it, and "known", "held" or "full". */
-  "resolve-traces": [keys: Buffer, held: Buffer[], status: Buffer][];
+  /** Per trace: a Resolved code, or the keys recorded for it with the spans held for it. */
+  "resolve-traces": (Resolved | [keys: Buffer, held: Buffer[]])[];
   /** Per trace: the number of spans its hold ended with. */
   "release-traces": number[];
   /** 1 when the account was forgotten. */
@@ -58,18 +62,20 @@ export class TraceHold {
     const args: (string | number | Buffer)[] = [now, this.options.holdMs, this.options.maxHeldSpans, this.options.traceKeysTtlMs];
     for (const ask of asks) {
       keys.push(this.keys.otlpTraceKeys(accountId, ask.traceId), this.keys.otlpHeldSpans(accountId, ask.traceId));
-      const unkeyed = ask.keys === undefined ? ask.unkeyed : [];
-      args.push(ask.traceId, ask.keys === undefined ? "" : msgpack.pack(ask.keys), unkeyed.length, ...unkeyed.map((span) => msgpack.pack(span)));
+      if (ask.keys !== undefined) args.push(ask.traceId, msgpack.pack(ask.keys), 0);
+      else args.push(ask.traceId, "", ask.unkeyed.length, ...ask.unkeyed.map((span) => msgpack.pack(span)));
     }
     const reply = await this.scripts.runBuffer("resolve-traces", keys, args);
-    if (reply.some(([, , status]) => status.toString() === "held")) {
+    if (reply.includes(RESOLVED.HELD)) {
       // After the hold, so the sweep's forget-account sees the bump (or finds the account again).
       await this.redis.zincrby(this.keys.otlpHoldingAccounts(), 1, accountId);
     }
-    return reply.map(([packed, held, status]): TraceAnswer => {
-      const text = status.toString();
-      if (text === "known") return { status: "known", keys: msgpack.unpack(packed) as SpanKeys, released: held.map((b) => msgpack.unpack(b) as MappedSpan) };
-      return text === "held" ? { status: "held" } : { status: "full" };
+    return reply.map((answer, i): TraceAnswer => {
+      if (answer === RESOLVED.KNOWN_AS_ASKED) return { status: "known", keys: asks[i]!.keys!, released: [] };
+      if (answer === RESOLVED.HELD) return { status: "held" };
+      if (answer === RESOLVED.FULL) return { status: "full" };
+      const [packed, held] = answer;
+      return { status: "known", keys: msgpack.unpack(packed) as SpanKeys, released: held.map((b) => msgpack.unpack(b) as MappedSpan) };
     });
   }
 

@@ -7,14 +7,25 @@ import type { MappedSpan, SpanKeys } from "./map-span.js";
  * from the first span that does. Traces whose spans name no outcome are absent.
  */
 export function traceKeysOf(spans: readonly MappedSpan[]): Map<string, SpanKeys> {
-  const ordered = [...spans.filter((s) => s.root), ...spans.filter((s) => !s.root)];
   const found = new Map<string, SpanKeys>();
-  for (const span of ordered) found.set(span.traceId, inherit(found.get(span.traceId) ?? {}, span.keys));
+  for (const roots of [true, false]) {
+    for (const span of spans) {
+      if (span.root !== roots) continue;
+      const known = found.get(span.traceId);
+      if (known === undefined) found.set(span.traceId, span.keys);
+      else if (lends(span.keys, known)) found.set(span.traceId, inherit(known, span.keys));
+    }
+  }
   for (const [traceId, keys] of found) if (keys.outcome === undefined) found.delete(traceId);
   return found;
 }
 
-/** A span's keys, its own first, its trace's for the rest. */
+/** True when `from` names a key `keys` lacks. */
+function lends(from: SpanKeys, keys: SpanKeys): boolean {
+  return (keys.outcome === undefined && from.outcome !== undefined) || (keys.task === undefined && from.task !== undefined) || (keys.agent === undefined && from.agent !== undefined) || (keys.customer === undefined && from.customer !== undefined);
+}
+
+/** A span's keys, its own first, its trace's for the rest (built in one field order, so every such object has one shape). */
 export function inherit(own: SpanKeys, trace: SpanKeys): SpanKeys {
   const keys: SpanKeys = {};
   const outcome = own.outcome ?? trace.outcome;

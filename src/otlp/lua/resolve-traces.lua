@@ -15,8 +15,11 @@
   ARGV[5..] per trace: its trace id, its packed keys ("" when this request does not name the outcome),
            n, then n packed spans to hold when no keys are known
 
-  Returns per trace a triple: the packed keys ("" when unknown), the list of spans held for it, and a status:
-  "known" (keys known), "held" (spans held), "full" (unknown, and holding them would pass the bound).
+  Returns per trace either a status code or, when the caller must read something back, a pair:
+    1  known, as the caller packed them, and nothing held for the trace (the common reply: nothing to decode)
+    2  held: the spans wait for their trace's keys
+    3  full: unknown, and holding the spans would pass the bound
+    { packed keys, list of spans held for the trace }  known: recorded earlier than this call, or spans held
 ]]
 local now = tonumber(ARGV[1])
 local hold = tonumber(ARGV[2])
@@ -37,9 +40,14 @@ while a <= #ARGV do
     redis.call('PEXPIRE', keys_key, keys_ttl)
   end
   if stored then
-    replies[#replies + 1] = { stored, redis.call('LRANGE', held_key, 0, -1), 'known' }
+    local held = redis.call('LRANGE', held_key, 0, -1)
+    if stored == packed and #held == 0 then
+      replies[#replies + 1] = 1
+    else
+      replies[#replies + 1] = { stored, held }
+    end
   elseif held_count + n > max_held then
-    replies[#replies + 1] = { '', {}, 'full' }
+    replies[#replies + 1] = 3
   else
     for i = 1, n do
       redis.call('RPUSH', held_key, ARGV[a + 2 + i])
@@ -49,7 +57,7 @@ while a <= #ARGV do
     redis.call('ZADD', KEYS[1], 'NX', now + hold, trace_id)
     held_count = held_count + n
     redis.call('INCRBY', KEYS[2], n)
-    replies[#replies + 1] = { '', {}, 'held' }
+    replies[#replies + 1] = 2
   end
   a = a + 3 + n
   k = k + 2
