@@ -39,10 +39,13 @@ export interface StormFigures {
   lastForcedMs: number;
   /** From settles_at until the first had left the index (the monitor's reaction time). */
   firstForcedMs: number;
+  /** Outcomes over the time from the deadline until the last was forced. */
   verdictsPerSecond: number;
   confirmed: number;
   /** CPU µs per forced verdict over the storm (from settles_at to the last), per process kind. */
   cpuMicros: { worker: number; ingress: number; supervisor: number; redis: number };
+  /** The same per process: each worker's, and each Redis master's, CPU µs over the outcomes. */
+  cpuMicrosEach: { worker: number[]; redis: number[] };
   probe: { requests: number; errors: number; p50Ms: number; p99Ms: number };
   /** Redis µs per forced verdict by command over the storm (INFO commandstats), the costliest first. */
   redisCommands: Record<string, number>;
@@ -81,8 +84,8 @@ async function main(): Promise<void> {
     const probing = load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, ratePerSecond: PROBE_RATE, seconds: 8, expectStatus: 202 });
     await sleep(settlesAt - Date.now());
     const cpuAt = { worker: cpuOf(target.pids.worker), ingress: cpuOf(target.pids.ingress), supervisor: cpuOf(target.pids.supervisor), redis: cpuOf(target.pids.redis) };
+    const eachAt = { worker: target.pids.worker.map((pid) => cpuOf([pid])), redis: target.pids.redis.map((pid) => cpuOf([pid])) };
     const statsAt = await commandStats(target.masters);
-    const startedAt = Date.now();
     let firstForcedMs = -1;
     for (;;) {
       const left = await dueBy(target.redis, keys, settlesAt);
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
       await sleep(10);
     }
     const lastForcedMs = Date.now() - settlesAt;
+    const each = { worker: target.pids.worker.map((pid, i) => cpuOf([pid]) - eachAt.worker[i]!), redis: target.pids.redis.map((pid, i) => cpuOf([pid]) - eachAt.redis[i]!) };
     const cpu = {
       worker: cpuOf(target.pids.worker) - cpuAt.worker,
       ingress: cpuOf(target.pids.ingress) - cpuAt.ingress,
@@ -111,16 +115,18 @@ async function main(): Promise<void> {
       outcomes: OUTCOMES,
       lastForcedMs,
       firstForcedMs,
-      verdictsPerSecond: Math.round(OUTCOMES / (Math.max(1, Date.now() - startedAt) / 1000)),
+      verdictsPerSecond: Math.round(OUTCOMES / (Math.max(1, lastForcedMs) / 1000)),
       confirmed,
       cpuMicros: { worker: micros(cpu.worker), ingress: micros(cpu.ingress), supervisor: micros(cpu.supervisor), redis: micros(cpu.redis) },
+      cpuMicrosEach: { worker: each.worker.map(micros), redis: each.redis.map(micros) },
       probe: { requests: probe.requests, errors: probe.errors, p50Ms: probe.p50Ms, p99Ms: probe.p99Ms },
       redisCommands,
     };
     console.error(
       `${figures.mode}: ${OUTCOMES} forced, the first ${firstForcedMs} ms and the last ${lastForcedMs} ms after the deadline ` +
         `(${figures.verdictsPerSecond}/s; verdict counters +${confirmed}); CPU µs per verdict: worker ${figures.cpuMicros.worker}, ` +
-        `ingress ${figures.cpuMicros.ingress}, supervisor/archive ${figures.cpuMicros.supervisor}, redis ${figures.cpuMicros.redis}; ` +
+        `ingress ${figures.cpuMicros.ingress}, supervisor/archive ${figures.cpuMicros.supervisor}, redis ${figures.cpuMicros.redis} ` +
+        `(each worker ${figures.cpuMicrosEach.worker.join("/")}, each Redis ${figures.cpuMicrosEach.redis.join("/")}); ` +
         `single events meanwhile p50 ${probe.p50Ms.toFixed(1)} ms, p99 ${probe.p99Ms.toFixed(1)} ms (${probe.requests}, ${probe.errors} errors); ` +
         `Redis µs per verdict by command: ${Object.entries(redisCommands).map(([name, usec]) => `${name} ${usec}`).join(", ")}`,
     );
