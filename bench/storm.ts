@@ -70,6 +70,12 @@ async function main(): Promise<void> {
     const openStarted = now();
     await open(dir, target, token, "probe", probeKeys);
     const perOutcomeMs = (now() - openStarted) / PROBE_OUTCOMES;
+    // One event to each probe outcome first, so every shard has committed before the storm, as on a service
+    // that has been running: a worker's first commit on a Redis finds the commit script not loaded yet and
+    // is sent twice (EVALSHA, then EVAL), which in a storm would be its first and largest commits.
+    const probeBodies = probeKeys.map((key) => JSON.stringify({ outcome_key: key, action: "probe", properties: { value: 1 } }));
+    const warm = await load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, maxRequests: probeBodies.length, expectStatus: 202 });
+    if (warm.errors > 0) throw new Error(`${warm.errors} warm-up events not accepted`);
     const settlesAt = Math.ceil((Date.now() + 5000 + 1.3 * perOutcomeMs * OUTCOMES) / 1000) * 1000;
     const stormKeys = Array.from({ length: OUTCOMES }, (_, i) => `storm-${i}`);
     await open(dir, target, token, "storm", stormKeys, new Date(settlesAt).toISOString());
@@ -80,7 +86,6 @@ async function main(): Promise<void> {
 
     // Single events from a second before the deadline to well after it.
     await sleep(settlesAt - 1000 - Date.now());
-    const probeBodies = probeKeys.map((key) => JSON.stringify({ outcome_key: key, action: "probe", properties: { value: 1 } }));
     const probing = load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, ratePerSecond: PROBE_RATE, seconds: 8, expectStatus: 202 });
     await sleep(settlesAt - Date.now());
     const cpuAt = { worker: cpuOf(target.pids.worker), ingress: cpuOf(target.pids.ingress), supervisor: cpuOf(target.pids.supervisor), redis: cpuOf(target.pids.redis) };
