@@ -92,6 +92,16 @@ export class BatchCommit {
     return index;
   }
 
+  /**
+   * A key this commit names once (a changed outcome's snapshot: each is written once per commit), added
+   * without the table: a storm's commit would otherwise hash thousands of one-use keys into it. A key
+   * named again through key() is listed twice, which the script and Redis take as they are.
+   */
+  private onceKey(name: string): number {
+    this.keys.push(name);
+    return this.keys.length;
+  }
+
   /** Starts an operation of `length` fields named `kind`; returns its number (from 1, as Lua counts). */
   private op(kind: string, length: number): number {
     if (this.finished) throw new Error("a commit is not changed once it has run");
@@ -101,9 +111,9 @@ export class BatchCommit {
   }
 
   /** An operation `kind` of KEYS[k] and a blob (set, log, append, follow). */
-  private blobOp(kind: string, key: string, bytes: Buffer): number {
+  private blobOp(kind: string, key: number, bytes: Buffer): number {
     const n = this.op(kind, 3);
-    this.out.number(this.key(key));
+    this.out.number(key);
     this.out.blob(bytes);
     this.blobOps.set(bytes, n);
     return n;
@@ -119,7 +129,7 @@ export class BatchCommit {
   }
 
   set(key: string, bytes: Buffer): void {
-    this.blobOp("set", key, bytes);
+    this.blobOp("set", this.onceKey(key), bytes);
   }
 
   /**
@@ -138,7 +148,7 @@ export class BatchCommit {
 
   /** Appends an applied event to its outcome's event log. */
   log(key: string, bytes: Buffer): void {
-    this.blobOp("log", key, bytes);
+    this.blobOp("log", this.key(key), bytes);
   }
 
   /** Adds the member to a lexical index (ZADD NX 0), unless it is there. */
@@ -162,7 +172,7 @@ export class BatchCommit {
   }
 
   append(key: string, bytes: Buffer): void {
-    this.blobOp("append", key, bytes);
+    this.blobOp("append", this.key(key), bytes);
   }
 
   /**
@@ -190,7 +200,7 @@ export class BatchCommit {
    * last `append` before it (the charge's own entry, whose position the archive keeps).
    */
   queueForArchive(key: string, bytes: Buffer): void {
-    this.blobOp("follow", key, bytes);
+    this.blobOp("follow", this.key(key), bytes);
   }
 
   /**
