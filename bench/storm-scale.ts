@@ -26,8 +26,15 @@ const WORKERS = Number(process.env.STORM_WORKERS ?? 1);
 const CLI = process.env.STORM_CLI ?? fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const BATCH = 500;
-/** Batches per load run (20,000 events): the workers apply each run before the next is sent. */
-const BATCHES_PER_RUN = 40;
+/**
+ * Batches per load run (100,000 events, well under the ingress's backlog bound): the workers apply each
+ * run before the next is sent. Larger runs keep every shard's reads full, so the workers open outcomes in
+ * their largest commits.
+ */
+const BATCHES_PER_RUN = 200;
+const OPEN_CONNECTIONS = 16;
+/** Keys per kind whose MEMORY USAGE is read for the per-outcome memory figure. */
+const MEMORY_SAMPLES = 300;
 const DAY_MS = 24 * 3600 * 1000;
 const HOUR_MS = 3600 * 1000;
 const KINDS = ["worker", "ingress", "supervisor", "redis"] as const;
@@ -45,6 +52,8 @@ export interface ScaleFigures {
   mode: string;
   open: number;
   openSeconds: number;
+  /** Redis bytes per open outcome by kind of key (MEMORY USAGE of a sample of each, times their count). */
+  bytesPerOutcome: Record<string, number>;
   rest: ScaleSample[];
   due: number;
   firstForcedMs: number;
@@ -78,7 +87,7 @@ async function openByEvents(dir: string, target: Target, token: string, keys: Ke
       const events = names.slice(b, b + BATCH).map((key, j) => ({ key, customer_key: "scale", agent_key: "scale", action: "opened", properties: { settles_at: new Date(deadlineOf(b + j)).toISOString() } }));
       bodies.push(JSON.stringify({ events }));
     }
-    const result = await load(dir, { port: target.port, path: "/v1/events/batch", token, bodies, connections: 8, maxRequests: bodies.length, expectStatus: 202, expectBody: '"failed":[]' });
+    const result = await load(dir, { port: target.port, path: "/v1/events/batch", token, bodies, connections: OPEN_CONNECTIONS, maxRequests: bodies.length, expectStatus: 202, expectBody: '"failed":[]' });
     if (result.errors > 0) throw new Error(`${result.errors} batches not accepted whole`);
     // Paced by the workers: a backlog past the ingress's bound would be refused.
     await opened(target, keys, refs.openBefore + Math.min(names.length, first + BATCH * BATCHES_PER_RUN));
@@ -116,7 +125,9 @@ async function main(): Promise<void> {
     await openByEvents(dir, target, token, keys, { names: spread, openBefore: 0 }, (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES));
     const openSeconds = (now() - openStarted) / 1000;
     await expectDue(target, keys, token, OUTCOMES);
-    console.error(`${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s; at rest for ${REST_MS / 1000} s:`);
+    const bytesPerOutcome = await memoryPerOutcome(target, OUTCOMES);
+    console.error(`${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s (${Math.round(OUTCOMES / openSeconds)}/s); Redis bytes per open outcome by key kind: ${JSON.stringify(bytesPerOutcome)}`);
+    console.error(`at rest for ${REST_MS / 1000} s:`);
 
     const rest: ScaleSample[] = [];
     const cpuBefore: Record<string, number> = {};
@@ -149,13 +160,48 @@ async function main(): Promise<void> {
       await sleep(10);
     }
     const lastForcedMs = Date.now() - settlesAt;
-    const figures: ScaleFigures = { mode: MODE, open: OUTCOMES, openSeconds, rest, due: DUE, firstForcedMs, lastForcedMs, confirmed: (await verdicts(target)) - confirmedBefore };
+    const figures: ScaleFigures = { mode: MODE, open: OUTCOMES, openSeconds, bytesPerOutcome, rest, due: DUE, firstForcedMs, lastForcedMs, confirmed: (await verdicts(target)) - confirmedBefore };
     console.error(`${DUE} due at one instant beside ${OUTCOMES} open: the first forced ${firstForcedMs} ms and the last ${lastForcedMs} ms after the deadline (verdict counters +${figures.confirmed})`);
     console.log(JSON.stringify(figures));
   } finally {
     await target.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Redis memory per open outcome by kind of key (the name after the shard's hash tag: outcome, log, idem,
+ * ...): every key is counted by a SCAN of each master, MEMORY USAGE read for up to MEMORY_SAMPLES of each
+ * kind, and the kind's mean times its count spread over the outcomes; "total" is used_memory's.
+ */
+async function memoryPerOutcome(target: Target, outcomes: number): Promise<Record<string, number>> {
+  const kinds = new Map<string, { count: number; sampled: number; bytes: number }>();
+  let used = 0;
+  for (const master of target.masters) {
+    used += Number(/used_memory:(\d+)/.exec(await master.info("memory"))?.[1] ?? 0);
+    let cursor = "0";
+    do {
+      const [next, names] = await master.scan(cursor, "COUNT", 10_000);
+      cursor = next;
+      const toSample: [{ sampled: number; bytes: number }, string][] = [];
+      for (const name of names) {
+        const kind = /\}:([^:]+)/.exec(name)?.[1] ?? name;
+        let entry = kinds.get(kind);
+        if (!entry) kinds.set(kind, (entry = { count: 0, sampled: 0, bytes: 0 }));
+        entry.count++;
+        if (entry.sampled < MEMORY_SAMPLES) {
+          entry.sampled++;
+          toSample.push([entry, name]);
+        }
+      }
+      const sizes = await Promise.all(toSample.map(([, name]) => master.memory("USAGE", name, "SAMPLES", "0")));
+      toSample.forEach(([entry], i) => (entry.bytes += Number(sizes[i] ?? 0)));
+    } while (cursor !== "0");
+  }
+  const shares = [...kinds].map(([kind, { count, sampled, bytes }]): [string, number] => [kind, Math.round((bytes / Math.max(1, sampled)) * count / outcomes)]);
+  const perOutcome: Record<string, number> = { total: Math.round(used / outcomes) };
+  for (const [kind, share] of shares.sort((a, b) => b[1] - a[1])) if (share > 0) perOutcome[kind] = share;
+  return perOutcome;
 }
 
 /** Every outcome opened is in the due-time indexes; else the first dead letters say why not. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import type { RedisClient } from "../src/redis/client.js";
-import type { Keys } from "../src/redis/keys.js";
+import { Keys } from "../src/redis/keys.js";
 import { cpuSecondsOf, freePort, sleep, startRedis, stopChild, track } from "./harness.js";
 import { startRedisCluster } from "./redis-cluster.js";
 
@@ -93,6 +93,8 @@ async function serveTarget(dir: string, spec: TargetSpec): Promise<Target> {
     else pids.supervisor.push(pid);
   }
   const redis = new Redis({ path: join(dataDir, "redis.sock") });
+  const settledAfter = await stableLeases(redis, new Keys(DEFAULT_OPTIONS.keyPrefix), pids.worker.length);
+  console.error(`shard leases stable after ${(settledAfter / 1000).toFixed(1)} s`);
   return {
     port: serve.port,
     metricsPorts: [serve.metricsPort],
@@ -113,8 +115,11 @@ async function workersTarget(dir: string, spec: TargetSpec): Promise<Target> {
   const ingress = await spawnServe(spec.cli, spec.tokenSecret, "ingress", env);
   const workers: { child: ChildProcess; port: number; metricsPort: number }[] = [];
   for (let i = 0; i < spec.workers; i++) workers.push(await spawnServe(spec.cli, spec.tokenSecret, "worker", env));
-  // Every worker owns its shards before the storm is set up.
-  await sleep(3000);
+  // Every worker owns its shards, and they have stopped moving, before the storm is set up: a shard that
+  // moves during it has its commits built and refused, which would count against the workers' CPU.
+  const keys = new Keys(DEFAULT_OPTIONS.keyPrefix);
+  const settledAfter = await stableLeases(redis.admin, keys, spec.workers);
+  console.error(`shard leases stable after ${(settledAfter / 1000).toFixed(1)} s`);
   const servers = "child" in redis ? [redis.child] : redis.children;
   return {
     port: ingress.port,
@@ -127,6 +132,30 @@ async function workersTarget(dir: string, spec: TargetSpec): Promise<Target> {
       await redis.stop();
     },
   };
+}
+
+/** How long the shard leases must stay put (every shard leased, no holder changed) to count as stable. */
+const STABLE_MS = 5000;
+
+/**
+ * Waits until every shard is leased, by `workers` distinct workers, with no lease changing hands for
+ * STABLE_MS; returns how long that took. A lease renewed by its holder keeps its value (worker and fence
+ * token), so a changed value is a move.
+ */
+export async function stableLeases(redis: RedisClient, keys: Keys, workers: number, timeoutMs = 180_000): Promise<number> {
+  const started = Date.now();
+  let last = "";
+  let sameSince = Date.now();
+  for (;;) {
+    const values = await Promise.all(Array.from({ length: DEFAULT_OPTIONS.shards }, (_, shard) => redis.get(keys.lease(shard))));
+    const now = Date.now();
+    const joined = values.join(",");
+    if (joined !== last) [last, sameSince] = [joined, now];
+    const holders = new Set(values.map((value) => value?.slice(0, value.lastIndexOf(":"))));
+    if (values.every((value) => value !== null) && holders.size === workers && now - sameSince >= STABLE_MS) return now - started;
+    if (now - started > timeoutMs) throw new Error(`shard leases not stable within ${timeoutMs / 1000} s: ${joined}`);
+    await sleep(250);
+  }
 }
 
 /** Members of every shard's due-time index scored at or before `at`. */

@@ -1,7 +1,8 @@
 // Collects the effects of one batch of a shard and writes them in one atomic Lua call (commit.lua).
 import { randomBytes } from "node:crypto";
 import { msgpack } from "../codec/msgpack.js";
-import { notificationHeader, type Notification } from "../outcomes/notification.js";
+import { MsgpackWriter } from "../codec/msgpack-writer.js";
+import { writeNotificationHeader, type Notification } from "../outcomes/notification.js";
 import type { ScriptArg } from "../redis/script-command.js";
 import { RollupDelta } from "../outcomes/insight-rollup.js";
 import { COMMIT_REPLY } from "./actor-scripts.js";
@@ -17,7 +18,11 @@ export type CommitResult =
   /** Committed on the master, but fewer replicas than required acknowledged it in time. */
   | { ok: false; reason: "unreplicated" };
 
-type Op = (string | number | (string | number)[])[];
+/** An operation the reply may name as refused: its kind and its KEYS index. */
+interface Refusable {
+  kind: "create" | "open-quota";
+  key: number;
+}
 
 /** Index in KEYS of the shard's due-time index (fixed by the constructor). */
 const DUE_KEY = 3;
@@ -35,11 +40,15 @@ let commitsMade = 0;
 export class BatchCommit {
   private readonly keyIndex = new Map<string, number>();
   private readonly keys: string[];
-  private readonly ops: Op[] = [];
-  private readonly blobs: ScriptArg[] = [];
+  /** The operations, written as msgpack as they are staged (the script's ARGV[3]) after an array header. */
+  private readonly out: MsgpackWriter;
+  private readonly opsHeader: number;
+  private opCount = 0;
+  /** The operations a refusal may name (Lua counts from 1). */
+  private readonly refusable = new Map<number, Refusable>();
+  /** The operation that carried each blob, so a notification refers to the snapshot, letter or charge already sent. */
+  private readonly blobOps = new Map<Buffer, number>();
   private readonly acks: string[] = [];
-  /** ARGV index of each blob, so a notification refers to the snapshot, letter or charge already sent. */
-  private readonly blobIndex = new Map<ScriptArg, number>();
   /** Bytes of the blobs staged so far (see `bytes`). */
   private blobBytes = 0;
   /**
@@ -49,6 +58,8 @@ export class BatchCommit {
    * lexical indexes (ZADD NX 0).
    */
   private readonly sortedSets = new Map<number, { nx: boolean; members: Map<string, number | null> }>();
+  /** The finished arguments, once execute has run (a second execute sends the same commit). */
+  private finished: { ops: Buffer; acks: Buffer } | undefined;
   /**
    * Names this commit: the script records it, and a second run of the same commit (a call re-sent after
    * its connection dropped, by any client layer) finds it recorded and changes nothing.
@@ -57,20 +68,27 @@ export class BatchCommit {
   /** What this commit adds to the insight rollups; written by stageRollups (rollup-staging.ts) before it runs. */
   readonly rollups = new RollupDelta();
 
-  constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string, lastCommitKey: string) {
+  constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string, lastCommitKey: string, writer = new MsgpackWriter()) {
     this.keys = [leaseKey, streamKey, dueKey, fenceKey, lastCommitKey];
     this.keys.forEach((name, i) => this.keyIndex.set(name, i + 1));
+    this.out = writer;
+    this.opsHeader = writer.array32Placeholder();
   }
 
   get empty(): boolean {
-    return this.ops.length === 0 && this.acks.length === 0 && this.sortedSets.size === 0;
+    return this.opCount === 0 && this.acks.length === 0 && this.sortedSets.size === 0;
+  }
+
+  /** The writer, for its buffer to be reused once the commit has been answered (never before). */
+  get writer(): MsgpackWriter {
+    return this.out;
   }
 
   /** Writes staged so far, each a command or so of the script's (operations, sorted-set members): what bounds a commit's time in Redis. */
   get work(): number {
     let members = 0;
     for (const { members: staged } of this.sortedSets.values()) members += staged.size;
-    return this.ops.length + members;
+    return this.opCount + members;
   }
 
   /** Bytes of the values staged so far (snapshots, log entries, letters, notifications). */
@@ -88,15 +106,32 @@ export class BatchCommit {
     return index;
   }
 
-  private blob(bytes: ScriptArg): number {
-    let index = this.blobIndex.get(bytes);
-    if (index === undefined) {
-      this.blobs.push(bytes);
-      this.blobBytes += typeof bytes === "number" ? 8 : typeof bytes === "string" ? bytes.length : bytes.byteLength;
-      index = this.blobs.length + 5; // ARGV[1..5] are fixed
-      this.blobIndex.set(bytes, index);
-    }
-    return index;
+  /**
+   * A key this commit names once (a changed outcome's snapshot: each is written once per commit), added
+   * without the table: a storm's commit would otherwise hash thousands of one-use keys into it. A key
+   * named again through key() is listed twice, which the script and Redis take as they are.
+   */
+  private onceKey(name: string): number {
+    this.keys.push(name);
+    return this.keys.length;
+  }
+
+  /** Starts an operation of `length` fields named `kind`; returns its number (from 1, as Lua counts). */
+  private op(kind: string, length: number): number {
+    if (this.finished) throw new Error("a commit is not changed once it has run");
+    this.out.array(length);
+    this.out.string(kind);
+    return ++this.opCount;
+  }
+
+  /** An operation `kind` of KEYS[k] and a blob (set, log, append, follow). */
+  private blobOp(kind: string, key: number, bytes: Buffer): number {
+    const n = this.op(kind, 3);
+    this.out.number(key);
+    this.out.blob(bytes);
+    this.blobBytes += bytes.byteLength;
+    this.blobOps.set(bytes, n);
+    return n;
   }
 
   private sortedSet(key: number, nx: boolean, member: string, score: number | null): void {
@@ -109,7 +144,7 @@ export class BatchCommit {
   }
 
   set(key: string, bytes: Buffer): void {
-    this.ops.push(["set", this.key(key), this.blob(bytes)]);
+    this.blobOp("set", this.onceKey(key), bytes);
   }
 
   /**
@@ -117,12 +152,19 @@ export class BatchCommit {
    * idempotency hash loses any expiry it got while the outcome did not exist.
    */
   create(key: string, bytes: Buffer, idempotencyKey: string): void {
-    this.ops.push(["create", this.key(key), this.blob(bytes), this.key(idempotencyKey)]);
+    const n = this.op("create", 4);
+    const k = this.key(key);
+    this.out.number(k);
+    this.out.blob(bytes);
+    this.blobBytes += bytes.byteLength;
+    this.out.number(this.key(idempotencyKey));
+    this.blobOps.set(bytes, n);
+    this.refusable.set(n, { kind: "create", key: k });
   }
 
   /** Appends an applied event to its outcome's event log. */
   log(key: string, bytes: Buffer): void {
-    this.ops.push(["log", this.key(key), this.blob(bytes)]);
+    this.blobOp("log", this.key(key), bytes);
   }
 
   /** Adds the member to a lexical index (ZADD NX 0), unless it is there. */
@@ -146,7 +188,7 @@ export class BatchCommit {
   }
 
   append(key: string, bytes: Buffer): void {
-    this.ops.push(["append", this.key(key), this.blob(bytes)]);
+    this.blobOp("append", this.key(key), bytes);
   }
 
   /**
@@ -154,11 +196,21 @@ export class BatchCommit {
    * and its notification exist together or not at all. The entry also records the stream id of the last
    * `append` before it (the dead letter or charge it notifies of). Written only when `accountsKey` (the
    * shard's accounts with webhook endpoints) holds the account, or is not complete yet. The thing notified
-   * of is sent once: the script puts the notification's header before the blob already in the commit.
+   * of is sent once: the operation names the one that carried it, and the script puts the notification's
+   * header before it.
    */
   outbox(key: string, notification: Notification, accountsKey: string): void {
     const { kind, accountId, bytes } = notification;
-    this.ops.push(["notify", this.key(key), this.blob(notificationHeader(kind, accountId, bytes.length)), this.blob(bytes), this.key(accountsKey), accountId]);
+    this.op("notify", 6);
+    this.out.number(this.key(key));
+    writeNotificationHeader(this.out, kind, accountId, bytes.length);
+    const carrier = this.blobOps.get(bytes);
+    if (carrier === undefined) {
+      this.out.blob(bytes);
+      this.blobBytes += bytes.byteLength;
+    } else this.out.number(carrier);
+    this.out.number(this.key(accountsKey));
+    this.out.string(accountId);
   }
 
   /**
@@ -166,7 +218,7 @@ export class BatchCommit {
    * last `append` before it (the charge's own entry, whose position the archive keeps).
    */
   queueForArchive(key: string, bytes: Buffer): void {
-    this.ops.push(["follow", this.key(key), this.blob(bytes)]);
+    this.blobOp("follow", this.key(key), bytes);
   }
 
   /**
@@ -174,7 +226,10 @@ export class BatchCommit {
    * snapshot exists when the commit runs: it may have been opened since the batch found it missing.
    */
   expireOrphan(idempotencyKey: string, outcomeKey: string, ms: number): void {
-    this.ops.push(["expire-orphan", this.key(idempotencyKey), this.key(outcomeKey), ms]);
+    this.op("expire-orphan", 4);
+    this.out.number(this.key(idempotencyKey));
+    this.out.number(this.key(outcomeKey));
+    this.out.number(ms);
   }
 
   /**
@@ -182,12 +237,20 @@ export class BatchCommit {
    * HINCRBYFLOAT) and keeps the hash `ttlMs` longer: a cohort nobody trains expires.
    */
   model(key: string, counts: readonly (string | number)[], sums: readonly (string | number)[], ttlMs: number): void {
-    this.ops.push(["model", this.key(key), this.blob(msgpack.pack([counts, sums])), ttlMs]);
+    this.op("model", 5);
+    this.out.number(this.key(key));
+    this.out.list(counts);
+    this.out.list(sums);
+    this.out.number(ttlMs);
   }
 
   /** Adds `by` to a hash field; with `expireMs`, the hash then expires that long after this commit. */
   count(key: string, field: string, by: number, expireMs?: number): void {
-    this.ops.push(expireMs === undefined ? ["count", this.key(key), field, by] : ["count", this.key(key), field, by, expireMs]);
+    this.op("count", expireMs === undefined ? 4 : 5);
+    this.out.number(this.key(key));
+    this.out.string(field);
+    this.out.number(by);
+    if (expireMs !== undefined) this.out.number(expireMs);
   }
 
   /**
@@ -196,7 +259,19 @@ export class BatchCommit {
    * counts are exactly as committed as what they count.
    */
   rollup(key: string, indexKey: string, member: string, day: number, entries: ReadonlyArray<readonly [string, number, readonly (string | number)[], readonly string[]]>): void {
-    this.ops.push(["rollup", this.key(key), this.key(indexKey), member, day, this.blob(msgpack.pack(entries))]);
+    this.op("rollup", 6);
+    this.out.number(this.key(key));
+    this.out.number(this.key(indexKey));
+    this.out.string(member);
+    this.out.number(day);
+    this.out.array(entries.length);
+    for (const [field, hour, counts, texts] of entries) {
+      this.out.array(4);
+      this.out.string(field);
+      this.out.number(hour);
+      this.out.list(counts);
+      this.out.list(texts);
+    }
   }
 
   /**
@@ -204,7 +279,13 @@ export class BatchCommit {
    * take the count past `limit` (outcomes opened meanwhile by the API), so the batch is folded again.
    */
   openQuota(key: string, accountId: string, by: number, limit: number): void {
-    this.ops.push(["open-quota", this.key(key), accountId, by, limit]);
+    const n = this.op("open-quota", 5);
+    const k = this.key(key);
+    this.out.number(k);
+    this.out.string(accountId);
+    this.out.number(by);
+    this.out.number(limit);
+    this.refusable.set(n, { kind: "open-quota", key: k });
   }
 
   ack(entryId: string): void {
@@ -217,21 +298,18 @@ export class BatchCommit {
     leaseValue: string,
     group: string,
   ): Promise<CommitResult> {
-    const ops = [...this.ops, ...this.sortedSetOps()];
-    const reply = await run(this.keys, [leaseValue, group, msgpack.pack(ops), msgpack.pack(this.acks), this.id, ...this.blobs]);
+    this.finished ??= this.finish();
+    const reply = await run(this.keys, [leaseValue, group, this.finished.ops, this.finished.acks, this.id]);
     if (reply === COMMIT_REPLY.COMMITTED) return { ok: true };
     if (reply === COMMIT_REPLY.LEASE_LOST) return { ok: false, reason: "lease-lost" };
     if (reply === COMMIT_REPLY.FOREIGN_PENDING) return { ok: false, reason: "foreign-pending" };
-    // Lua counts operations from 1.
-    const op = ops[COMMIT_REPLY.REFUSED_OP - reply - 1];
-    if (op?.[0] === "open-quota") return { ok: false, reason: "open-quota" };
-    const keyIndex = typeof op?.[1] === "number" ? op[1] : 0;
-    return { ok: false, reason: "create-conflict", key: this.keys[keyIndex - 1] ?? "" };
+    const refused = this.refusable.get(COMMIT_REPLY.REFUSED_OP - reply);
+    if (refused?.kind === "open-quota") return { ok: false, reason: "open-quota" };
+    return { ok: false, reason: "create-conflict", key: this.keys[(refused?.key ?? 0) - 1] ?? "" };
   }
 
-  /** One variadic ZADD and one ZREM per sorted set, in slices the script can unpack. */
-  private sortedSetOps(): Op[] {
-    const ops: Op[] = [];
+  /** The sorted-set operations (one variadic ZADD and one ZREM per set, in slices the script can unpack), then the operations' count. */
+  private finish(): { ops: Buffer; acks: Buffer } {
     for (const [key, { nx, members }] of this.sortedSets) {
       const added: (string | number)[] = [];
       const removed: string[] = [];
@@ -239,9 +317,19 @@ export class BatchCommit {
         if (score === null) removed.push(member);
         else added.push(score, member);
       }
-      for (let i = 0; i < added.length; i += SORTED_SET_SLICE) ops.push(["zadd", key, nx ? 1 : 0, added.slice(i, i + SORTED_SET_SLICE)]);
-      for (let i = 0; i < removed.length; i += SORTED_SET_SLICE) ops.push(["zrem", key, removed.slice(i, i + SORTED_SET_SLICE)]);
+      for (let i = 0; i < added.length; i += SORTED_SET_SLICE) {
+        this.op("zadd", 4);
+        this.out.number(key);
+        this.out.number(nx ? 1 : 0);
+        this.out.list(added.slice(i, i + SORTED_SET_SLICE));
+      }
+      for (let i = 0; i < removed.length; i += SORTED_SET_SLICE) {
+        this.op("zrem", 3);
+        this.out.number(key);
+        this.out.list(removed.slice(i, i + SORTED_SET_SLICE));
+      }
     }
-    return ops;
+    this.out.patchArray32(this.opsHeader, this.opCount);
+    return { ops: this.out.bytes(), acks: msgpack.pack(this.acks) };
   }
 }

@@ -4,6 +4,7 @@ import type { Logger } from "../telemetry/logger.js";
 import { replicated } from "../redis/replica-acks.js";
 import { tracedCommit } from "./actor-tracing.js";
 import type { ActorServices, ActorTuning, ShardLease } from "./actor-deps.js";
+import { WriterPool } from "../codec/msgpack-writer.js";
 import { BatchCommit, type CommitResult } from "./batch-commit.js";
 import { CONSUMER_GROUP } from "./consumer-group.js";
 import { stageRollups } from "./rollup-staging.js";
@@ -16,13 +17,16 @@ export interface FencedCommitDeps {
 }
 
 export class FencedCommit {
+  /** The buffers of answered commits, for the next ones to write their operations in. */
+  private readonly writers = new WriterPool(2);
+
   constructor(private readonly deps: FencedCommitDeps) {}
 
   /** An empty commit of this shard, to stage writes in. */
   begin(): BatchCommit {
     const { keys } = this.deps.services;
     const { shard } = this.deps.lease;
-    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
+    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard), this.writers.take());
   }
 
   /** Runs the staged commit; "unreplicated" when the master committed but too few replicas confirmed it. */
@@ -36,6 +40,9 @@ export class FencedCommit {
     stageRollups(commit, keys, shard);
     cork.hold();
     const result = await commit.execute((scriptKeys, args) => scripts.run("commit", scriptKeys, args), value, CONSUMER_GROUP);
+    // Answered, so the call was written and is never sent again: its buffer is free. (A call that failed
+    // keeps its buffer: a client layer might still hold it to send.)
+    this.writers.give(commit.writer);
     if (!result.ok) {
       if (result.reason === "create-conflict" || result.reason === "open-quota") {
         this.deps.logger.info(

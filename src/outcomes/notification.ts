@@ -2,6 +2,7 @@
 // outbox in the same commit as the thing itself. It carries the thing as committed (not a rendering), so
 // the dispatcher renders exactly what the API shows and derives the message id from the cause.
 import { msgpack } from "../codec/msgpack.js";
+import type { MsgpackWriter } from "../codec/msgpack-writer.js";
 
 export type NotificationKind = "outcome" | "dead_letter" | "charge";
 
@@ -36,20 +37,27 @@ function stringsOf(kind: NotificationKind, accountId: string): Buffer {
 }
 
 /**
- * The packed notification up to its bytes: followed by `length` bytes it is the whole notification
- * (commit.lua joins the two, so the thing notified of goes to Redis once per commit, not twice).
+ * Writes the packed notification up to its bytes, as one str value of the writer: followed by `length`
+ * bytes it is the whole notification (commit.lua joins the two, so the thing notified of goes to Redis
+ * once per commit, not twice).
  */
-export function notificationHeader(kind: NotificationKind, accountId: string, length: number): Buffer {
+export function writeNotificationHeader(out: MsgpackWriter, kind: NotificationKind, accountId: string, length: number): void {
   const strings = stringsOf(kind, accountId);
-  let bin: Buffer;
-  if (length < 0x100) bin = Buffer.from([BIN8, length]);
-  else if (length < 0x10000) bin = Buffer.from([BIN16, length >> 8, length & 0xff]);
-  else {
-    bin = Buffer.alloc(5);
-    bin[0] = BIN32;
-    bin.writeUInt32BE(length, 1);
+  const binBytes = length < 0x100 ? 2 : length < 0x10000 ? 3 : 5;
+  out.strHeader(strings.length + binBytes);
+  out.raw(strings);
+  if (length < 0x100) {
+    out.byte(BIN8);
+  } else if (length < 0x10000) {
+    out.byte(BIN16);
+    out.byte(length >> 8);
+  } else {
+    out.byte(BIN32);
+    out.byte(length >>> 24);
+    out.byte((length >> 16) & 0xff);
+    out.byte((length >> 8) & 0xff);
   }
-  return Buffer.concat([strings, bin]);
+  out.byte(length & 0xff);
 }
 
 export function unpackNotification(bytes: Buffer): Notification {

@@ -37,6 +37,9 @@ async function answersPing(socketPath: string): Promise<boolean> {
 }
 
 /** Starts (or reuses, if one is already serving the data dir) the embedded redis-server. */
+/** The embedded Redis's stream-node-max-bytes (see docs/operations.md, Redis memory per open outcome). */
+export const STREAM_NODE_MAX_BYTES = 1024;
+
 export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
   mkdirSync(dataDir, { recursive: true });
   const socketPath = join(dataDir, "redis.sock");
@@ -56,6 +59,9 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
       "--appendfsync", "everysec",
       "--save", "",
       "--maxmemory-policy", "noeviction",
+      // Redis 7.0 gives every new stream node this many bytes at once, so each outcome's event log (a
+      // stream of a few entries) held 4 KiB from its first event at the default 4096.
+      "--stream-node-max-bytes", String(STREAM_NODE_MAX_BYTES),
       "--logfile", join(dataDir, "redis.log"),
     ],
     // Its own process group: Ctrl-C in a terminal signals the whole foreground group, and Verdict must

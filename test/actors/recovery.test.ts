@@ -77,8 +77,7 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
       const shard = 3;
       const target = keys.outcome(shard, "acct", "o");
       const commitKeys = [keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard), target];
-      const ops = msgpack.pack([["set", 6, 6]]);
-      const commit = (lease: string, value: string) => scripts.run("commit", commitKeys, [lease, "verdict", ops, msgpack.pack([]), `commit-${value}`, value]);
+      const commit = (lease: string, value: string) => scripts.run("commit", commitKeys, [lease, "verdict", msgpack.pack([["set", 6, value]]), msgpack.pack([]), `commit-${value}`]);
 
       expect(await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])).toBe("w1:1");
       // The lease lapses (w1 too busy to renew in time) and nobody takes the shard: w1 may go on.

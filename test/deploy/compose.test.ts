@@ -254,6 +254,7 @@ describe("docker-compose.yml's Redis Cluster", () => {
       expect(await get("appendfsync")).toBe("everysec");
       expect(await get("maxmemory-policy")).toBe("noeviction");
       expect(await get("maxmemory")).toBe(String(1024 ** 3));
+      expect(await get("stream-node-max-bytes")).toBe("1024");
     } finally {
       redis.disconnect();
       server.kill();
@@ -271,6 +272,7 @@ describe("docker-compose.single.yml's Redis", () => {
     expect(flag("--appendonly")).toBe("yes");
     expect(flag("--maxmemory-policy")).toBe("noeviction");
     expect(flag("--maxmemory")).toBe("1gb");
+    expect(flag("--stream-node-max-bytes")).toBe("1024");
     expect(resolved("docker-compose.single.yml").services.ingress!.environment!.REDIS_URL).toBe("redis://redis:6379");
   });
 });

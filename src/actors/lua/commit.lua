@@ -11,35 +11,35 @@
   KEYS[6..] keys named by the operations, by index into KEYS
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] consumer group
-  ARGV[3] operations, msgpack array of arrays (blobs are ARGV indexes):
-          {"set", k, a}            SET KEYS[k] ARGV[a]
-          {"create", k, a, h}      like set, but KEYS[k] must not exist (precondition); PERSIST KEYS[h], the
+  ARGV[3] operations, msgpack array of arrays (b is a blob, a str of any bytes):
+          {"set", k, b}            SET KEYS[k] b
+          {"create", k, b, h}      like set, but KEYS[k] must not exist (precondition); PERSIST KEYS[h], the
                                    new outcome's idempotency hash (it may carry an orphan's expiry)
-          {"log", k, a}            XADD KEYS[k] * e ARGV[a]           (outcome event log)
+          {"log", k, b}            XADD KEYS[k] * e b                 (outcome event log)
           {"zadd", k, nx, {score, m, ...}}  ZADD KEYS[k] [NX] score m ...  (due-time index, settled
                                    outcomes awaiting the archive; with nx 1 the lexical indexes)
           {"zrem", k, {m, ...}}    ZREM KEYS[k] m ...
-          {"append", k, a}         XADD KEYS[k] * d ARGV[a]           (dead letters, charges)
-          {"follow", k, a}         XADD KEYS[k] * d ARGV[a] p <id of the last append, or "">
+          {"append", k, b}         XADD KEYS[k] * d b                 (dead letters, charges)
+          {"follow", k, b}         XADD KEYS[k] * d b p <id of the last append, or "">
                                    (charge archive queue: the entry names the one that caused it)
-          {"notify", k, h, a, s, account}  like follow with ARGV[h] .. ARGV[a] (the webhook outbox: a
-                                   notification's header, then the thing it notifies of), but only when
+          {"notify", k, h, t, s, account}  like follow with h .. the thing (the webhook outbox: a
+                                   notification's header, then the thing it notifies of: t is the blob, or
+                                   the number of the operation whose third field it is), but only when
                                    KEYS[s], the shard's set of accounts with webhook endpoints, holds the
                                    account, or does not hold "*" yet (not known complete)
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
-          {"model", k, a, ms}      ARGV[a] is msgpack {counts, sums}, each {field, n, ...}: HINCRBY KEYS[k]
-                                   per count, HINCRBYFLOAT per sum, then PEXPIRE KEYS[k] ms (score models)
+          {"model", k, counts, sums, ms}  each {field, n, ...}: HINCRBY KEYS[k] per count, HINCRBYFLOAT
+                                   per sum, then PEXPIRE KEYS[k] ms (score models)
           {"open-quota", k, f, n, limit}  HINCRBY KEYS[k] f n; precondition: the field plus n is at most
                                    limit (an account's open outcomes on the shard, n > 0)
-          {"rollup", k, x, m, day, a}  ARGV[a] is msgpack {{group field, hour of day, {metric, n, ...},
+          {"rollup", k, x, m, day, entries}  entries {{group field, hour of day, {metric, n, ...},
                                    {clause id, text, ...}}, ...}: added to each group's day in KEYS[k],
                                    ZADD KEYS[x] day m (insight rollups, includes/rollup.lua)
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
           sent twice) and returns 1 without writing anything again
-  ARGV[6..] blobs
 
   Returns (named in src/actors/actor-scripts.ts, COMMIT_REPLY):
   COMMITTED (1)        committed
@@ -107,12 +107,12 @@ for _, op in ipairs(ops) do
   local kind = op[1]
   if kind == 'set' or kind == 'create' then
     sets[#sets + 1] = KEYS[op[2]]
-    sets[#sets + 1] = ARGV[op[3]]
+    sets[#sets + 1] = op[3]
     if kind == 'create' then
       redis.call('PERSIST', KEYS[op[4]])
     end
   elseif kind == 'log' then
-    redis.call('XADD', KEYS[op[2]], '*', 'e', ARGV[op[3]])
+    redis.call('XADD', KEYS[op[2]], '*', 'e', op[3])
   elseif kind == 'zadd' then
     if op[3] == 1 then
       redis.call('ZADD', KEYS[op[2]], 'NX', unpack(op[4]))
@@ -122,12 +122,16 @@ for _, op in ipairs(ops) do
   elseif kind == 'zrem' then
     redis.call('ZREM', KEYS[op[2]], unpack(op[3]))
   elseif kind == 'append' then
-    appended = redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]])
+    appended = redis.call('XADD', KEYS[op[2]], '*', 'd', op[3])
   elseif kind == 'follow' then
-    redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]], 'p', appended)
+    redis.call('XADD', KEYS[op[2]], '*', 'd', op[3], 'p', appended)
   elseif kind == 'notify' then
     if notifies(op[5], op[6]) then
-      redis.call('XADD', KEYS[op[2]], '*', 'd', ARGV[op[3]] .. ARGV[op[4]], 'p', appended)
+      local thing = op[4]
+      if type(thing) == 'number' then
+        thing = ops[thing][3]
+      end
+      redis.call('XADD', KEYS[op[2]], '*', 'd', op[3] .. thing, 'p', appended)
     end
   elseif kind == 'expire-orphan' then
     writeSets()
@@ -142,10 +146,9 @@ for _, op in ipairs(ops) do
       redis.call('PEXPIRE', KEYS[op[2]], op[5])
     end
   elseif kind == 'rollup' then
-    addRollup(KEYS[op[2]], KEYS[op[3]], op[4], op[5], ARGV[op[6]])
+    addRollup(KEYS[op[2]], KEYS[op[3]], op[4], op[5], op[6])
   elseif kind == 'model' then
-    local delta = cmsgpack.unpack(ARGV[op[3]])
-    local counts, sums = delta[1], delta[2]
+    local counts, sums = op[3], op[4]
     for j = 1, #counts, 2 do
       redis.call('HINCRBY', KEYS[op[2]], counts[j], counts[j + 1])
     end
@@ -153,7 +156,7 @@ for _, op in ipairs(ops) do
       -- Lua would format a float with 14 digits; %.17g keeps every bit of the sum.
       redis.call('HINCRBYFLOAT', KEYS[op[2]], sums[j], string.format('%.17g', sums[j + 1]))
     end
-    redis.call('PEXPIRE', KEYS[op[2]], op[4])
+    redis.call('PEXPIRE', KEYS[op[2]], op[5])
   end
 end
 writeSets()

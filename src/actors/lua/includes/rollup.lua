@@ -3,8 +3,8 @@
 -- group (task, agent or customer): a msgpack array of triples {hour of the day, metric, count}, and
 -- {-1, "T" .. clause id, text} for the texts of the clauses counted. One value per group and day, so a read
 -- gets 30 days of a group in 30 values, not a field per count.
-local function addRollup(hashKey, indexKey, member, day, blob)
-  for _, entry in ipairs(cmsgpack.unpack(blob)) do
+local function addRollup(hashKey, indexKey, member, day, entries)
+  for _, entry in ipairs(entries) do
     local field, hour, counts, texts = entry[1], entry[2], entry[3], entry[4]
     local stored = redis.call('HGET', hashKey, field)
     local cells = stored and cmsgpack.unpack(stored) or {}
