@@ -12,6 +12,7 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { msgpack } from "../src/codec/msgpack.js";
 import { dayOf, groupFieldOf, HOUR_MS, hourOfDay, METRIC, rollupMember, TEXTS_HOUR } from "../src/outcomes/insight-rollup.js";
 import { bucketStarts } from "../src/api/insight-buckets.js";
+import { insightsJson } from "../src/api/insight-json.js";
 import { insightGroups } from "../src/api/insight-series.js";
 import { connectRedis } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
@@ -73,9 +74,9 @@ async function split(url: string, keys: Keys, accountId: string, from: number, t
       const t0 = performance.now();
       const rollups = await store.read(accountId, from, to);
       const t1 = performance.now();
-      const { groups } = insightGroups(rollups, "task", undefined, range, TASKS);
+      const { groups, total } = insightGroups(rollups, "task", undefined, range, TASKS);
       const t2 = performance.now();
-      JSON.stringify(groups);
+      insightsJson({ bucket: "hour", from: "", to: "", tz: "UTC", groups_total: total }, groups, range.starts);
       const t3 = performance.now();
       if (round < 0) continue;
       times.read.push(t1 - t0);
@@ -117,7 +118,8 @@ async function main(): Promise<void> {
     timed.sort((a, b) => a - b);
     const p90 = timed[Math.min(timed.length - 1, Math.floor(timed.length * 0.9))]!;
     console.log(`GET /v1/insights, ${TASKS} tasks x ${DAYS * 24} hourly buckets (${fields.toLocaleString("en")} counts in Redis over ${SHARDS} shards), ${ROUNDS} requests one at a time:`);
-    console.log(`  median ${median(timed).toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${timed.at(-1)!.toFixed(1)} ms; answer ${(bytes / 1e6).toFixed(2)} MB (goal < 100 ms)`);
+    console.log(`  MEDIAN ${median(timed).toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${timed.at(-1)!.toFixed(1)} ms; answer ${(bytes / 1e6).toFixed(2)} MB; load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`  goal < 100 ms: ${median(timed) < 100 ? "met" : "NOT met"}`);
     await stopChild(ingress.child, "SIGTERM");
     await split(redis.url, keys, accountId, from, to);
   } finally {

@@ -129,7 +129,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     countRequest(ex.route, ex.method, response.status);
     if (ex.span) endSpan(ex.span, response.status);
     if (response.bytes !== undefined) return sendBytes(ex, response, response.bytes, closeConnection, logger);
-    const text = response.body === undefined ? undefined : JSON.stringify(response.body);
+    const text = response.json ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
       sendStreamed(ex, response, Buffer.from(text), writeStallMs, logger);
       return;
