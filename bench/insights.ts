@@ -18,7 +18,7 @@ import { connectRedis } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
 import { InsightStore } from "../src/stores/insight-store.js";
 import { shardOf } from "../src/streams/shard.js";
-import { median, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
+import { cpuSecondsOf, median, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
 
 const TASKS = 100;
 const DAYS = 30;
@@ -63,6 +63,13 @@ async function seed(admin: import("ioredis").Redis, keys: Keys, accountId: strin
   return counts;
 }
 
+/** Redis's CPU so far (user + system, seconds), from INFO. */
+async function redisCpuSeconds(admin: import("ioredis").Redis): Promise<number> {
+  const info = await admin.info("cpu");
+  const field = (name: string): number => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? 0);
+  return field("used_cpu_user") + field("used_cpu_sys");
+}
+
 /** Where a request's time goes, in this process: the store's read, the sums, and the answer's JSON (medians of 5). */
 async function split(url: string, keys: Keys, accountId: string, from: number, to: number): Promise<void> {
   const client = connectRedis({ kind: "standalone", url });
@@ -104,7 +111,10 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${ingress.port}/v1/insights?group_by=task&bucket=hour&from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
     const timed: number[] = [];
     let bytes = 0;
+    const cpu = { ingress: 0, redis: 0 };
     for (let round = -5; round < ROUNDS; round++) {
+      if (round === 0) cpu.ingress = -cpuSecondsOf(ingress.child.pid);
+      if (round === 0) cpu.redis = -(await redisCpuSeconds(redis.admin));
       const started = performance.now();
       const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
       const body = await response.text();
@@ -115,10 +125,13 @@ async function main(): Promise<void> {
       bytes = body.length;
       if (round >= 0) timed.push(ms);
     }
+    cpu.ingress += cpuSecondsOf(ingress.child.pid);
+    cpu.redis += await redisCpuSeconds(redis.admin);
     timed.sort((a, b) => a - b);
     const p90 = timed[Math.min(timed.length - 1, Math.floor(timed.length * 0.9))]!;
     console.log(`GET /v1/insights, ${TASKS} tasks x ${DAYS * 24} hourly buckets (${fields.toLocaleString("en")} counts in Redis over ${SHARDS} shards), ${ROUNDS} requests one at a time:`);
     console.log(`  MEDIAN ${median(timed).toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${timed.at(-1)!.toFixed(1)} ms; answer ${(bytes / 1e6).toFixed(2)} MB; load average ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`  CPU per request: ingress ${((cpu.ingress / ROUNDS) * 1000).toFixed(1)} ms, Redis ${((cpu.redis / ROUNDS) * 1000).toFixed(1)} ms`);
     console.log(`  goal < 100 ms: ${median(timed) < 100 ? "met" : "NOT met"}`);
     await stopChild(ingress.child, "SIGTERM");
     await split(redis.url, keys, accountId, from, to);

@@ -1,7 +1,8 @@
-// The body of GET /v1/insights written as JSON straight from the typed sums: a large answer's points are
-// never objects, and the text is joined once. Field order is InsightsView's (docs/api.md#insights).
+// The body of GET /v1/insights written as JSON bytes straight from the typed sums: a large answer's points
+// are never objects or strings. Field order is InsightsView's (docs/api.md#insights).
 import { failingClauses, percentiles, totalsOf, type GroupResult } from "./insight-series.js";
 import { HISTOGRAM_SIZE, type GroupSums } from "./insight-sums.js";
+import { asciiBytes, JsonBytes } from "./json-bytes.js";
 
 /** The answer's fields before its groups, in InsightsView's order. */
 export interface InsightsHead {
@@ -12,34 +13,60 @@ export interface InsightsHead {
   groups_total: number;
 }
 
+/** A point's fields after `opened`, in InsightPoint's order. */
+const FIELD = {
+  confirmed: asciiBytes(',"confirmed":'),
+  failed: asciiBytes(',"failed":'),
+  forced: asciiBytes(',"forced":'),
+  deadLetters: asciiBytes(',"dead_letters":'),
+  charges: asciiBytes(',"charges":{'),
+};
+/** The bytes of a JSON point's size, for the buffer's first guess. */
+const POINT_BYTES = 128;
+const COMMA = 0x2c;
+const CLOSE = 0x7d;
+
 /** One group's points, each `{"start":…,"opened":…,…,"charges":{…}}` (with its percentiles when kept). */
-function writeSeries(parts: string[], sums: GroupSums, starts: readonly string[]): void {
-  const currencies = [...sums.charges].map(([currency, amounts]) => ({ name: JSON.stringify(currency), amounts }));
+function writeSeries(out: JsonBytes, sums: GroupSums, openings: readonly Buffer[]): void {
+  const currencies = [...sums.charges].map(([currency, amounts]) => ({ name: `${JSON.stringify(currency)}:`, amounts }));
   const { opened, confirmed, failed, forced, deadLetters, bucketHistograms } = sums;
-  for (let i = 0; i < starts.length; i++) {
-    let charges = "";
+  for (let i = 0; i < openings.length; i++) {
+    if (i > 0) out.byte(COMMA);
+    out.bytes(openings[i]!);
+    out.number(opened[i]!);
+    out.bytes(FIELD.confirmed);
+    out.number(confirmed[i]!);
+    out.bytes(FIELD.failed);
+    out.number(failed[i]!);
+    out.bytes(FIELD.forced);
+    out.number(forced[i]!);
+    out.bytes(FIELD.deadLetters);
+    out.number(deadLetters[i]!);
+    out.bytes(FIELD.charges);
+    let first = true;
     for (const { name, amounts } of currencies) {
-      const amount = amounts[i]!;
-      if (amount !== 0) charges += `${charges === "" ? "" : ","}${name}:${amount}`;
+      if (amounts[i]! === 0) continue;
+      out.text(first ? name : `,${name}`);
+      out.number(amounts[i]!);
+      first = false;
     }
-    const histogram = bucketHistograms ? `,"time_to_verdict_ms":${JSON.stringify(percentiles(bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)))}` : "";
-    parts.push(
-      `${i === 0 ? "" : ","}${starts[i]}${opened[i]},"confirmed":${confirmed[i]},"failed":${failed[i]},"forced":${forced[i]},"dead_letters":${deadLetters[i]},"charges":{${charges}}${histogram}}`,
-    );
+    out.byte(CLOSE);
+    if (bucketHistograms) out.text(`,"time_to_verdict_ms":${JSON.stringify(percentiles(bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)))}`);
+    out.byte(CLOSE);
   }
 }
 
-/** The whole answer as JSON text: `head`'s fields, then `groups` with a point per bucket start. */
-export function insightsJson(head: InsightsHead, groups: readonly GroupResult[], starts: readonly number[]): string {
+/** The whole answer as JSON bytes: `head`'s fields, then `groups` with a point per bucket start. */
+export function insightsJson(head: InsightsHead, groups: readonly GroupResult[], starts: readonly number[]): Buffer {
   // Each point's opening, formatted once for every group.
-  const openings = starts.map((start) => `{"start":"${new Date(start).toISOString()}","opened":`);
-  const headText = JSON.stringify(head);
-  const parts: string[] = [headText.slice(0, -1), ',"groups":['];
+  const openings = starts.map((start) => asciiBytes(`{"start":"${new Date(start).toISOString()}","opened":`));
+  const out = new JsonBytes(groups.length * starts.length * POINT_BYTES);
+  out.text(`${JSON.stringify(head).slice(0, -1)},"groups":[`);
   groups.forEach(({ key, sums }, index) => {
-    parts.push(`${index === 0 ? "" : ","}{"key":${JSON.stringify(key)},"series":[`);
-    writeSeries(parts, sums, openings);
-    parts.push(`],"totals":${JSON.stringify(totalsOf(sums))},"failing_clauses":${JSON.stringify(failingClauses(sums))}}`);
+    out.text(`${index === 0 ? "" : ","}{"key":${JSON.stringify(key)},"series":[`);
+    writeSeries(out, sums, openings);
+    out.text(`],"totals":${JSON.stringify(totalsOf(sums))},"failing_clauses":${JSON.stringify(failingClauses(sums))}}`);
   });
-  parts.push("]}");
-  return parts.join("");
+  out.text("]}");
+  return out.done();
 }

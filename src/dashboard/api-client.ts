@@ -26,7 +26,7 @@ export class ApiClient {
     const params: Record<string, string> = {};
     for (const [name, value] of Object.entries(match.rawParams)) params[name] = decodeURIComponent(value);
     const response = await match.route.handler({ accountId, params, query, body: call.body, requestId: "dashboard", receivedAt: this.clock() });
-    return (response.json === undefined ? response.body : JSON.parse(response.json)) as T;
+    return (response.json === undefined ? response.body : JSON.parse(response.json.toString())) as T;
   }
 }
 

@@ -131,7 +131,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
     if (response.bytes !== undefined) return sendBytes(ex, response, response.bytes, closeConnection, logger);
     const text = response.json ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
-      sendStreamed(ex, response, Buffer.from(text), writeStallMs, logger);
+      sendStreamed(ex, response, typeof text === "string" ? Buffer.from(text) : text, writeStallMs, logger);
       return;
     }
     ex.res.cork(() => {
