@@ -1,7 +1,9 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { fieldOf, HOUR_MS, METRIC, parseField, parseGroupField, TEXTS_HOUR, timeToVerdictBoundsMs, type GroupDay, type InsightDimension, type RollupDay } from "../outcomes/insight-rollup.js";
+import { fieldOf, HOUR_MS, parseField, parseGroupField, TEXTS_HOUR, timeToVerdictBoundsMs, type InsightDimension, type RollupDay } from "../outcomes/insight-rollup.js";
 import type { Rollups } from "../stores/insight-store.js";
+import { GroupDayCursor } from "./group-day-cursor.js";
 import { bucketIndex } from "./insight-buckets.js";
+import { GroupSums } from "./insight-sums.js";
 
 export interface InsightPoint {
   start: string;
@@ -47,95 +49,6 @@ export interface InsightGroup {
 /** Fewer decided outcomes than this give no rate: two verdicts make 0%, 50% or 100%, never a trend. */
 export const MIN_DECIDED_FOR_RATE = 3;
 
-const HISTOGRAM_SIZE = timeToVerdictBoundsMs.length + 1;
-
-class GroupSums {
-  readonly opened: Float64Array;
-  readonly confirmed: Float64Array;
-  readonly failed: Float64Array;
-  readonly forced: Float64Array;
-  readonly deadLetters: Float64Array;
-  readonly charges = new Map<string, Float64Array>();
-  readonly chargeCounts = new Map<string, number>();
-  readonly deadLetterCodes = new Map<string, number>();
-  readonly histogram = new Float64Array(HISTOGRAM_SIZE);
-  /** Each bucket's histogram in a row, kept only when the answer gives each point its percentiles. */
-  readonly bucketHistograms: Float64Array | undefined;
-  readonly causes = { locked: 0, idle: 0, deadline: 0 };
-  readonly clauses = new Map<string, { text: string; count: number }>();
-
-  constructor(
-    private readonly buckets: number,
-    perBucket: boolean,
-  ) {
-    this.bucketHistograms = perBucket ? new Float64Array(buckets * HISTOGRAM_SIZE) : undefined;
-    this.opened = new Float64Array(buckets);
-    this.confirmed = new Float64Array(buckets);
-    this.failed = new Float64Array(buckets);
-    this.forced = new Float64Array(buckets);
-    this.deadLetters = new Float64Array(buckets);
-  }
-
-  add(bucket: number, metric: string, value: string | number): void {
-    const n = Number(value);
-    switch (metric[0]) {
-      case METRIC.opened:
-        this.opened[bucket]! += n;
-        return;
-      case METRIC.confirmed:
-        this.confirmed[bucket]! += n;
-        return;
-      case METRIC.failed:
-        this.failed[bucket]! += n;
-        return;
-      case METRIC.forced:
-        this.forced[bucket]! += n;
-        this.causes.deadline += n;
-        return;
-      case METRIC.locked:
-        this.causes.locked += n;
-        return;
-      case METRIC.idle:
-        this.causes.idle += n;
-        return;
-      case METRIC.histogram: {
-        const index = Number(metric.slice(1));
-        this.histogram[index]! += n;
-        if (this.bucketHistograms) this.bucketHistograms[bucket * HISTOGRAM_SIZE + index]! += n;
-        return;
-      }
-      case METRIC.chargeAmount: {
-        const currency = metric.slice(1);
-        let amounts = this.charges.get(currency);
-        if (!amounts) this.charges.set(currency, (amounts = new Float64Array(this.buckets)));
-        amounts[bucket]! += n;
-        return;
-      }
-      case METRIC.chargeCount:
-        this.chargeCounts.set(metric.slice(1), (this.chargeCounts.get(metric.slice(1)) ?? 0) + n);
-        return;
-      case METRIC.deadLetters:
-        this.deadLetters[bucket]! += n;
-        this.deadLetterCodes.set(metric.slice(1), (this.deadLetterCodes.get(metric.slice(1)) ?? 0) + n);
-        return;
-      case METRIC.clause: {
-        const clause = this.clause(metric.slice(1));
-        clause.count += n;
-        return;
-      }
-      case METRIC.clauseText:
-        this.clause(metric.slice(1)).text = String(value);
-        return;
-    }
-  }
-
-  private clause(id: string): { text: string; count: number } {
-    let clause = this.clauses.get(id);
-    if (!clause) this.clauses.set(id, (clause = { text: "", count: 0 }));
-    return clause;
-  }
-}
-
 function sum(values: Float64Array): number {
   let total = 0;
   for (const value of values) total += value;
@@ -154,48 +67,35 @@ function quantile(histogram: Float64Array, q: number): number | null {
   return null;
 }
 
-function percentiles(histogram: Float64Array): { p50: number | null; p90: number | null } {
+export function percentiles(histogram: Float64Array): { p50: number | null; p90: number | null } {
   return { p50: quantile(histogram, 0.5), p90: quantile(histogram, 0.9) };
 }
 
-function groupOf(key: string, sums: GroupSums, starts: readonly string[]): InsightGroup {
-  const series: InsightPoint[] = starts.map((start, i) => {
-    const charges: Record<string, number> = {};
-    for (const [currency, amounts] of sums.charges) if (amounts[i]! !== 0) charges[currency] = amounts[i]!;
-    return {
-      start,
-      opened: sums.opened[i]!,
-      confirmed: sums.confirmed[i]!,
-      failed: sums.failed[i]!,
-      forced: sums.forced[i]!,
-      dead_letters: sums.deadLetters[i]!,
-      charges,
-      ...(sums.bucketHistograms ? { time_to_verdict_ms: percentiles(sums.bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)) } : {}),
-    };
-  });
+/** A group's totals over the whole range. */
+export function totalsOf(sums: GroupSums): InsightTotals {
   const confirmed = sum(sums.confirmed);
   const failed = sum(sums.failed);
   const decided = confirmed + failed;
   const charges: Record<string, { count: number; amount: number }> = {};
   for (const [currency, amounts] of sums.charges) charges[currency] = { count: sums.chargeCounts.get(currency) ?? 0, amount: sum(amounts) };
+  return {
+    opened: sum(sums.opened),
+    confirmed,
+    failed,
+    decided,
+    confirmation_rate: decided >= MIN_DECIDED_FOR_RATE ? confirmed / decided : null,
+    verdicts_by_cause: { ...sums.causes },
+    dead_letters: Object.fromEntries(sums.deadLetterCodes),
+    charges,
+    time_to_verdict_ms: percentiles(sums.histogram),
+  };
+}
+
+/** The clauses false at FAILED verdicts, most often first, then by id. */
+export function failingClauses(sums: GroupSums): InsightClause[] {
   const failing = [...sums.clauses].filter(([, clause]) => clause.count > 0).map(([clause, { text, count }]) => ({ clause, text, count }));
   failing.sort((a, b) => b.count - a.count || (a.clause < b.clause ? -1 : a.clause > b.clause ? 1 : 0));
-  return {
-    key,
-    series,
-    totals: {
-      opened: sum(sums.opened),
-      confirmed,
-      failed,
-      decided,
-      confirmation_rate: decided >= MIN_DECIDED_FOR_RATE ? confirmed / decided : null,
-      verdicts_by_cause: { ...sums.causes },
-      dead_letters: Object.fromEntries(sums.deadLetterCodes),
-      charges,
-      time_to_verdict_ms: percentiles(sums.histogram),
-    },
-    failing_clauses: failing,
-  };
+  return failing;
 }
 
 /** Finds a group's sums by the text of a field, parsing each distinct field once per answer. */
@@ -245,7 +145,7 @@ class GroupFinder {
   }
 }
 
-/** Adds the days' hashes from Redis: each group's day holds triples of hour, metric and count. */
+/** Adds the days' hashes from Redis: each group's day holds triples of hour, metric and count, walked in place. */
 function addDays(days: readonly RollupDay[], finder: GroupFinder, bucketOf: (hour: number) => number): void {
   const buckets: number[] = [];
   for (const { day, fields } of days) {
@@ -253,15 +153,20 @@ function addDays(days: readonly RollupDay[], finder: GroupFinder, bucketOf: (hou
     for (let i = 0; i < fields.length; i += 2) {
       const sums = finder.ofGroup(fields[i] as string);
       if (!sums) continue;
-      const cells = fields[i + 1] as GroupDay;
-      for (let j = 0; j < cells.length; j += 3) {
-        const hour = cells[j] as number;
+      const cursor = new GroupDayCursor(fields[i + 1] as Uint8Array);
+      for (let cells = cursor.arrayLength() / 3; cells > 0; cells--) {
+        const hour = cursor.number();
         // A clause's text is the day's: it names the clause wherever it counted.
-        const bucket = hour === TEXTS_HOUR ? 0 : buckets[hour]!;
-        if (bucket >= 0) sums.add(bucket, cells[j + 1] as string, cells[j + 2]!);
+        sums.addCell(hour === TEXTS_HOUR ? 0 : buckets[hour]!, cursor);
       }
     }
   }
+}
+
+/** A group's sums over the range, ready to be written as JSON (insight-json.ts). */
+export interface GroupResult {
+  key: string;
+  sums: GroupSums;
 }
 
 /**
@@ -276,7 +181,7 @@ export function insightGroups(
   range: { starts: readonly number[]; end: number },
   limit: number,
   perBucket = false,
-): { groups: InsightGroup[]; total: number } {
+): { groups: GroupResult[]; total: number } {
   const { starts, end } = range;
   const finder = new GroupFinder(dimension, key, starts.length, perBucket);
   const bucketOf = (hour: number): number => (hour < end ? bucketIndex(starts, hour) : -1);
@@ -292,7 +197,5 @@ export function insightGroups(
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
   const ranked = [...finder.byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
   ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
-  // Formatted once for every group's series.
-  const startTexts = starts.map((start) => new Date(start).toISOString());
-  return { groups: ranked.slice(0, limit).map(({ groupKey, sums }) => groupOf(groupKey, sums, startTexts)), total: ranked.length };
+  return { groups: ranked.slice(0, limit).map(({ groupKey, sums }) => ({ key: groupKey, sums })), total: ranked.length };
 }

@@ -52,7 +52,8 @@ class InProcessTransport implements Transport {
         requestId: REQUEST_ID,
         receivedAt: this.clock(),
       });
-      return response.body;
+      // A large answer comes already written as JSON (insights); the transport answers its value like HTTP would.
+      return response.json === undefined ? response.body : (JSON.parse(response.json.toString()) as unknown);
     } catch (error) {
       throw error instanceof ApiError ? asVerdictError(error) : error;
     }

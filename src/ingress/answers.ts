@@ -29,9 +29,10 @@ export class Answers {
     this.count(ex.route, ex.method, response.status);
     if (ex.span) endSpan(ex.span, response.status);
     if (response.bytes !== undefined) return this.sendBytes(ex, response, response.bytes, closeConnection);
-    const text = response.body === undefined ? undefined : JSON.stringify(response.body);
+    const text = response.json ?? (response.body === undefined ? undefined : JSON.stringify(response.body));
     if (text !== undefined && !closeConnection && ex.abortable && text.length > STREAMED_BODY_BYTES) {
-      return sendStreamed(ex, response, Buffer.from(text), this.writeStallMs, (refused) => this.answerRefusedHead(ex, refused));
+      const bytes = typeof text === "string" ? Buffer.from(text) : text;
+      return sendStreamed(ex, response, bytes, this.writeStallMs, (refused) => this.answerRefusedHead(ex, refused));
     }
     ex.res.cork(() => {
       const fixed = text === undefined ? { "X-Request-Id": ex.requestId } : { "X-Request-Id": ex.requestId, "Content-Type": "application/json" };

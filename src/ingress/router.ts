@@ -37,6 +37,8 @@ export interface ApiResponse {
   body?: unknown;
   /** Sent as is, in place of `body`; `headers` then carry its Content-Type. */
   bytes?: Buffer;
+  /** `body` already written as JSON (a large answer written straight from its sums); sent in its place. */
+  json?: Buffer;
   headers?: Record<string, string>;
 }
 

@@ -127,10 +127,10 @@ export interface RollupHour {
   fields: ReadonlyArray<string | number>;
 }
 
-/** One day's rollup hash as read from Redis: group fields (groupFieldOf) and their GroupDay, as pairs in a row. */
+/** One day's rollup hash as read from Redis: group fields (groupFieldOf) and their GroupDay's msgpack bytes, as pairs in a row. */
 export interface RollupDay {
   day: number;
-  fields: ReadonlyArray<string | GroupDay>;
+  fields: ReadonlyArray<string | Uint8Array>;
 }
 
 /** The member of a shard's moves index (keys.insightRollupMoves): the move's id, day and account. */

@@ -1,11 +1,9 @@
 // Reads an account's insight rollups for a range of hours: the archived ones from PostgreSQL, then the hot
 // ones from every shard, each counted once (docs/insights.md#where-rollups-live).
-import { msgpack } from "../codec/msgpack.js";
 import { ApiError } from "../errors/api-error.js";
 import { dayOf, parseMoveMember, parseRollupMember, type RollupDay, type RollupHour } from "../outcomes/insight-rollup.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
-import { Scripts } from "../redis/scripts.js";
 
 /** The archive's side: rollups moved to PostgreSQL, one row per hour, with the ids of the moves they came in. */
 export interface ArchivedRollups {
@@ -36,18 +34,27 @@ export interface Rollups {
   days: RollupDay[];
 }
 
-export class InsightStore {
-  /** rollup-read answers one msgpack blob: the day index, the moves, then each named hash's fields. */
-  private readonly scripts: Scripts<{ "rollup-read": Buffer }>;
+/** A reply of MULTI's, or its error. */
+function replyOf<T>(entry: [Error | null, unknown] | undefined): T {
+  if (!entry) throw new Error("a rollup read's MULTI answered fewer replies than it sent");
+  if (entry[0]) throw entry[0];
+  return entry[1] as T;
+}
 
+/** A day hash's HGETALL as RollupDay's pairs: each field as text, each group's day as its stored bytes. */
+function fieldsOf(flat: readonly Buffer[]): Array<string | Buffer> {
+  const fields: Array<string | Buffer> = [];
+  for (let i = 0; i < flat.length; i += 2) fields.push(flat[i]!.toString(), flat[i + 1]!);
+  return fields;
+}
+
+export class InsightStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly shards: number,
     private readonly archive: ArchivedRollups | undefined,
-  ) {
-    this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), ["rollup-read"]);
-  }
+  ) {}
 
   /**
    * The rollups of hours in [from, to), and in Redis of the rest of their days (the caller keeps the hours
@@ -81,7 +88,22 @@ export class InsightStore {
   }
 
   /**
-   * One shard's hot rollups as of one instant: rollup-read.lua reads the hashes with the two indexes, and
+   * The shard's indexes and the named day hashes in one MULTI (one instant; the keys share the shard's hash
+   * tag). Native HGETALL with bytes kept as bytes: Redis writes each stored value straight into its reply,
+   * and each group's day reaches insight-series as the msgpack it is stored as.
+   */
+  private async snapshot(daysKey: string, movesKey: string, from: number, to: number, keys: readonly string[]): Promise<{ live: string[]; moves: string[]; hashes: Buffer[][] }> {
+    const multi = this.redis.multi();
+    multi.zrangebyscore(daysKey, String(from), `(${to}`);
+    multi.zrange(movesKey, "0", "-1");
+    for (const key of keys) multi.callBuffer("HGETALL", key);
+    const replies = await multi.exec();
+    if (!replies) throw new Error("a rollup read's MULTI was discarded");
+    return { live: replyOf(replies[0]), moves: replyOf(replies[1]), hashes: keys.map((_, i) => replyOf<Buffer[]>(replies[i + 2])) };
+  }
+
+  /**
+   * One shard's hot rollups as of one instant: one MULTI reads the hashes with the two indexes, and
    * is run again when that instant's indexes name a key it did not read (a rollup renamed for its move, or
    * a day first written, since the keys were listed). A key read that no longer holds anything (moved
    * away, or deleted after its grace period) adds nothing.
@@ -92,11 +114,10 @@ export class InsightStore {
     const [live, moves] = await Promise.all([this.redis.zrangebyscore(daysKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
     let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
     for (let tries = 1; ; tries++) {
-      const keys = [daysKey, movesKey, ...wanted.map(({ key }) => key)];
-      const replies = msgpack.unpack(await this.scripts.runBuffer("rollup-read", keys, [from, to])) as [string[], string[], ...RollupDay["fields"][]];
-      const now = this.candidates(shard, accountId, from, to, replies[0], replies[1], copied);
+      const read = await this.snapshot(daysKey, movesKey, from, to, wanted.map(({ key }) => key));
+      const now = this.candidates(shard, accountId, from, to, read.live, read.moves, copied);
       const seen = new Set(wanted.map(({ key }) => key));
-      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ day }, i) => ({ day, fields: replies[i + 2]! }));
+      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ day }, i) => ({ day, fields: fieldsOf(read.hashes[i]!) }));
       if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }

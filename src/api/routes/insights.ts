@@ -6,6 +6,7 @@ import type { Route } from "../../ingress/router.js";
 import { HOUR_MS } from "../../outcomes/insight-rollup.js";
 import type { InsightStore } from "../../stores/insight-store.js";
 import { bucketStarts, knownZone, MAX_BUCKETS, type BucketSize } from "../insight-buckets.js";
+import { insightsJson } from "../insight-json.js";
 import { insightGroups, type InsightGroup } from "../insight-series.js";
 import { validBody } from "../request-checks.js";
 
@@ -85,8 +86,8 @@ export function insightRoutes(insights: InsightStore, clock: () => number): Rout
         const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
         if (limit > 1000) throw invalid("limit", "must be from 1 to 1000");
         const { groups, total } = insightGroups(rollups, query.group_by, query.key, { starts, end }, limit, query.percentiles === "series");
-        const body: InsightsView = { bucket, from: new Date(starts[0]!).toISOString(), to: new Date(end).toISOString(), tz, groups_total: total, groups };
-        return { status: 200, body };
+        const head = { bucket, from: new Date(starts[0]!).toISOString(), to: new Date(end).toISOString(), tz, groups_total: total };
+        return { status: 200, json: insightsJson(head, groups, starts) };
       },
     },
   ];
