@@ -103,7 +103,19 @@ export default tseslint.config(
     // The dashboard's browser script: plain JavaScript served as is, not part of the TypeScript program.
     files: ["src/dashboard/static/**/*.js"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { document: "readonly", window: "readonly", navigator: "readonly", fetch: "readonly", EventSource: "readonly", Element: "readonly", setTimeout: "readonly", clearTimeout: "readonly" } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: {
+        document: "readonly",
+        window: "readonly",
+        navigator: "readonly",
+        fetch: "readonly",
+        EventSource: "readonly",
+        Element: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+      },
+    },
   },
   {
     files: ["src/cli/**", "bench/**", "test/**"],

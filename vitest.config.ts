@@ -36,7 +36,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "shared", include: ["src/**/*.test.ts", "test/**/*.test.ts"], exclude: RUN_ALONE, sequence: { groupOrder: 0 } },
+        test: {
+          name: "shared",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: RUN_ALONE,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,

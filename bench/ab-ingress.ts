@@ -11,7 +11,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { BENCH_QUOTAS, cpuSecondsOf, load, median, rotatingRounds, runMain, singleBodies, startRedis } from "./harness.js";
+import {
+  BENCH_QUOTAS,
+  cpuSecondsOf,
+  load,
+  median,
+  rotatingRounds,
+  runMain,
+  singleBodies,
+  startRedis,
+} from "./harness.js";
 
 type AppModule = typeof import("../src/app.js");
 type AccountsModule = typeof import("../src/accounts/accounts.js");
@@ -61,12 +70,17 @@ async function startSide(name: string, dist: string, redisUrl: string): Promise<
 /** CPU time of this process's main thread so far, in microseconds. */
 const mainThreadMicros = (): number => cpuSecondsOf(process.pid, process.pid) * 1e6;
 
-
 async function main(): Promise<void> {
-  if (!BASE_DIST) throw new Error("set BENCH_BASE_DIST to the dist folder of the baseline build (see the header of bench/ab-ingress.ts)");
+  if (!BASE_DIST)
+    throw new Error(
+      "set BENCH_BASE_DIST to the dist folder of the baseline build (see the header of bench/ab-ingress.ts)",
+    );
   const dir = mkdtempSync(join(tmpdir(), "verdict-ab-"));
   const redis = await startRedis(dir);
-  const sides = [await startSide("base", resolve(BASE_DIST), redis.url), await startSide("this", fileURLToPath(new URL("..", import.meta.url)), redis.url)];
+  const sides = [
+    await startSide("base", resolve(BASE_DIST), redis.url),
+    await startSide("this", fileURLToPath(new URL("..", import.meta.url)), redis.url),
+  ];
   try {
     const measure = async (side: Side, seconds: number): Promise<Round> => {
       const before = mainThreadMicros();
@@ -85,12 +99,16 @@ async function main(): Promise<void> {
     };
     for (const side of sides) await measure(side, 2);
     const rounds = await rotatingRounds(sides, ROUNDS, (side) => measure(side, SECONDS));
-    console.log(`single-event ingress, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} requests/s` : "closed loop"}, median of ${ROUNDS} alternating rounds of ${SECONDS} s`);
+    console.log(
+      `single-event ingress, ${CONNECTIONS} connections, ${RATE > 0 ? `${RATE} requests/s` : "closed loop"}, median of ${ROUNDS} alternating rounds of ${SECONDS} s`,
+    );
     for (const [i, results] of rounds.entries()) {
       const name = sides[i]!.name;
       const rate = median(results.map((r) => r.rate));
       const cpu = median(results.map((r) => r.cpuMicros));
-      console.log(`${name.padEnd(5)} ${rate.toFixed(0).padStart(8)} requests/s   main thread ${cpu.toFixed(1)} µs per request   (rounds: ${results.map((r) => r.rate.toFixed(0)).join(" ")})`);
+      console.log(
+        `${name.padEnd(5)} ${rate.toFixed(0).padStart(8)} requests/s   main thread ${cpu.toFixed(1)} µs per request   (rounds: ${results.map((r) => r.rate.toFixed(0)).join(" ")})`,
+      );
     }
   } finally {
     for (const side of sides) await side.stop();

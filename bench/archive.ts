@@ -20,7 +20,17 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { startVerdict, type VerdictApp } from "../src/app.js";
 import { queueSettled } from "../src/cli/archive.js";
 import { DEFAULT_OPTIONS, type VerdictOptions } from "../src/config/options.js";
-import { BENCH_QUOTAS, api, apiOk, cpuSecondsOf, cpuSecondsOfCommand, now, runMain, sleep, startRedis } from "./harness.js";
+import {
+  BENCH_QUOTAS,
+  api,
+  apiOk,
+  cpuSecondsOf,
+  cpuSecondsOfCommand,
+  now,
+  runMain,
+  sleep,
+  startRedis,
+} from "./harness.js";
 
 const SETTLED = Number(process.env.BENCH_ARCHIVE_OUTCOMES ?? 100_000);
 const OPEN = 20_000;
@@ -104,15 +114,26 @@ async function main(): Promise<void> {
   };
   const app = await start(options);
   try {
-    const { account_id: accountId, token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create("bench");
+    const { account_id: accountId, token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create(
+      "bench",
+    );
     let port = app.port;
-    const call = (method: string, path: string, body?: unknown): Promise<unknown> => apiOk(port, token, method, path, body);
+    const call = (method: string, path: string, body?: unknown): Promise<unknown> =>
+      apiOk(port, token, method, path, body);
     await call("PUT", "/v1/agents/closer", { name: "closer", condition: "done" });
     await call("PUT", "/v1/agents/worker", { name: "worker", condition: "step AND done" });
-    await call("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "closer", unit_amount: 100 }, { agent_key: "worker", unit_amount: 100 }] });
+    await call("PUT", "/v1/rate-cards/card", {
+      currency: "EUR",
+      entries: [
+        { agent_key: "closer", unit_amount: 100 },
+        { agent_key: "worker", unit_amount: 100 },
+      ],
+    });
     await call("PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
-    const usedMemory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await redis.admin.info("memory"))?.[1]);
-    const archived = async (): Promise<number> => Number((await sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes`)[0]!.n);
+    const usedMemory = async (): Promise<number> =>
+      Number(/used_memory:(\d+)/.exec(await redis.admin.info("memory"))?.[1]);
+    const archived = async (): Promise<number> =>
+      Number((await sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes`)[0]!.n);
     const send = async (count: number, event: (i: number) => unknown): Promise<void> => {
       let next = 0;
       await Promise.all(
@@ -120,7 +141,9 @@ async function main(): Promise<void> {
           while (next < count) {
             const from = next;
             next = Math.min(count, next + BATCH);
-            await call("POST", "/v1/events/batch", { events: Array.from({ length: next - from }, (_, i) => event(from + i)) });
+            await call("POST", "/v1/events/batch", {
+              events: Array.from({ length: next - from }, (_, i) => event(from + i)),
+            });
           }
         }),
       );
@@ -180,7 +203,10 @@ async function main(): Promise<void> {
     const before = await archived();
     await queueSettled(redis.admin, app.keys, options.shards);
     const archiving = await start(options);
-    const othersCpu = (): { postgres: number; redis: number } => ({ postgres: cpuSecondsOfCommand("postgres"), redis: cpuSecondsOf(redis.child.pid) });
+    const othersCpu = (): { postgres: number; redis: number } => ({
+      postgres: cpuSecondsOfCommand("postgres"),
+      redis: cpuSecondsOf(redis.child.pid),
+    });
     let copying = now();
     let cpuBefore = process.cpuUsage();
     let othersBefore = othersCpu();
@@ -207,7 +233,12 @@ async function main(): Promise<void> {
       port = roundApp.port;
       const archivedBefore = await archived();
       const started = now();
-      await send(E2E_EVENTS, (i) => ({ key: `e2e-${round}-${i}`, customer_key: "acme", agent_key: "closer", action: "done" }));
+      await send(E2E_EVENTS, (i) => ({
+        key: `e2e-${round}-${i}`,
+        customer_key: "acme",
+        agent_key: "closer",
+        action: "done",
+      }));
       while ((await eventsProcessed(roundApp)) < E2E_EVENTS) await sleep(20);
       const seconds = (now() - started) / 1000;
       if (archiveOn) archivedMeanwhile += (await archived()) - archivedBefore;
@@ -218,7 +249,10 @@ async function main(): Promise<void> {
         for (let tries = 1; ; tries++) {
           const answer = await api(port, token, "GET", `/v1/outcomes/e2e-${round}-${i}`);
           if (answer.status === 200 && (answer.body as { status: string }).status === "CONFIRMED") break;
-          if (answer.status !== 503 || tries === 30) throw new Error(`e2e-${round}-${i} is not CONFIRMED after its event was applied: ${answer.status} ${JSON.stringify(answer.body)}`);
+          if (answer.status !== 503 || tries === 30)
+            throw new Error(
+              `e2e-${round}-${i} is not CONFIRMED after its event was applied: ${answer.status} ${JSON.stringify(answer.body)}`,
+            );
           await sleep(1000);
         }
       }
@@ -233,7 +267,9 @@ async function main(): Promise<void> {
       copyPerSecond: BACKLOG / copySeconds,
       copySeconds,
       copyCpuMicrosPerOutcome: (cpu.user + cpu.system) / BACKLOG,
-      copyPostgresCpuMicrosPerOutcome: POSTGRES_IS_LOCAL ? ((othersAfter.postgres - othersBefore.postgres) * 1e6) / BACKLOG : null,
+      copyPostgresCpuMicrosPerOutcome: POSTGRES_IS_LOCAL
+        ? ((othersAfter.postgres - othersBefore.postgres) * 1e6) / BACKLOG
+        : null,
       copyRedisCpuMicrosPerOutcome: ((othersAfter.redis - othersBefore.redis) * 1e6) / BACKLOG,
       backlog: BACKLOG,
       pipelineSeconds,

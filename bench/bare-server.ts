@@ -23,7 +23,10 @@ export function startBare(redisPort: number): Promise<{ port: number; stop(): vo
       if (!isLast) return;
       const body = Buffer.concat(chunks);
       if (!batch) {
-        redis.xadd("bare:stream", "*", "e", body).then(accepted(res, () => aborted, '{"accepted":true}'), failed(res, () => aborted));
+        redis.xadd("bare:stream", "*", "e", body).then(
+          accepted(res, () => aborted, '{"accepted":true}'),
+          failed(res, () => aborted),
+        );
         return;
       }
       let events: unknown[];
@@ -35,7 +38,10 @@ export function startBare(redisPort: number): Promise<{ port: number; stop(): vo
       }
       const pipeline = redis.pipeline();
       for (const event of events) pipeline.xadd("bare:stream", "*", "e", JSON.stringify(event));
-      pipeline.exec().then(accepted(res, () => aborted, `{"accepted":${events.length},"failed":[]}`), failed(res, () => aborted));
+      pipeline.exec().then(
+        accepted(res, () => aborted, `{"accepted":${events.length},"failed":[]}`),
+        failed(res, () => aborted),
+      );
     });
   });
   return new Promise((resolve) =>

@@ -82,8 +82,17 @@ async function plain(spec: ClientLoadSpec): Promise<{ accepted: number; failed: 
 }
 
 /** A fleet: one agent loop per outcome, each awaiting its own events one after another, as docs/client.md shows. */
-async function withClient(spec: ClientLoadSpec, Client: typeof VerdictClient): Promise<{ accepted: number; failed: number }> {
-  const client = new Client({ baseUrl: `http://127.0.0.1:${spec.port}`, token: spec.token, maxInFlight: spec.inFlight, fetch: countingFetch, idempotency: spec.idempotency });
+async function withClient(
+  spec: ClientLoadSpec,
+  Client: typeof VerdictClient,
+): Promise<{ accepted: number; failed: number }> {
+  const client = new Client({
+    baseUrl: `http://127.0.0.1:${spec.port}`,
+    token: spec.token,
+    maxInFlight: spec.inFlight,
+    fetch: countingFetch,
+    idempotency: spec.idempotency,
+  });
   let failed = 0;
   async function agent(outcome: number): Promise<void> {
     for (let n = outcome; n < spec.events; n += spec.outcomes) {
@@ -102,13 +111,27 @@ async function withClient(spec: ClientLoadSpec, Client: typeof VerdictClient): P
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as ClientLoadSpec;
   // Loaded before the clock starts, as this build's client is.
-  const Client = spec.clientDist === undefined ? VerdictClient : ((await import(pathToFileURL(join(spec.clientDist, "src/client/index.js")).href)) as { VerdictClient: typeof VerdictClient }).VerdictClient;
+  const Client =
+    spec.clientDist === undefined
+      ? VerdictClient
+      : (
+          (await import(pathToFileURL(join(spec.clientDist, "src/client/index.js")).href)) as {
+            VerdictClient: typeof VerdictClient;
+          }
+        ).VerdictClient;
   const cpu = process.cpuUsage();
   const started = performance.now();
   const { accepted, failed } = spec.mode === "client" ? await withClient(spec, Client) : await plain(spec);
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  const result: ClientLoadResult = { events: spec.events, requests, accepted, failed, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
+  const result: ClientLoadResult = {
+    events: spec.events,
+    requests,
+    accepted,
+    failed,
+    seconds,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
   process.stdout.write(JSON.stringify(result));
 }
 

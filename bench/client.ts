@@ -34,7 +34,6 @@ const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const BASE_DIST = process.env.BENCH_BASE_DIST;
 const PROFILE_DIR = process.env.CLIENT_BENCH_PROFILE_DIR;
 
-
 /** Deletes every outcome's idempotency hash, so each run claims its keys into empty ones. */
 async function forgetIdempotencyClaims(redis: Redis): Promise<void> {
   let cursor = "0";
@@ -49,26 +48,60 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-bench-client-"));
   const redis = await startRedis(dir);
   const { token } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), TOKEN_SECRET).create("bench");
-  const verdict = await spawnVerdict("all", { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "verdict-data") });
+  const verdict = await spawnVerdict("all", {
+    redisUrl: redis.url,
+    keyPrefix: KEY_PREFIX,
+    tokenSecret: TOKEN_SECRET,
+    dataDir: join(dir, "verdict-data"),
+  });
   try {
     const setup = new VerdictClient({ baseUrl: `http://127.0.0.1:${verdict.port}`, token });
     await setup.tasks.put("bench", { name: "Client bench", condition: "never_sent" });
     const prefix = "client-bench";
     for (let from = 0; from < OUTCOMES; from += 64) {
-      await Promise.all(Array.from({ length: Math.min(64, OUTCOMES - from) }, (_, i) => setup.outcomes.open({ key: `${prefix}-${from + i}`, task_key: "bench" })));
+      await Promise.all(
+        Array.from({ length: Math.min(64, OUTCOMES - from) }, (_, i) =>
+          setup.outcomes.open({ key: `${prefix}-${from + i}`, task_key: "bench" }),
+        ),
+      );
     }
     const spec = { port: verdict.port, token, events: EVENTS, outcomes: OUTCOMES, prefix, inFlight: IN_FLIGHT };
-    console.log(`${EVENTS.toLocaleString("en")} events over ${OUTCOMES.toLocaleString("en")} outcomes per run, ${IN_FLIGHT} requests in flight, ${ROUNDS} rounds of each sender`);
-    const variants: { label: string; mode: ClientLoadSpec["mode"]; idempotency: ClientLoadSpec["idempotency"]; clientDist?: string }[] = [
+    console.log(
+      `${EVENTS.toLocaleString("en")} events over ${OUTCOMES.toLocaleString("en")} outcomes per run, ${IN_FLIGHT} requests in flight, ${ROUNDS} rounds of each sender`,
+    );
+    const variants: {
+      label: string;
+      mode: ClientLoadSpec["mode"];
+      idempotency: ClientLoadSpec["idempotency"];
+      clientDist?: string;
+    }[] = [
       { label: "plain fetch loop, 500-event batches, no keys", mode: "plain", idempotency: "off" },
-      { label: "plain fetch loop, 500-event batches, a random idempotency_key per event", mode: "plain", idempotency: "auto" },
+      {
+        label: "plain fetch loop, 500-event batches, a random idempotency_key per event",
+        mode: "plain",
+        idempotency: "auto",
+      },
       { label: "verdict/client, idempotency off (ordered retries, no keys)", mode: "client", idempotency: "off" },
-      { label: "verdict/client, guarantees on (auto UUID v7 keys, ordered retries)", mode: "client", idempotency: "auto" },
+      {
+        label: "verdict/client, guarantees on (auto UUID v7 keys, ordered retries)",
+        mode: "client",
+        idempotency: "auto",
+      },
     ];
     if (BASE_DIST !== undefined) {
       variants.push(
-        { label: "baseline build's verdict/client, idempotency off", mode: "client", idempotency: "off", clientDist: BASE_DIST },
-        { label: "baseline build's verdict/client, guarantees on", mode: "client", idempotency: "auto", clientDist: BASE_DIST },
+        {
+          label: "baseline build's verdict/client, idempotency off",
+          mode: "client",
+          idempotency: "off",
+          clientDist: BASE_DIST,
+        },
+        {
+          label: "baseline build's verdict/client, guarantees on",
+          mode: "client",
+          idempotency: "auto",
+          clientDist: BASE_DIST,
+        },
       );
     }
     const specOf = (variant: (typeof variants)[number]): ClientLoadSpec => ({
@@ -89,13 +122,27 @@ async function main(): Promise<void> {
       for (let k = 0; k < variants.length; k++) {
         const i = (round + k) % variants.length;
         const variant = variants[i]!;
-        const profile = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${variant.mode}-${variant.idempotency}-${i}-round${round + 1}.cpuprofile`];
+        const profile =
+          PROFILE_DIR === undefined
+            ? []
+            : [
+                "--cpu-prof",
+                `--cpu-prof-dir=${PROFILE_DIR}`,
+                `--cpu-prof-name=${variant.mode}-${variant.idempotency}-${i}-round${round + 1}.cpuprofile`,
+              ];
         await serveDrained(verdict.metricsPort);
         await forgetIdempotencyClaims(redis.admin);
         const result = await runJsonChild<ClientLoadResult>("client-load", specOf(variant), profile);
-        if (result.accepted !== EVENTS || result.failed !== 0) throw new Error(`${variant.label}: ${result.accepted} accepted, ${result.failed} failed of ${EVENTS}`);
+        if (result.accepted !== EVENTS || result.failed !== 0)
+          throw new Error(`${variant.label}: ${result.accepted} accepted, ${result.failed} failed of ${EVENTS}`);
         runs[i]!.push(result);
-        console.log(`  round ${round + 1}  ${Math.round(EVENTS / result.seconds).toLocaleString("en").padStart(7)} events/s  ${((result.cpuSeconds / EVENTS) * 1e6).toFixed(2).padStart(6)} µs CPU/event  ${result.requests} requests  ${variant.label}`);
+        console.log(
+          `  round ${round + 1}  ${Math.round(EVENTS / result.seconds)
+            .toLocaleString("en")
+            .padStart(
+              7,
+            )} events/s  ${((result.cpuSeconds / EVENTS) * 1e6).toFixed(2).padStart(6)} µs CPU/event  ${result.requests} requests  ${variant.label}`,
+        );
       }
     }
     const rate = (i: number): number => median(runs[i]!.map((r) => EVENTS / r.seconds));
@@ -103,20 +150,29 @@ async function main(): Promise<void> {
     console.log("");
     console.log("| sender | events/s (median) | sender CPU per event (median) |");
     console.log("|---|---|---|");
-    variants.forEach((variant, i) => console.log(`| ${variant.label} | ${Math.round(rate(i)).toLocaleString("en")} | ${cpu(i).toFixed(2)} µs |`));
+    variants.forEach((variant, i) =>
+      console.log(`| ${variant.label} | ${Math.round(rate(i)).toLocaleString("en")} | ${cpu(i).toFixed(2)} µs |`),
+    );
     console.log("");
     const share = (a: number, b: number): string => `${((rate(a) / rate(b)) * 100).toFixed(1)}%`;
     // A round lasts 2-3 s and single rounds of one sender differ by a third here; all of a sender's events
     // over all of its seconds is the steadier comparison, printed beside the ratio of the medians.
-    const pooledRate = (i: number): number => (EVENTS * runs[i]!.length) / runs[i]!.reduce((sum, r) => sum + r.seconds, 0);
+    const pooledRate = (i: number): number =>
+      (EVENTS * runs[i]!.length) / runs[i]!.reduce((sum, r) => sum + r.seconds, 0);
     const pooledShare = (a: number, b: number): string => `${((pooledRate(a) / pooledRate(b)) * 100).toFixed(1)}%`;
-    console.log(`client with guarantees / plain loop with keys: ${share(3, 1)} of its rate (the same service work per event); over all rounds ${pooledShare(3, 1)}`);
+    console.log(
+      `client with guarantees / plain loop with keys: ${share(3, 1)} of its rate (the same service work per event); over all rounds ${pooledShare(3, 1)}`,
+    );
     console.log(`client with keys off / plain loop without keys: ${share(2, 0)}`);
-    console.log(`client with guarantees / plain loop without keys: ${share(3, 0)} (the service's idempotency claims included)`);
+    console.log(
+      `client with guarantees / plain loop without keys: ${share(3, 0)} (the service's idempotency claims included)`,
+    );
     if (BASE_DIST !== undefined) {
       const cpuChange = (a: number, b: number): string => `${(((cpu(a) - cpu(b)) / cpu(b)) * 100).toFixed(1)}%`;
       console.log(`baseline build's client with guarantees / plain loop with keys: ${share(5, 1)}`);
-      console.log(`this build's client CPU per event against the baseline's: ${cpuChange(3, 5)} with guarantees, ${cpuChange(2, 4)} with keys off`);
+      console.log(
+        `this build's client CPU per event against the baseline's: ${cpuChange(3, 5)} with guarantees, ${cpuChange(2, 4)} with keys off`,
+      );
     }
   } finally {
     await stopChild(verdict.child, "SIGTERM");

@@ -22,7 +22,12 @@ export const BENCH_QUOTAS: QuotaOptions = {
 };
 
 /** BENCH_QUOTAS as the environment of a spawned process. */
-const BENCH_QUOTA_ENV = Object.fromEntries((Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]).map((name) => [QUOTA_SETTINGS[name], String(BENCH_QUOTAS[name])]));
+const BENCH_QUOTA_ENV = Object.fromEntries(
+  (Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]).map((name) => [
+    QUOTA_SETTINGS[name],
+    String(BENCH_QUOTAS[name]),
+  ]),
+);
 
 export type { LoadResult, LoadSpec } from "./load.js";
 
@@ -34,7 +39,9 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 /** The Node flags `npm start` (and the Dockerfile) run the service with, read from package.json's start script. */
 const SERVE_NODE_FLAGS: string[] = (() => {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts: { start: string } };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  };
   return /\bnode ((?:--\S+ )*)\S+ serve$/.exec(pkg.scripts.start)?.[1]?.trim().split(" ").filter(Boolean) ?? [];
 })();
 
@@ -114,12 +121,31 @@ export async function startRedis(dir: string): Promise<BenchRedis> {
   const child = track(
     spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction"],
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "noeviction",
+      ],
       { stdio: "ignore" },
     ),
   );
   for (let attempt = 0; ; attempt++) {
-    const probe = new Redis({ port, host: "127.0.0.1", lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const probe = new Redis({
+      port,
+      host: "127.0.0.1",
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     probe.on("error", () => {});
     try {
       await probe.connect();
@@ -152,7 +178,11 @@ export async function startRedis(dir: string): Promise<BenchRedis> {
 /** Runs a bench script (dist/bench/NAME.js) in a child process and returns the JSON it prints. */
 export function runJsonChild<T>(name: string, arg: unknown, nodeArgs: string[] = []): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, [...nodeArgs, benchScript(name), JSON.stringify(arg)], { stdio: ["ignore", "pipe", "inherit"] }));
+    const child = track(
+      spawn(process.execPath, [...nodeArgs, benchScript(name), JSON.stringify(arg)], {
+        stdio: ["ignore", "pipe", "inherit"],
+      }),
+    );
     let out = "";
     child.stdout?.on("data", (data: Buffer) => (out += data.toString()));
     child.on("exit", (code) => {
@@ -171,7 +201,11 @@ let bodiesFiles = 0;
 /** The load generator (bench/load.ts) in a child process, driving `bodies` at `path`. */
 export function load(
   dir: string,
-  spec: Omit<LoadSpec, "bodiesFile" | "seconds" | "warmupSeconds"> & { bodies: string[]; seconds?: number; warmupSeconds?: number },
+  spec: Omit<LoadSpec, "bodiesFile" | "seconds" | "warmupSeconds"> & {
+    bodies: string[];
+    seconds?: number;
+    warmupSeconds?: number;
+  },
 ): Promise<LoadResult> {
   const bodiesFile = join(dir, `bodies-${bodiesFiles++}.json`);
   writeFileSync(bodiesFile, JSON.stringify(spec.bodies));
@@ -186,7 +220,11 @@ export const rate = (r: LoadResult): number => (r.seconds > 0 ? r.requests / r.s
  * Measures every item once per round, `rounds` times, each round in a rotated order, so a slow spell of
  * this shared host falls on all of them alike; returns each item's results in item order.
  */
-export async function rotatingRounds<T, R>(items: readonly T[], rounds: number, measure: (item: T) => Promise<R>): Promise<R[][]> {
+export async function rotatingRounds<T, R>(
+  items: readonly T[],
+  rounds: number,
+  measure: (item: T) => Promise<R>,
+): Promise<R[][]> {
   const results = items.map((): R[] => []);
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < items.length; i++) {
@@ -208,7 +246,12 @@ export function medianRound(rounds: LoadResult[]): LoadResult {
 }
 
 /** Starts a long-running bench script and waits for the first JSON line it prints (its ports). */
-export function startServerChild<T>(name: string, arg: unknown, nodeArgs: string[] = [], ipc = false): Promise<{ child: ChildProcess; info: T }> {
+export function startServerChild<T>(
+  name: string,
+  arg: unknown,
+  nodeArgs: string[] = [],
+  ipc = false,
+): Promise<{ child: ChildProcess; info: T }> {
   return new Promise((resolve, reject) => {
     const child = track(
       spawn(process.execPath, [...nodeArgs, benchScript(name), JSON.stringify(arg)], {
@@ -245,12 +288,18 @@ export interface VerdictEnv {
 }
 
 /** `verdict serve --role ROLE` through the built CLI with npm start's Node flags, as in production; resolves once /readyz is 200. */
-export async function spawnVerdict(role: "ingress" | "worker" | "all", env: VerdictEnv, nodeArgs: string[] = [], pinCpus?: string): Promise<VerdictProcess> {
+export async function spawnVerdict(
+  role: "ingress" | "worker" | "all",
+  env: VerdictEnv,
+  nodeArgs: string[] = [],
+  pinCpus?: string,
+): Promise<VerdictProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
   const argv = [...SERVE_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--role", role];
   // taskset execs node in place, so the pid is node's, and the children of role all inherit the CPU set.
-  const [command, args] = pinCpus === undefined ? [process.execPath, argv] : ["taskset", ["-c", pinCpus, process.execPath, ...argv]];
+  const [command, args] =
+    pinCpus === undefined ? [process.execPath, argv] : ["taskset", ["-c", pinCpus, process.execPath, ...argv]];
   const child = track(
     spawn(command, args, {
       env: {
@@ -318,7 +367,8 @@ export async function serveDrained(metricsPort: number, timeoutMs = 300_000): Pr
 export async function metricSum(metricsPort: number, name: string, label?: string): Promise<number> {
   const text = await scrape(metricsPort);
   let sum = 0;
-  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, "gm"))) if (label === undefined || match[1]?.includes(label)) sum += Number(match[2]);
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, "gm")))
+    if (label === undefined || match[1]?.includes(label)) sum += Number(match[2]);
   return sum;
 }
 
@@ -341,7 +391,12 @@ export function bucketQuantile(before: [number, number][], after: [number, numbe
 }
 
 /** Polls until `read()` reaches `target`; resolves with the time it did (on `now()`), or throws after `timeoutMs`. */
-export async function waitUntil(read: () => Promise<number>, target: number, timeoutMs: number, everyMs = 20): Promise<number> {
+export async function waitUntil(
+  read: () => Promise<number>,
+  target: number,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<number> {
   const deadline = now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -357,7 +412,13 @@ export interface ApiAnswer {
 }
 
 /** One API request with a bearer token (setup and polling; not on any measured hot path but the storm's list polls). */
-export async function api(port: number, token: string, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+export async function api(
+  port: number,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ApiAnswer> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -367,7 +428,13 @@ export async function api(port: number, token: string, method: string, path: str
   return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null };
 }
 
-export async function apiOk(port: number, token: string, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function apiOk(
+  port: number,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const answer = await api(port, token, method, path, body);
   if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
@@ -385,7 +452,13 @@ export function singleBodies(): string[] {
     JSON.stringify(
       i % 2 === 0
         ? { outcome_key: `order-${i}`, action: "payment_captured", properties: { value: i, currency: "EUR" } }
-        : { key: `ticket-${i}`, customer_key: "cust-42", agent_key: "support-bot", action: "agent_response", properties: { value: i } },
+        : {
+            key: `ticket-${i}`,
+            customer_key: "cust-42",
+            agent_key: "support-bot",
+            action: "agent_response",
+            properties: { value: i },
+          },
     ),
   );
 }
@@ -394,7 +467,12 @@ export function singleBodies(): string[] {
 export function batchBodies(): string[] {
   return Array.from({ length: 20 }, (_, b) =>
     JSON.stringify({
-      events: Array.from({ length: 500 }, (_, i) => ({ key: `ticket-${b}-${i % 100}`, customer_key: "cust-42", action: "agent_response", properties: { value: i } })),
+      events: Array.from({ length: 500 }, (_, i) => ({
+        key: `ticket-${b}-${i % 100}`,
+        customer_key: "cust-42",
+        action: "agent_response",
+        properties: { value: i },
+      })),
     }),
   );
 }
@@ -420,7 +498,11 @@ export function cpuSecondsOf(pid: number | undefined, thread?: number): number {
  */
 export function servePids(supervisorPid: number): { supervisor: number; ingress: number[]; worker: number[] } {
   const pids = { supervisor: supervisorPid, ingress: [] as number[], worker: [] as number[] };
-  const children = readFileSync(`/proc/${supervisorPid}/task/${supervisorPid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  const children = readFileSync(`/proc/${supervisorPid}/task/${supervisorPid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
   for (const pid of children) {
     const role = /(?:^|\0)VERDICT_ROLE=(\w+)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1];
     if (role === "ingress" || role === "worker") pids[role].push(pid);
@@ -429,7 +511,8 @@ export function servePids(supervisorPid: number): { supervisor: number; ingress:
 }
 
 /** CPU seconds used so far by some processes together (see cpuSecondsOf). */
-export const cpuSecondsOfAll = (pids: readonly number[]): number => pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
+export const cpuSecondsOfAll = (pids: readonly number[]): number =>
+  pids.reduce((total, pid) => total + cpuSecondsOf(pid), 0);
 
 /**
  * CPU time (user + system) used so far by every process of this machine named `comm` (say, "postgres": its

@@ -11,7 +11,18 @@ import { startVerdict } from "../src/app.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { silentLogger } from "../src/telemetry/logger.js";
 import { startBare } from "./bare-server.js";
-import { BENCH_QUOTAS, batchBodies, load as runLoad, medianRound, rate, rotatingRounds, runMain, singleBodies, startRedis, type LoadResult } from "./harness.js";
+import {
+  BENCH_QUOTAS,
+  batchBodies,
+  load as runLoad,
+  medianRound,
+  rate,
+  rotatingRounds,
+  runMain,
+  singleBodies,
+  startRedis,
+  type LoadResult,
+} from "./harness.js";
 
 /** Measured seconds per server and scenario, split over the rounds. */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -62,8 +73,22 @@ async function main(): Promise<void> {
     const { token } = await new Accounts(app.redis, app.keys, options.tokenSecret).create("bench");
     const single = await interleaved(
       [
-        { phase: "bare", port: bare.port, path: "/bare", token: "x", bodies: singleBodies(), connections: SINGLE_CONNECTIONS },
-        { phase: "single", port: app.port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS },
+        {
+          phase: "bare",
+          port: bare.port,
+          path: "/bare",
+          token: "x",
+          bodies: singleBodies(),
+          connections: SINGLE_CONNECTIONS,
+        },
+        {
+          phase: "single",
+          port: app.port,
+          path: "/v1/events",
+          token,
+          bodies: singleBodies(),
+          connections: SINGLE_CONNECTIONS,
+        },
       ],
       dir,
     );
@@ -72,7 +97,16 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: options.shards }, (_, shard) => app.redis.del(app.keys.stream(shard))));
     await redis.admin.del("bare:stream");
     const batch = await interleaved(
-      [{ phase: "batch", port: app.port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS }],
+      [
+        {
+          phase: "batch",
+          port: app.port,
+          path: "/v1/events/batch",
+          token,
+          bodies: batchBodies(),
+          connections: BATCH_CONNECTIONS,
+        },
+      ],
       dir,
     );
     await app.stop();
@@ -82,7 +116,9 @@ async function main(): Promise<void> {
     const bareResult = single.get("bare")!;
     const singleResult = single.get("single")!;
     const batchResult = batch.get("batch")!;
-    console.log(`ingress benchmark: median of ${ROUNDS} interleaved rounds of ${(SECONDS / ROUNDS).toFixed(1)} s per server, each after ${WARMUP} s of warm-up; load generator in a child process`);
+    console.log(
+      `ingress benchmark: median of ${ROUNDS} interleaved rounds of ${(SECONDS / ROUNDS).toFixed(1)} s per server, each after ${WARMUP} s of warm-up; load generator in a child process`,
+    );
     console.log(line(`bare uWS + XADD (${SINGLE_CONNECTIONS} conns)`, bareResult));
     console.log(line(`verdict POST /v1/events (${SINGLE_CONNECTIONS} conns)`, singleResult));
     console.log(`single-event ratio verdict/bare: ${((rate(singleResult) / rate(bareResult)) * 100).toFixed(1)}%`);

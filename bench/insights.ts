@@ -10,7 +10,15 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Accounts } from "../src/accounts/accounts.js";
 import { msgpack } from "../src/codec/msgpack.js";
-import { dayOf, groupFieldOf, HOUR_MS, hourOfDay, METRIC, rollupMember, TEXTS_HOUR } from "../src/outcomes/insight-rollup.js";
+import {
+  dayOf,
+  groupFieldOf,
+  HOUR_MS,
+  hourOfDay,
+  METRIC,
+  rollupMember,
+  TEXTS_HOUR,
+} from "../src/outcomes/insight-rollup.js";
 import { bucketStarts } from "../src/api/insight-buckets.js";
 import { insightsJson } from "../src/api/insight-json.js";
 import { insightGroups } from "../src/api/insight-series.js";
@@ -29,7 +37,12 @@ const ROUNDS = Number(process.env.INSIGHTS_ROUNDS ?? 30);
 function hourCounts(hour: number, t: number): Record<string, number> {
   const opened = 2 + ((hour / HOUR_MS + t) % 3);
   const failed = (hour / HOUR_MS + t) % 3 === 0 ? 1 : 0;
-  const counts: Record<string, number> = { [METRIC.opened]: opened, [METRIC.confirmed]: opened - failed, [METRIC.locked]: opened - failed, [`${METRIC.histogram}4`]: opened };
+  const counts: Record<string, number> = {
+    [METRIC.opened]: opened,
+    [METRIC.confirmed]: opened - failed,
+    [METRIC.locked]: opened - failed,
+    [`${METRIC.histogram}4`]: opened,
+  };
   if (failed > 0) Object.assign(counts, { [METRIC.failed]: 1, [METRIC.forced]: 1, [`${METRIC.clause}0000abcd.2`]: 1 });
   return counts;
 }
@@ -51,7 +64,8 @@ async function seed(admin: import("ioredis").Redis, keys: Keys, accountId: strin
       const hourCount = hourCounts(hour, t);
       for (const [metric, count] of Object.entries(hourCount)) cells.push(hourOfDay(hour), metric, count);
       counts += Object.keys(hourCount).length;
-      if (hourCount[METRIC.failed] && !cells.includes(`${METRIC.clauseText}0000abcd.2`)) cells.push(TEXTS_HOUR, `${METRIC.clauseText}0000abcd.2`, "customer_csat_set");
+      if (hourCount[METRIC.failed] && !cells.includes(`${METRIC.clauseText}0000abcd.2`))
+        cells.push(TEXTS_HOUR, `${METRIC.clauseText}0000abcd.2`, "customer_csat_set");
     }
   }
   const step = admin.pipeline();
@@ -93,7 +107,9 @@ async function split(url: string, keys: Keys, accountId: string, from: number, t
   } finally {
     client.disconnect();
   }
-  console.log(`  in one process: store read ${median(times.read).toFixed(1)} ms, sums ${median(times.sums).toFixed(1)} ms, JSON ${median(times.json).toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `  in one process: store read ${median(times.read).toFixed(1)} ms, sums ${median(times.sums).toFixed(1)} ms, JSON ${median(times.json).toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -107,7 +123,13 @@ async function main(): Promise<void> {
     const to = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
     const from = to - DAYS * 24 * HOUR_MS;
     const fields = await seed(redis.admin, keys, accountId, from);
-    const ingress = await spawnVerdict("ingress", { redisUrl: redis.url, keyPrefix, tokenSecret, dataDir: dir, extra: { VERDICT_SHARDS: String(SHARDS) } });
+    const ingress = await spawnVerdict("ingress", {
+      redisUrl: redis.url,
+      keyPrefix,
+      tokenSecret,
+      dataDir: dir,
+      extra: { VERDICT_SHARDS: String(SHARDS) },
+    });
     const url = `http://127.0.0.1:${ingress.port}/v1/insights?group_by=task&bucket=hour&from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
     const timed: number[] = [];
     let bytes = 0;
@@ -121,7 +143,8 @@ async function main(): Promise<void> {
       const ms = performance.now() - started;
       if (response.status !== 200) throw new Error(`GET /v1/insights: ${response.status} ${body.slice(0, 200)}`);
       const answer = JSON.parse(body) as { groups: Array<{ series: unknown[] }> };
-      if (answer.groups.length !== TASKS || answer.groups[0]!.series.length !== DAYS * 24) throw new Error("the answer does not hold 100 tasks of 720 hours");
+      if (answer.groups.length !== TASKS || answer.groups[0]!.series.length !== DAYS * 24)
+        throw new Error("the answer does not hold 100 tasks of 720 hours");
       bytes = body.length;
       if (round >= 0) timed.push(ms);
     }
@@ -129,9 +152,15 @@ async function main(): Promise<void> {
     cpu.redis += await redisCpuSeconds(redis.admin);
     timed.sort((a, b) => a - b);
     const p90 = timed[Math.min(timed.length - 1, Math.floor(timed.length * 0.9))]!;
-    console.log(`GET /v1/insights, ${TASKS} tasks x ${DAYS * 24} hourly buckets (${fields.toLocaleString("en")} counts in Redis over ${SHARDS} shards), ${ROUNDS} requests one at a time:`);
-    console.log(`  MEDIAN ${median(timed).toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${timed.at(-1)!.toFixed(1)} ms; answer ${(bytes / 1e6).toFixed(2)} MB; load average ${loadavg()[0]!.toFixed(1)}`);
-    console.log(`  CPU per request: ingress ${((cpu.ingress / ROUNDS) * 1000).toFixed(1)} ms, Redis ${((cpu.redis / ROUNDS) * 1000).toFixed(1)} ms`);
+    console.log(
+      `GET /v1/insights, ${TASKS} tasks x ${DAYS * 24} hourly buckets (${fields.toLocaleString("en")} counts in Redis over ${SHARDS} shards), ${ROUNDS} requests one at a time:`,
+    );
+    console.log(
+      `  MEDIAN ${median(timed).toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${timed.at(-1)!.toFixed(1)} ms; answer ${(bytes / 1e6).toFixed(2)} MB; load average ${loadavg()[0]!.toFixed(1)}`,
+    );
+    console.log(
+      `  CPU per request: ingress ${((cpu.ingress / ROUNDS) * 1000).toFixed(1)} ms, Redis ${((cpu.redis / ROUNDS) * 1000).toFixed(1)} ms`,
+    );
     console.log(`  goal < 100 ms: ${median(timed) < 100 ? "met" : "NOT met"}`);
     await stopChild(ingress.child, "SIGTERM");
     await split(redis.url, keys, accountId, from, to);

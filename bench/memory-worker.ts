@@ -19,10 +19,23 @@ async function settle(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { redisUrl, keyPrefix, tokenSecret } = JSON.parse(process.argv[2] ?? "{}") as { redisUrl: string; keyPrefix: string; tokenSecret: string };
+  const { redisUrl, keyPrefix, tokenSecret } = JSON.parse(process.argv[2] ?? "{}") as {
+    redisUrl: string;
+    keyPrefix: string;
+    tokenSecret: string;
+  };
   const app = await startVerdict(
     // The production defaults, lease included.
-    { ...DEFAULT_OPTIONS, quotas: BENCH_QUOTAS, role: "worker", port: 0, metricsPort: 0, redis: { kind: "standalone", url: redisUrl }, keyPrefix, tokenSecret },
+    {
+      ...DEFAULT_OPTIONS,
+      quotas: BENCH_QUOTAS,
+      role: "worker",
+      port: 0,
+      metricsPort: 0,
+      redis: { kind: "standalone", url: redisUrl },
+      keyPrefix,
+      tokenSecret,
+    },
     // BENCH_DEBUG: warnings to stderr (stdout carries this process's answer).
     { logger: process.env.BENCH_DEBUG ? pino({ level: "info" }, pino.destination(2)) : silentLogger },
   );

@@ -3,7 +3,14 @@
 // conversion the mapping would need: hex ids, attribute maps, nanosecond numbers), alternating the decoders
 // so machine noise hits all alike.
 import { decodeProtobufRequest } from "../src/otlp/decode-protobuf.js";
-import { bufbuildDecode, bufbuildToSpans, pbfDecode, pbfToSpans, protobufjsDecode, protobufjsToSpans } from "./otlp-peer-decoders.js";
+import {
+  bufbuildDecode,
+  bufbuildToSpans,
+  pbfDecode,
+  pbfToSpans,
+  protobufjsDecode,
+  protobufjsToSpans,
+} from "./otlp-peer-decoders.js";
 import { encodeExport, genAiExport } from "./otlp-proto.js";
 
 const bytes = encodeExport(genAiExport(128));
@@ -33,8 +40,14 @@ function time([, decode]: Decoder): number {
 for (const decoder of decoders) time(decoder); // warm-up
 const samples = new Map<string, number[]>(decoders.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) {
-  for (const decoder of round % 2 === 0 ? decoders : [...decoders].reverse()) samples.get(decoder[0])!.push(time(decoder));
+  for (const decoder of round % 2 === 0 ? decoders : [...decoders].reverse())
+    samples.get(decoder[0])!.push(time(decoder));
 }
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-process.stdout.write(`512-span export, ${bytes.length} bytes; median of ${ROUNDS} rounds of ${ITERATIONS} decodes, CPU time\n`);
-for (const [name, xs] of samples) process.stdout.write(`${name.padEnd(52)} ${median(xs).toFixed(0).padStart(6)} us/export  ${((median(xs) * 1000) / 512).toFixed(0).padStart(5)} ns/span\n`);
+process.stdout.write(
+  `512-span export, ${bytes.length} bytes; median of ${ROUNDS} rounds of ${ITERATIONS} decodes, CPU time\n`,
+);
+for (const [name, xs] of samples)
+  process.stdout.write(
+    `${name.padEnd(52)} ${median(xs).toFixed(0).padStart(6)} us/export  ${((median(xs) * 1000) / 512).toFixed(0).padStart(5)} ns/span\n`,
+  );

@@ -11,8 +11,10 @@ import descriptor from "protobufjs/ext/descriptor/index.js";
 import type { AttributeValue, Attributes, OtlpSpan, ResourceSpans } from "../src/otlp/spans.js";
 import { ExportTraceServiceRequest, otlpRoot } from "./otlp-proto.js";
 
-const hex = (b: Uint8Array | undefined): string => (b === undefined || b.length === 0 ? "" : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex"));
-const num = (v: number | bigint | { toNumber(): number } | undefined): number => (v === undefined ? 0 : typeof v === "object" ? v.toNumber() : Number(v));
+const hex = (b: Uint8Array | undefined): string =>
+  b === undefined || b.length === 0 ? "" : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const num = (v: number | bigint | { toNumber(): number } | undefined): number =>
+  v === undefined ? 0 : typeof v === "object" ? v.toNumber() : Number(v);
 
 /** A span in each library's own field names, reduced to what the conversion reads. */
 interface PeerSpan<KV> {
@@ -34,27 +36,38 @@ function peerSpan<KV>(
   start: PeerSpan<KV>["start"],
   end: PeerSpan<KV>["end"],
 ): PeerSpan<KV> {
-  return { traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId, name: span.name, start, end, attributes: span.attributes, events: span.events, code: span.status?.code ?? 0 };
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    name: span.name,
+    start,
+    end,
+    attributes: span.attributes,
+    events: span.events,
+    code: span.status?.code ?? 0,
+  };
 }
 
 /** The conversion every library's messages need, given how to read one of its KeyValues. */
-function converted<KV>(resources: { attributes: KV[]; spans: PeerSpan<KV>[] }[], pair: (kv: KV) => [string, AttributeValue]): ResourceSpans[] {
+function converted<KV>(
+  resources: { attributes: KV[]; spans: PeerSpan<KV>[] }[],
+  pair: (kv: KV) => [string, AttributeValue],
+): ResourceSpans[] {
   const attributes = (list: KV[]): Attributes => new Map(list.map(pair));
   return resources.map((r) => ({
     resource: attributes(r.attributes),
-    spans: r.spans.map(
-      (s): OtlpSpan => ({
-        traceId: hex(s.traceId),
-        spanId: hex(s.spanId),
-        parentSpanId: hex(s.parentSpanId),
-        name: s.name,
-        startNs: num(s.start),
-        endNs: num(s.end),
-        attributes: attributes(s.attributes),
-        events: s.events.map((e) => ({ name: e.name, attributes: attributes(e.attributes) })),
-        statusCode: s.code,
-      }),
-    ),
+    spans: r.spans.map((s): OtlpSpan => ({
+      traceId: hex(s.traceId),
+      spanId: hex(s.spanId),
+      parentSpanId: hex(s.parentSpanId),
+      name: s.name,
+      startNs: num(s.start),
+      endNs: num(s.end),
+      attributes: attributes(s.attributes),
+      events: s.events.map((e) => ({ name: e.name, attributes: attributes(e.attributes) })),
+      statusCode: s.code,
+    })),
   }));
 }
 
@@ -117,7 +130,9 @@ export function protobufjsToSpans(b: Buffer): ResourceSpans[] {
   const request = ExportTraceServiceRequest.decode(b) as unknown as PbRequest;
   const resources = request.resourceSpans.map((r) => ({
     attributes: r.resource?.attributes ?? [],
-    spans: r.scopeSpans.flatMap((s) => s.spans.map((span) => peerSpan(span, span.startTimeUnixNano, span.endTimeUnixNano))),
+    spans: r.scopeSpans.flatMap((s) =>
+      s.spans.map((span) => peerSpan(span, span.startTimeUnixNano, span.endTimeUnixNano)),
+    ),
   }));
   return converted(resources, (kv) => [kv.key, pbValue(kv.value)]);
 }
@@ -147,7 +162,9 @@ interface BufRequest {
 /** The request's descriptor, from protobufjs's schema written out as a FileDescriptorSet. */
 const bufRequest: DescMessage = (() => {
   const set = (otlpRoot as Root & { toDescriptor(syntax: string): object }).toDescriptor("proto3");
-  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, descriptor.FileDescriptorSet.encode(set).finish()));
+  const registry = createFileRegistry(
+    fromBinary(FileDescriptorSetSchema, descriptor.FileDescriptorSet.encode(set).finish()),
+  );
   const message = registry.getMessage("ExportTraceServiceRequest");
   if (message === undefined) throw new Error("ExportTraceServiceRequest is not in the descriptor set");
   return message;
@@ -165,7 +182,9 @@ function bufValue(v: BufAnyValue | undefined): AttributeValue {
     case "arrayValue":
       return (inner.value as { values: BufAnyValue[] }).values.map(bufValue);
     case "kvlistValue":
-      return Object.fromEntries((inner.value as { values: BufKeyValue[] }).values.map((kv) => [kv.key, bufValue(kv.value)]));
+      return Object.fromEntries(
+        (inner.value as { values: BufKeyValue[] }).values.map((kv) => [kv.key, bufValue(kv.value)]),
+      );
     case "bytesValue":
       return Buffer.from(inner.value as Uint8Array).toString("base64");
     default:
@@ -179,7 +198,9 @@ export function bufbuildToSpans(b: Buffer): ResourceSpans[] {
   const request = fromBinary(bufRequest, b) as unknown as BufRequest;
   const resources = request.resourceSpans.map((r) => ({
     attributes: r.resource?.attributes ?? [],
-    spans: r.scopeSpans.flatMap((s) => s.spans.map((span) => peerSpan(span, span.startTimeUnixNano, span.endTimeUnixNano))),
+    spans: r.scopeSpans.flatMap((s) =>
+      s.spans.map((span) => peerSpan(span, span.startTimeUnixNano, span.endTimeUnixNano)),
+    ),
   }));
   return converted(resources, (kv) => [kv.key, bufValue(kv.value)]);
 }
@@ -230,7 +251,9 @@ interface PbfRequest {
   resource_spans: { resource?: { attributes: PbfKeyValue[] }; scope_spans: { spans: PbfSpan[] }[] }[];
 }
 
-const pbfRead = (compile(protobufSchema.parse(OTLP_PROTO)) as { readExportTraceServiceRequest: (pbf: PbfReader) => PbfRequest }).readExportTraceServiceRequest;
+const pbfRead = (
+  compile(protobufSchema.parse(OTLP_PROTO)) as { readExportTraceServiceRequest: (pbf: PbfReader) => PbfRequest }
+).readExportTraceServiceRequest;
 
 function pbfValue(v: PbfAnyValue | undefined): AttributeValue {
   switch (v?.value) {
@@ -260,7 +283,13 @@ export function pbfToSpans(b: Buffer): ResourceSpans[] {
   const resources = request.resource_spans.map((r) => ({
     attributes: r.resource?.attributes ?? [],
     spans: r.scope_spans.flatMap((s) =>
-      s.spans.map((span) => peerSpan({ ...span, traceId: span.trace_id, spanId: span.span_id, parentSpanId: span.parent_span_id }, span.start_time_unix_nano, span.end_time_unix_nano)),
+      s.spans.map((span) =>
+        peerSpan(
+          { ...span, traceId: span.trace_id, spanId: span.span_id, parentSpanId: span.parent_span_id },
+          span.start_time_unix_nano,
+          span.end_time_unix_nano,
+        ),
+      ),
     ),
   }));
   return converted(resources, (kv) => [kv.key, pbfValue(kv.value)]);

@@ -7,7 +7,11 @@ const KEY_VALUE = { fields: { key: { type: "string", id: 1 }, value: { type: "An
 export const otlpRoot = protobuf.Root.fromJSON({
   nested: {
     AnyValue: {
-      oneofs: { value: { oneof: ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"] } },
+      oneofs: {
+        value: {
+          oneof: ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"],
+        },
+      },
       fields: {
         stringValue: { type: "string", id: 1 },
         boolValue: { type: "bool", id: 2 },
@@ -23,7 +27,13 @@ export const otlpRoot = protobuf.Root.fromJSON({
     KeyValue: KEY_VALUE,
     Resource: { fields: { attributes: { rule: "repeated", type: "KeyValue", id: 1 } } },
     Status: { fields: { message: { type: "string", id: 2 }, code: { type: "int32", id: 3 } } },
-    Event: { fields: { timeUnixNano: { type: "fixed64", id: 1 }, name: { type: "string", id: 2 }, attributes: { rule: "repeated", type: "KeyValue", id: 3 } } },
+    Event: {
+      fields: {
+        timeUnixNano: { type: "fixed64", id: 1 },
+        name: { type: "string", id: 2 },
+        attributes: { rule: "repeated", type: "KeyValue", id: 3 },
+      },
+    },
     Span: {
       fields: {
         traceId: { type: "bytes", id: 1 },
@@ -39,9 +49,13 @@ export const otlpRoot = protobuf.Root.fromJSON({
       },
     },
     ScopeSpans: { fields: { spans: { rule: "repeated", type: "Span", id: 2 } } },
-    ResourceSpans: { fields: { resource: { type: "Resource", id: 1 }, scopeSpans: { rule: "repeated", type: "ScopeSpans", id: 2 } } },
+    ResourceSpans: {
+      fields: { resource: { type: "Resource", id: 1 }, scopeSpans: { rule: "repeated", type: "ScopeSpans", id: 2 } },
+    },
     ExportTraceServiceRequest: { fields: { resourceSpans: { rule: "repeated", type: "ResourceSpans", id: 1 } } },
-    ExportTracePartialSuccess: { fields: { rejectedSpans: { type: "int64", id: 1 }, errorMessage: { type: "string", id: 2 } } },
+    ExportTracePartialSuccess: {
+      fields: { rejectedSpans: { type: "int64", id: 1 }, errorMessage: { type: "string", id: 2 } },
+    },
     ExportTraceServiceResponse: { fields: { partialSuccess: { type: "ExportTracePartialSuccess", id: 1 } } },
     RpcStatus: { fields: { code: { type: "int32", id: 1 }, message: { type: "string", id: 2 } } },
   },
@@ -81,12 +95,48 @@ export function genAiExport(conversations: number, seed = 1): Record<string, unk
       endTimeUnixNano: (base + BigInt(c * 1000 + 500 - n)).toString(),
       attributes,
     });
-    spans.push(common(2, "chat gpt-test", [text("gen_ai.operation.name", "chat"), text("gen_ai.request.model", "gpt-test"), int("gen_ai.usage.input_tokens", 12), int("gen_ai.usage.output_tokens", 30)], true));
-    spans.push(common(3, "execute_tool refund", [text("gen_ai.operation.name", "execute_tool"), text("gen_ai.tool.name", "refund"), text("gen_ai.tool.type", "function")], true));
+    spans.push(
+      common(
+        2,
+        "chat gpt-test",
+        [
+          text("gen_ai.operation.name", "chat"),
+          text("gen_ai.request.model", "gpt-test"),
+          int("gen_ai.usage.input_tokens", 12),
+          int("gen_ai.usage.output_tokens", 30),
+        ],
+        true,
+      ),
+    );
+    spans.push(
+      common(
+        3,
+        "execute_tool refund",
+        [
+          text("gen_ai.operation.name", "execute_tool"),
+          text("gen_ai.tool.name", "refund"),
+          text("gen_ai.tool.type", "function"),
+        ],
+        true,
+      ),
+    );
     spans.push(common(4, "GET", [text("http.request.method", "GET"), text("url.full", "http://example.test/")], true));
-    spans.push(common(1, "invoke_agent triage", [text("gen_ai.operation.name", "invoke_agent"), text("gen_ai.agent.name", "triage"), text("gen_ai.conversation.id", `conv-${seed}-${c}`)], false));
+    spans.push(
+      common(
+        1,
+        "invoke_agent triage",
+        [
+          text("gen_ai.operation.name", "invoke_agent"),
+          text("gen_ai.agent.name", "triage"),
+          text("gen_ai.conversation.id", `conv-${seed}-${c}`),
+        ],
+        false,
+      ),
+    );
   }
-  return { resourceSpans: [{ resource: { attributes: [text("service.name", "bench-bot")] }, scopeSpans: [{ spans }] }] };
+  return {
+    resourceSpans: [{ resource: { attributes: [text("service.name", "bench-bot")] }, scopeSpans: [{ spans }] }],
+  };
 }
 
 /** The protobuf bytes of an export object. */

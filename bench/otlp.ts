@@ -17,10 +17,26 @@ import { join } from "node:path";
 import { SpanKind, SpanStatusCode, trace, context, type Tracer } from "@opentelemetry/api";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { Accounts } from "../src/accounts/accounts.js";
 import { Keys } from "../src/redis/keys.js";
-import { api, cpuSecondsOf, load, median, rotatingRounds, runMain, spawnVerdict, startRedis, stopChild, type LoadResult } from "./harness.js";
+import {
+  api,
+  cpuSecondsOf,
+  load,
+  median,
+  rotatingRounds,
+  runMain,
+  spawnVerdict,
+  startRedis,
+  stopChild,
+  type LoadResult,
+} from "./harness.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP_ROUNDS = Number(process.env.OTLP_BENCH_WARMUP_ROUNDS ?? 1);
@@ -57,7 +73,10 @@ export interface OtlpFigures {
 /** One conversation as an agent framework exports it: chat, tool call, chat, then the agent span. */
 function conversation(tracer: Tracer, key: string, n: number): void {
   const start = Date.now() - 1000;
-  const root = tracer.startSpan(`invoke_agent ${AGENT}`, { startTime: new Date(start), attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": AGENT, "gen_ai.conversation.id": key } });
+  const root = tracer.startSpan(`invoke_agent ${AGENT}`, {
+    startTime: new Date(start),
+    attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": AGENT, "gen_ai.conversation.id": key },
+  });
   const parent = trace.setSpan(context.active(), root);
   const chat = (from: number, to: number, finish: string): void => {
     const span = tracer.startSpan(
@@ -73,7 +92,12 @@ function conversation(tracer: Tracer, key: string, n: number): void {
           "gen_ai.usage.output_tokens": 20 + (n % 7),
           "gen_ai.response.finish_reasons": [finish],
           // Instrumentations send message contents; the ingress reads past them.
-          "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: `Where is my order ${n}? It was due last week and nobody answers.` }] }]),
+          "gen_ai.input.messages": JSON.stringify([
+            {
+              role: "user",
+              parts: [{ type: "text", content: `Where is my order ${n}? It was due last week and nobody answers.` }],
+            },
+          ]),
         },
       },
       parent,
@@ -81,7 +105,18 @@ function conversation(tracer: Tracer, key: string, n: number): void {
     span.end(new Date(start + to));
   };
   chat(1, 200, "tool_calls");
-  const tool = tracer.startSpan("execute_tool refund", { startTime: new Date(start + 210), attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "refund", "gen_ai.tool.type": "function" } }, parent);
+  const tool = tracer.startSpan(
+    "execute_tool refund",
+    {
+      startTime: new Date(start + 210),
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "refund",
+        "gen_ai.tool.type": "function",
+      },
+    },
+    parent,
+  );
   if (n % 10 === 9) tool.setStatus({ code: SpanStatusCode.ERROR, message: "timed out" });
   tool.end(new Date(start + 260));
   chat(270, 500, "stop");
@@ -92,7 +127,10 @@ function conversation(tracer: Tracer, key: string, n: number): void {
 function roundSpans(round: number): ReadableSpan[][] {
   const recorder = new InMemorySpanExporter();
   // Variant B from the resource's customer: no outcome to open first, on either side.
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": "bench-agent", "verdict.customer_key": CUSTOMER }), spanProcessors: [new SimpleSpanProcessor(recorder)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "bench-agent", "verdict.customer_key": CUSTOMER }),
+    spanProcessors: [new SimpleSpanProcessor(recorder)],
+  });
   const tracer = provider.getTracer("bench");
   const conversations = (REQUESTS * SPANS_PER_REQUEST) / SPANS_PER_CONVERSATION;
   for (let c = 0; c < conversations; c++) conversation(tracer, `otlp-${round}-${c % 2000}`, c);
@@ -106,16 +144,35 @@ function eventOf(span: ReadableSpan): Record<string, unknown> {
   const { traceId, spanId } = span.spanContext();
   const operation = String(a["gen_ai.operation.name"]);
   const failed = span.status.code === SpanStatusCode.ERROR ? ".error" : "";
-  const action = operation === "invoke_agent" ? `agent.${AGENT}` : operation === "execute_tool" ? `tool.${String(a["gen_ai.tool.name"])}${failed}` : operation;
+  const action =
+    operation === "invoke_agent"
+      ? `agent.${AGENT}`
+      : operation === "execute_tool"
+        ? `tool.${String(a["gen_ai.tool.name"])}${failed}`
+        : operation;
   const durationMs = (span.endTime[0] - span.startTime[0]) * 1e3 + (span.endTime[1] - span.startTime[1]) / 1e6;
   const properties: Record<string, unknown> = { duration_ms: durationMs, value: 1, trace_id: traceId, span_id: spanId };
   if (operation === "chat") {
     const input = Number(a["gen_ai.usage.input_tokens"]);
     const output = Number(a["gen_ai.usage.output_tokens"]);
-    Object.assign(properties, { model: "gpt-4o", provider: "openai", input_tokens: input, output_tokens: output, finish_reasons: a["gen_ai.response.finish_reasons"], value: input + output });
+    Object.assign(properties, {
+      model: "gpt-4o",
+      provider: "openai",
+      input_tokens: input,
+      output_tokens: output,
+      finish_reasons: a["gen_ai.response.finish_reasons"],
+      value: input + output,
+    });
   }
   if (operation === "execute_tool") properties.tool_type = "function";
-  return { key: traceKeys.get(traceId), customer_key: CUSTOMER, agent_key: AGENT, action, properties, idempotency_key: `otlp:${traceId}:${spanId}` };
+  return {
+    key: traceKeys.get(traceId),
+    customer_key: CUSTOMER,
+    agent_key: AGENT,
+    action,
+    properties,
+    idempotency_key: `otlp:${traceId}:${spanId}`,
+  };
 }
 
 /** Each trace's outcome key, from its root span: the children name none, they take their trace's. */
@@ -127,7 +184,9 @@ function bodies(requests: ReadableSpan[][]): { traces: string[]; batches: string
     const key = span.attributes["gen_ai.conversation.id"];
     if (key !== undefined) traceKeys.set(span.spanContext().traceId, String(key));
   }
-  const traces = requests.map((request) => Buffer.from(ProtobufTraceSerializer.serializeRequest(request)!).toString("base64"));
+  const traces = requests.map((request) =>
+    Buffer.from(ProtobufTraceSerializer.serializeRequest(request)!).toString("base64"),
+  );
   const events = requests.flat().map(eventOf);
   const batches: string[] = [];
   for (let i = 0; i < events.length; i += BATCH) batches.push(JSON.stringify({ events: events.slice(i, i + BATCH) }));
@@ -144,10 +203,19 @@ interface Round {
 
 function side(rounds: Round[]): OtlpSide {
   const perSecond = rounds.map((r) => r.units / r.load.seconds);
-  const middle = [...rounds].sort((a, b) => a.units / a.load.seconds - b.units / b.load.seconds)[Math.floor(rounds.length / 2)]!;
+  const middle = [...rounds].sort((a, b) => a.units / a.load.seconds - b.units / b.load.seconds)[
+    Math.floor(rounds.length / 2)
+  ]!;
   const units = rounds.reduce((total, r) => total + r.units, 0);
-  const micros = (pick: (r: Round) => number): number => (rounds.reduce((total, r) => total + pick(r), 0) / units) * 1e6;
-  return { perSecond: median(perSecond), rounds: perSecond, p50Ms: middle.load.p50Ms, p99Ms: middle.load.p99Ms, cpuMicros: { ingress: micros((r) => r.cpu.ingress), redis: micros((r) => r.cpu.redis) } };
+  const micros = (pick: (r: Round) => number): number =>
+    (rounds.reduce((total, r) => total + pick(r), 0) / units) * 1e6;
+  return {
+    perSecond: median(perSecond),
+    rounds: perSecond,
+    p50Ms: middle.load.p50Ms,
+    p99Ms: middle.load.p99Ms,
+    cpuMicros: { ingress: micros((r) => r.cpu.ingress), redis: micros((r) => r.cpu.redis) },
+  };
 }
 
 async function main(): Promise<void> {
@@ -157,16 +225,26 @@ async function main(): Promise<void> {
   const { token } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), tokenSecret).create("bench");
   const profileDir = process.env.OTLP_BENCH_PROFILE_DIR;
   const nodeArgs = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
-  const ingress = await spawnVerdict("ingress", { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") }, nodeArgs);
+  const ingress = await spawnVerdict(
+    "ingress",
+    { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") },
+    nodeArgs,
+  );
   let made = 0;
   try {
     // One request before the rounds: every span is mapped, none rejected (an empty answer is full success).
     const probe = bodies(roundSpans(made++).slice(0, 1));
-    const answer = await fetch(`http://127.0.0.1:${ingress.port}/v1/traces`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-protobuf" }, body: Buffer.from(probe.traces[0]!, "base64") });
+    const answer = await fetch(`http://127.0.0.1:${ingress.port}/v1/traces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/x-protobuf" },
+      body: Buffer.from(probe.traces[0]!, "base64"),
+    });
     const answered = Buffer.from(await answer.arrayBuffer());
-    if (answer.status !== 200 || answered.length !== 0) throw new Error(`POST /v1/traces answered ${answer.status} with ${answered.length} bytes (a partial success?)`);
+    if (answer.status !== 200 || answered.length !== 0)
+      throw new Error(`POST /v1/traces answered ${answer.status} with ${answered.length} bytes (a partial success?)`);
     const batchProbe = await api(ingress.port, token, "POST", "/v1/events/batch", JSON.parse(probe.batches[0]!));
-    if (batchProbe.status !== 202 || (batchProbe.body as { failed: unknown[] }).failed.length !== 0) throw new Error(`the batch route refused the mapped events: ${JSON.stringify(batchProbe.body)}`);
+    if (batchProbe.status !== 202 || (batchProbe.body as { failed: unknown[] }).failed.length !== 0)
+      throw new Error(`the batch route refused the mapped events: ${JSON.stringify(batchProbe.body)}`);
 
     let bodyBytes = 0;
     const measure = async (which: "traces" | "batch"): Promise<Round> => {
@@ -176,10 +254,28 @@ async function main(): Promise<void> {
       const common = { port: ingress.port, token, connections: CONNECTIONS };
       const result =
         which === "traces"
-          ? await load(dir, { ...common, path: "/v1/traces", contentType: "application/x-protobuf", bodies: round.traces, maxRequests: round.traces.length, expectStatus: 200 })
-          : await load(dir, { ...common, path: "/v1/events/batch", bodies: round.batches, maxRequests: round.batches.length, expectStatus: 202, expectBody: '"failed":[]' });
-      if (result.errors > 0) throw new Error(`${which}: ${result.errors} of ${result.requests} requests not fully accepted`);
-      const cpu = { ingress: cpuSecondsOf(ingress.child.pid) - before.ingress, redis: cpuSecondsOf(redis.child.pid) - before.redis };
+          ? await load(dir, {
+              ...common,
+              path: "/v1/traces",
+              contentType: "application/x-protobuf",
+              bodies: round.traces,
+              maxRequests: round.traces.length,
+              expectStatus: 200,
+            })
+          : await load(dir, {
+              ...common,
+              path: "/v1/events/batch",
+              bodies: round.batches,
+              maxRequests: round.batches.length,
+              expectStatus: 202,
+              expectBody: '"failed":[]',
+            });
+      if (result.errors > 0)
+        throw new Error(`${which}: ${result.errors} of ${result.requests} requests not fully accepted`);
+      const cpu = {
+        ingress: cpuSecondsOf(ingress.child.pid) - before.ingress,
+        redis: cpuSecondsOf(redis.child.pid) - before.redis,
+      };
       return { side: which, load: result, units: REQUESTS * SPANS_PER_REQUEST, cpu };
     };
     // One unmeasured round per side first: the OTLP path's code is compiled and optimised in its first
@@ -187,8 +283,16 @@ async function main(): Promise<void> {
     for (let i = 0; i < WARMUP_ROUNDS; i++) for (const which of ["traces", "batch"] as const) await measure(which);
     const measured = await rotatingRounds(["traces", "batch"] as const, ROUNDS, measure);
     const [traces, batch] = measured.map(side);
-    const ratio = median(measured[0]!.map((t, i) => t.units / t.load.seconds / (measured[1]![i]!.units / measured[1]![i]!.load.seconds)));
-    const figures: OtlpFigures = { traces: traces!, batch: batch!, ratio, spansPerRound: REQUESTS * SPANS_PER_REQUEST, bodyBytes: Math.round(bodyBytes) };
+    const ratio = median(
+      measured[0]!.map((t, i) => t.units / t.load.seconds / (measured[1]![i]!.units / measured[1]![i]!.load.seconds)),
+    );
+    const figures: OtlpFigures = {
+      traces: traces!,
+      batch: batch!,
+      ratio,
+      spansPerRound: REQUESTS * SPANS_PER_REQUEST,
+      bodyBytes: Math.round(bodyBytes),
+    };
     console.error(
       `POST /v1/traces ${Math.round(figures.traces.perSecond)} spans/s (CPU per span: ingress ${figures.traces.cpuMicros.ingress.toFixed(1)} µs, Redis ${figures.traces.cpuMicros.redis.toFixed(1)} µs); ` +
         `POST /v1/events/batch ${Math.round(figures.batch.perSecond)} events/s (ingress ${figures.batch.cpuMicros.ingress.toFixed(1)} µs, Redis ${figures.batch.cpuMicros.redis.toFixed(1)} µs); traces / batch ${ratio.toFixed(2)}x (rounds ${figures.traces.rounds.map((r, i) => (r / figures.batch.rounds[i]!).toFixed(2)).join(", ")})`,

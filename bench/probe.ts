@@ -62,8 +62,11 @@ class Connection {
   request(method: string, path: string, token: string, body?: string): Promise<{ status: number; body: string }> {
     return new Promise((resolve) => {
       this.waiting = resolve;
-      const length = body === undefined ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
-      this.socket.write(`${method} ${path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${token}\r\n${length}\r\n${body ?? ""}`);
+      const length =
+        body === undefined ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+      this.socket.write(
+        `${method} ${path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${token}\r\n${length}\r\n${body ?? ""}`,
+      );
     });
   }
 
@@ -102,7 +105,8 @@ async function main(spec: ProbeSpec): Promise<void> {
         if (measured) polls++;
         const seen =
           read.status === 200 &&
-          ((JSON.parse(read.body) as { observations?: Record<string, { count?: number }> }).observations?.[spec.action]?.count ?? 0) >= sent;
+          ((JSON.parse(read.body) as { observations?: Record<string, { count?: number }> }).observations?.[spec.action]
+            ?.count ?? 0) >= sent;
         if (seen) {
           if (measured) latencies.push(now() - acceptedAt);
           break;

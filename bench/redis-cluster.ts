@@ -50,15 +50,37 @@ export async function startRedisCluster(dir: string): Promise<BenchCluster> {
       spawn(
         "redis-server",
         [
-          "--port", String(port), "--bind", HOST, "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction",
-          "--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-port", String(port + 100), "--dbfilename", `cluster-${port}.rdb`,
+          "--port",
+          String(port),
+          "--bind",
+          HOST,
+          "--dir",
+          dir,
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          "--maxmemory-policy",
+          "noeviction",
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          `nodes-${port}.conf`,
+          "--cluster-port",
+          String(port + 100),
+          "--dbfilename",
+          `cluster-${port}.rdb`,
         ],
         { stdio: "ignore" },
       ),
     ),
   );
   for (const port of ports) await waitFor(() => cli(port, "PING").trim() === "PONG", `redis on ${port}`);
-  const create = spawnSync("redis-cli", ["--cluster", "create", ...ports.map((p) => `${HOST}:${p}`), "--cluster-replicas", "0", "--cluster-yes"], { encoding: "utf8" });
+  const create = spawnSync(
+    "redis-cli",
+    ["--cluster", "create", ...ports.map((p) => `${HOST}:${p}`), "--cluster-replicas", "0", "--cluster-yes"],
+    { encoding: "utf8" },
+  );
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
   await waitFor(() => ports.every((p) => cli(p, "CLUSTER", "INFO").includes("cluster_state:ok")), "cluster_state:ok");
   const nodes = ports.map((port) => ({ host: HOST, port }));

@@ -42,7 +42,9 @@ function cut(file: string, heads: readonly string[]): void {
 function buildWithoutRollups(tree: string): void {
   execFileSync("git", ["-C", ROOT, "worktree", "add", "--detach", tree, "HEAD"], { stdio: "inherit" });
   symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
-  cut(join(tree, "src/actors/rollup-staging.ts"), ["export function stageRollups(commit: BatchCommit, keys: Keys, shard: number): void {"]);
+  cut(join(tree, "src/actors/rollup-staging.ts"), [
+    "export function stageRollups(commit: BatchCommit, keys: Keys, shard: number): void {",
+  ]);
   cut(join(tree, "src/outcomes/insight-rollup.ts"), [
     "  opened(record: OutcomeRecord): void {",
     "  verdict(record: OutcomeRecord): void {",
@@ -52,15 +54,27 @@ function buildWithoutRollups(tree: string): void {
   execFileSync("npm", ["run", "build"], { cwd: tree, stdio: "inherit" });
 }
 
-const ROW3 = /([\d,]+) events\/s \(([\d,]+) events in [\d.]+ s[^)]*\)\. CPU seconds used meanwhile: ingress [\d.]+, worker ([\d.]+), Redis ([\d.]+)/;
+const ROW3 =
+  /([\d,]+) events\/s \(([\d,]+) events in [\d.]+ s[^)]*\)\. CPU seconds used meanwhile: ingress [\d.]+, worker ([\d.]+), Redis ([\d.]+)/;
 
 async function row3(tree: string, rollups: boolean): Promise<Run> {
   const load = loadavg()[0]!;
-  const { stdout: output } = await promisify(execFile)("node", ["dist/bench/run.js"], { cwd: tree, env: { ...process.env, BENCH_ONLY: "e2e" }, encoding: "utf8", maxBuffer: 64 << 20 });
+  const { stdout: output } = await promisify(execFile)("node", ["dist/bench/run.js"], {
+    cwd: tree,
+    env: { ...process.env, BENCH_ONLY: "e2e" },
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
   const found = ROW3.exec(output);
   if (!found) throw new Error(`no row 3 in the output of ${tree}:\n${output.slice(-2000)}`);
   const events = Number(found[2]!.replaceAll(",", ""));
-  return { rollups, eventsPerSecond: Number(found[1]!.replaceAll(",", "")), workerUs: (Number(found[3]) / events) * 1e6, redisUs: (Number(found[4]) / events) * 1e6, load };
+  return {
+    rollups,
+    eventsPerSecond: Number(found[1]!.replaceAll(",", "")),
+    workerUs: (Number(found[3]) / events) * 1e6,
+    redisUs: (Number(found[4]) / events) * 1e6,
+    load,
+  };
 }
 
 function show(run: Run): string {
@@ -82,12 +96,18 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    if (existsSync(without)) execFileSync("git", ["-C", ROOT, "worktree", "remove", "--force", without], { stdio: "inherit" });
+    if (existsSync(without))
+      execFileSync("git", ["-C", ROOT, "worktree", "remove", "--force", without], { stdio: "inherit" });
     rmSync(join(without, ".."), { recursive: true, force: true });
   }
-  const of = (rollups: boolean, pick: (run: Run) => number): number => median(runs.filter((run) => run.rollups === rollups).map(pick));
+  const of = (rollups: boolean, pick: (run: Run) => number): number =>
+    median(runs.filter((run) => run.rollups === rollups).map(pick));
   const ratio = (pick: (run: Run) => number): string => (of(true, pick) / of(false, pick)).toFixed(3);
-  console.log(`medians of ${PAIRS} pairs, with / without rollups: events/s ${ratio((r) => r.eventsPerSecond)}x, worker CPU per event ${ratio((r) => r.workerUs)}x, Redis CPU per event ${ratio((r) => r.redisUs)}x (bound: at most 1.03x CPU, at least 0.97x events/s); load average now ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `medians of ${PAIRS} pairs, with / without rollups: events/s ${ratio((r) => r.eventsPerSecond)}x, worker CPU per event ${ratio((r) => r.workerUs)}x, Redis CPU per event ${ratio((r) => r.redisUs)}x (bound: at most 1.03x CPU, at least 0.97x events/s); load average now ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
 }
 
 runMain(main);

@@ -72,7 +72,21 @@ import type { ProbeResult } from "./probe.js";
 import type { StormFigures } from "./storm.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ALL = ["ingest", "serve", "tracing", "replicas", "e2e", "visible", "storm", "bullmq", "memory", "takeover", "archive", "otlp", "client"] as const;
+const ALL = [
+  "ingest",
+  "serve",
+  "tracing",
+  "replicas",
+  "e2e",
+  "visible",
+  "storm",
+  "bullmq",
+  "memory",
+  "takeover",
+  "archive",
+  "otlp",
+  "client",
+] as const;
 type Scenario = (typeof ALL)[number];
 const ONLY = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").map((s) => s.trim()) as Scenario[]);
 const BULLMQ_CONCURRENCY = Number(process.env.BULLMQ_CONCURRENCY ?? 100);
@@ -111,7 +125,8 @@ const PROBE_INTERVAL_MS = 50;
 const PROBE_POLL_MS = 5;
 const MEMORY_OUTCOMES = 100_000;
 const MEMORY_WARMUP_OUTCOMES = 1_000;
-const MEMORY_CONDITION = "COUNT(step)>=3 AND NOT escalated AND G(score>=0) AND F(review:score>=4) AND customer_csat_set AND IDLE(1d)";
+const MEMORY_CONDITION =
+  "COUNT(step)>=3 AND NOT escalated AND G(score>=0) AND F(review:score>=4) AND customer_csat_set AND IDLE(1d)";
 /** Row 6's outcomes (bench/storm.ts's STORM_OUTCOMES). */
 const STORM_OUTCOMES = Number(process.env.STORM_OUTCOMES ?? 100_000);
 const TAKEOVER_OUTCOMES = 10_000;
@@ -125,7 +140,9 @@ const PEER_TOKEN = "bench-peer-token";
 const PROFILE = new Set((process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean));
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ?? join(tmpdir(), "verdict-bench-profiles");
 const profileArgs = (role: string, label = role): string[] =>
-  PROFILE.has(role) ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${label}-${Date.now()}.cpuprofile`] : [];
+  PROFILE.has(role)
+    ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR, "--cpu-prof-name", `${label}-${Date.now()}.cpuprofile`]
+    : [];
 
 const RESULTS_FILE = fileURLToPath(new URL("../../bench/RESULTS.md", import.meta.url));
 const SOAK_HEADING = "## Soak run";
@@ -143,12 +160,20 @@ interface Stack {
 }
 
 async function createAccount(redis: BenchRedis): Promise<{ token: string; accountId: string }> {
-  const { token, account_id: accountId } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), TOKEN_SECRET).create("bench");
+  const { token, account_id: accountId } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), TOKEN_SECRET).create(
+    "bench",
+  );
   return { token, accountId };
 }
 
 function verdictEnv(redis: BenchRedis, dir: string, extra: Record<string, string> = {}): VerdictEnv {
-  return { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "verdict-data"), extra: { VERDICT_SHARDS: String(SHARDS), ...extra } };
+  return {
+    redisUrl: redis.url,
+    keyPrefix: KEY_PREFIX,
+    tokenSecret: TOKEN_SECRET,
+    dataDir: join(dir, "verdict-data"),
+    extra: { VERDICT_SHARDS: String(SHARDS), ...extra },
+  };
 }
 
 /** A fresh Redis, an account, the ingress and `workers` worker processes. */
@@ -175,14 +200,32 @@ async function startStack(dir: string, workers: number, extra: Record<string, st
 }
 
 async function processed(metricsPorts: number[]): Promise<number> {
-  const values = await Promise.all(metricsPorts.map((port) => metric(port, "verdict_events_processed_total").catch(() => 0)));
+  const values = await Promise.all(
+    metricsPorts.map((port) => metric(port, "verdict_events_processed_total").catch(() => 0)),
+  );
   return values.reduce((a, b) => a + b, 0);
 }
 
 /** Opens outcomes through POST /v1/outcomes with the load generator (32 connections, each body once). */
-async function openOutcomes(dir: string, stack: { ingress: VerdictProcess; token: string }, taskKey: string, keys: string[], settlesAt?: string): Promise<LoadResult> {
-  const bodies = keys.map((key) => JSON.stringify(settlesAt ? { key, task_key: taskKey, settles_at: settlesAt } : { key, task_key: taskKey }));
-  const result = await load(dir, { port: stack.ingress.port, path: "/v1/outcomes", token: stack.token, bodies, connections: 32, maxRequests: keys.length, expectStatus: 201 });
+async function openOutcomes(
+  dir: string,
+  stack: { ingress: VerdictProcess; token: string },
+  taskKey: string,
+  keys: string[],
+  settlesAt?: string,
+): Promise<LoadResult> {
+  const bodies = keys.map((key) =>
+    JSON.stringify(settlesAt ? { key, task_key: taskKey, settles_at: settlesAt } : { key, task_key: taskKey }),
+  );
+  const result = await load(dir, {
+    port: stack.ingress.port,
+    path: "/v1/outcomes",
+    token: stack.token,
+    bodies,
+    connections: 32,
+    maxRequests: keys.length,
+    expectStatus: 201,
+  });
   if (result.errors > 0) throw new Error(`opening ${keys.length} outcomes of ${taskKey}: ${result.errors} not 201`);
   return result;
 }
@@ -191,15 +234,33 @@ async function openOutcomes(dir: string, stack: { ingress: VerdictProcess; token
 function eventBatches(keys: string[], action: string, properties?: Record<string, unknown>): string[] {
   const bodies: string[] = [];
   for (let i = 0; i < keys.length; i += BATCH) {
-    const events = keys.slice(i, i + BATCH).map((key) => (properties ? { outcome_key: key, action, properties } : { outcome_key: key, action }));
+    const events = keys
+      .slice(i, i + BATCH)
+      .map((key) => (properties ? { outcome_key: key, action, properties } : { outcome_key: key, action }));
     bodies.push(JSON.stringify({ events }));
   }
   return bodies;
 }
 
 /** Sends each batch body once (connections in parallel); every event must be accepted. */
-async function sendBatches(dir: string, port: number, token: string, bodies: string[], connections = BATCH_CONNECTIONS, requests = bodies.length): Promise<LoadResult> {
-  const result = await load(dir, { port, path: "/v1/events/batch", token, bodies, connections, maxRequests: requests, expectStatus: 202, expectBody: '"failed":[]' });
+async function sendBatches(
+  dir: string,
+  port: number,
+  token: string,
+  bodies: string[],
+  connections = BATCH_CONNECTIONS,
+  requests = bodies.length,
+): Promise<LoadResult> {
+  const result = await load(dir, {
+    port,
+    path: "/v1/events/batch",
+    token,
+    bodies,
+    connections,
+    maxRequests: requests,
+    expectStatus: 202,
+    expectBody: '"failed":[]',
+  });
   if (result.errors > 0) throw new Error(`${result.errors} of ${requests} batches not fully accepted`);
   return result;
 }
@@ -219,14 +280,24 @@ function range<T>(n: number, item: (i: number) => T): T[] {
 interface ServeRows {
   serve: LoadResult;
   bare: LoadResult;
-  cpu: { serve: { ingress: number; worker: number; redis: number; machine: number }; bare: { server: number; redis: number; machine: number } };
+  cpu: {
+    serve: { ingress: number; worker: number; redis: number; machine: number };
+    bare: { server: number; redis: number; machine: number };
+  };
 }
 
 interface Results {
   single: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
   batch: Partial<Record<"verdict" | "bare" | "bullmq", LoadResult>>;
   /** Row 1b: single-event ingest with tracing on at 1% sampling and with tracing off, interleaved. */
-  tracing?: { on: LoadResult; off: LoadResult; mainRatios: number[]; allRatios: number[]; rateRatios: number[]; exportsReceived: number };
+  tracing?: {
+    on: LoadResult;
+    off: LoadResult;
+    mainRatios: number[];
+    allRatios: number[];
+    rateRatios: number[];
+    exportsReceived: number;
+  };
   /** Row 1c: single and batch ingest on a Redis with one replica, VERDICT_REPLICA_ACKS=1 vs 0, interleaved. */
   replicaAcks?: { single: { one: LoadResult; zero: LoadResult }; batch: { one: LoadResult; zero: LoadResult } };
   /** Rows 1a-3a: the default `serve` (role all: the supervisor and its children) beside the bare server. */
@@ -282,21 +353,45 @@ async function ingest(dir: string): Promise<void> {
     const bare = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
     const stack = await startStack(dir, 0);
     const bullRedis = await startRedis(dir);
-    const fastify = await startServerChild<{ port: number }>("peer-fastify", { redisPort: bullRedis.port, token: PEER_TOKEN });
+    const fastify = await startServerChild<{ port: number }>("peer-fastify", {
+      redisPort: bullRedis.port,
+      token: PEER_TOKEN,
+    });
     const servers = [
       { name: "bare", port: bare.info.port, token: "x" },
       { name: "verdict", port: stack.ingress.port, token: stack.token },
       { name: "bullmq", port: fastify.info.port, token: PEER_TOKEN },
     ] as const;
     const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
-    const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<Record<(typeof servers)[number]["name"], LoadResult>> => {
-      const [bare, verdict, bullmq] = (await rotatingRounds(servers, ROUNDS, (server) => load(dir, spec(server)))).map(medianRound);
+    const runRounds = async (
+      spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1],
+    ): Promise<Record<(typeof servers)[number]["name"], LoadResult>> => {
+      const [bare, verdict, bullmq] = (await rotatingRounds(servers, ROUNDS, (server) => load(dir, spec(server)))).map(
+        medianRound,
+      );
       return { bare: bare!, verdict: verdict!, bullmq: bullmq! };
     };
-    results.single = await runRounds(({ port, token }) => ({ port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed }));
+    results.single = await runRounds(({ port, token }) => ({
+      port,
+      path: "/v1/events",
+      token,
+      bodies: singleBodies(),
+      connections: SINGLE_CONNECTIONS,
+      expectStatus: 202,
+      ...timed,
+    }));
     await bareRedis.admin.flushall();
     await bullRedis.admin.flushall();
-    results.batch = await runRounds(({ port, token }) => ({ port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed }));
+    results.batch = await runRounds(({ port, token }) => ({
+      port,
+      path: "/v1/events/batch",
+      token,
+      bodies: batchBodies(),
+      connections: BATCH_CONNECTIONS,
+      expectStatus: 202,
+      expectBody: '"failed":[]',
+      ...timed,
+    }));
     await stopChild(bare.child);
     await stopChild(fastify.child);
     await stack.stop();
@@ -314,7 +409,10 @@ async function ingest(dir: string): Promise<void> {
 async function applicableBodies(dir: string, stack: { ingress: VerdictProcess; token: string }): Promise<void> {
   const { port } = stack.ingress;
   await apiOk(port, stack.token, "PUT", "/v1/agents/support-bot", { name: "bench agent", condition: "bench_done" });
-  await apiOk(port, stack.token, "PUT", "/v1/rate-cards/bench", { currency: "EUR", entries: [{ agent_key: "support-bot", unit_amount: 100 }] });
+  await apiOk(port, stack.token, "PUT", "/v1/rate-cards/bench", {
+    currency: "EUR",
+    entries: [{ agent_key: "support-bot", unit_amount: 100 }],
+  });
   await apiOk(port, stack.token, "PUT", "/v1/customers/cust-42", { name: "bench customer", rate_card_key: "bench" });
   await apiOk(port, stack.token, "PUT", "/v1/tasks/orders", { name: "bench orders", condition: "bench_done" });
   const orders = singleBodies().flatMap((body) => {
@@ -330,90 +428,142 @@ async function applicableBodies(dir: string, stack: { ingress: VerdictProcess; t
  * during its rounds; before the next round they finish (not timed), so no backlog slows the bare server.
  */
 async function defaultServe(dir: string): Promise<void> {
-  await phase(`serve: the default serve (role all)${SERVE_CPUS === undefined ? "" : ` on CPUs ${SERVE_CPUS}`} and bare uWS + XADD, ${ROUNDS} interleaved rounds, then end to end`, async () => {
-    const bareRedis = await startRedis(dir);
-    const bareServer = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
-    const redis = await startRedis(dir);
-    const { token } = await createAccount(redis);
-    // Default settings (its 16 shards), as `npm start` runs.
-    const serve = await spawnVerdict("all", { ...verdictEnv(redis, dir), extra: {} }, [], SERVE_CPUS);
-    const readyz = (await (await fetch(`http://127.0.0.1:${serve.metricsPort}/readyz`)).json()) as { failing: string[] };
-    if (readyz.failing.length > 0) throw new Error(`serve not ready: ${readyz.failing.join(", ")}`);
-    const children = {
-      ingress: await metric(serve.metricsPort, 'verdict_supervisor_children{role="ingress"}'),
-      worker: await metric(serve.metricsPort, 'verdict_supervisor_children{role="worker"}'),
-    };
-    await applicableBodies(dir, { ingress: serve, token });
-    const servers = [
-      { name: "bare", port: bareServer.info.port, token: "x" },
-      { name: "serve", port: serve.port, token },
-    ] as const;
-    const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
-    const pids = servePids(serve.child.pid!);
-    // Every event of a round, its warm-up's included, as the servers count them: the CPU is measured over all.
-    const bareEvents = async (): Promise<number> => Number(/cmdstat_xadd:calls=(\d+)/.exec(await bareRedis.admin.info("commandstats"))?.[1] ?? 0);
-    const serveEvents = async (): Promise<number> => (await serveCounts(serve.metricsPort)).accepted;
-    const runRounds = async (spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1]): Promise<ServeRows> => {
-      const cpu = { serve: { ingress: 0, worker: 0, redis: 0, machine: 0, events: 0 }, bare: { server: 0, redis: 0, machine: 0, events: 0 } };
-      const [bareRounds, serveRounds] = await rotatingRounds(servers, ROUNDS, async (server) => {
-        const bare = server.name === "bare";
-        const eventsBefore = bare ? await bareEvents() : await serveEvents();
-        const before = { ingress: cpuSecondsOfAll(pids.ingress), worker: cpuSecondsOfAll(pids.worker), redis: cpuSecondsOf(redis.child.pid), bare: cpuSecondsOf(bareServer.child.pid), bareRedis: cpuSecondsOf(bareRedis.child.pid), machine: machineBusySeconds() };
-        const result = await load(dir, spec(server));
-        // The workers' share of a round is what it takes them to apply its events, however long after.
-        if (!bare) await serveDrained(serve.metricsPort);
-        const machine = machineBusySeconds() - before.machine;
-        if (bare) {
-          cpu.bare.server += cpuSecondsOf(bareServer.child.pid) - before.bare;
-          cpu.bare.redis += cpuSecondsOf(bareRedis.child.pid) - before.bareRedis;
-          cpu.bare.machine += machine;
-          cpu.bare.events += (await bareEvents()) - eventsBefore;
-        } else {
-          cpu.serve.ingress += cpuSecondsOfAll(pids.ingress) - before.ingress;
-          cpu.serve.worker += cpuSecondsOfAll(pids.worker) - before.worker;
-          cpu.serve.redis += cpuSecondsOf(redis.child.pid) - before.redis;
-          cpu.serve.machine += machine;
-          cpu.serve.events += (await serveEvents()) - eventsBefore;
-        }
-        return result;
-      });
-      const perEvent = <K extends string>(used: Record<K | "events", number>, names: readonly K[]): Record<K, number> =>
-        Object.fromEntries(names.map((name) => [name, (used[name] / used.events) * 1e6])) as Record<K, number>;
-      return {
-        bare: medianRound(bareRounds!),
-        serve: medianRound(serveRounds!),
-        cpu: { serve: perEvent(cpu.serve, ["ingress", "worker", "redis", "machine"]), bare: perEvent(cpu.bare, ["server", "redis", "machine"]) },
+  await phase(
+    `serve: the default serve (role all)${SERVE_CPUS === undefined ? "" : ` on CPUs ${SERVE_CPUS}`} and bare uWS + XADD, ${ROUNDS} interleaved rounds, then end to end`,
+    async () => {
+      const bareRedis = await startRedis(dir);
+      const bareServer = await startServerChild<{ port: number }>("bare-server", { redisPort: bareRedis.port });
+      const redis = await startRedis(dir);
+      const { token } = await createAccount(redis);
+      // Default settings (its 16 shards), as `npm start` runs.
+      const serve = await spawnVerdict("all", { ...verdictEnv(redis, dir), extra: {} }, [], SERVE_CPUS);
+      const readyz = (await (await fetch(`http://127.0.0.1:${serve.metricsPort}/readyz`)).json()) as {
+        failing: string[];
       };
-    };
-    const single = await runRounds(({ port, token }) => ({ port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS, expectStatus: 202, ...timed }));
-    await bareRedis.admin.flushall();
-    const batch = await runRounds(({ port, token }) => ({ port, path: "/v1/events/batch", token, bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectStatus: 202, expectBody: '"failed":[]', ...timed }));
-    await stopChild(bareServer.child);
-    await bareRedis.stop();
-    const deadLetters = await metricSum(serve.metricsPort, "verdict_dead_letters_total");
-    if (deadLetters > 0) throw new Error(`rows 1a-2a: ${deadLetters} events were dead-lettered; their bodies should all apply`);
+      if (readyz.failing.length > 0) throw new Error(`serve not ready: ${readyz.failing.join(", ")}`);
+      const children = {
+        ingress: await metric(serve.metricsPort, 'verdict_supervisor_children{role="ingress"}'),
+        worker: await metric(serve.metricsPort, 'verdict_supervisor_children{role="worker"}'),
+      };
+      await applicableBodies(dir, { ingress: serve, token });
+      const servers = [
+        { name: "bare", port: bareServer.info.port, token: "x" },
+        { name: "serve", port: serve.port, token },
+      ] as const;
+      const timed = { seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
+      const pids = servePids(serve.child.pid!);
+      // Every event of a round, its warm-up's included, as the servers count them: the CPU is measured over all.
+      const bareEvents = async (): Promise<number> =>
+        Number(/cmdstat_xadd:calls=(\d+)/.exec(await bareRedis.admin.info("commandstats"))?.[1] ?? 0);
+      const serveEvents = async (): Promise<number> => (await serveCounts(serve.metricsPort)).accepted;
+      const runRounds = async (
+        spec: (server: (typeof servers)[number]) => Parameters<typeof load>[1],
+      ): Promise<ServeRows> => {
+        const cpu = {
+          serve: { ingress: 0, worker: 0, redis: 0, machine: 0, events: 0 },
+          bare: { server: 0, redis: 0, machine: 0, events: 0 },
+        };
+        const [bareRounds, serveRounds] = await rotatingRounds(servers, ROUNDS, async (server) => {
+          const bare = server.name === "bare";
+          const eventsBefore = bare ? await bareEvents() : await serveEvents();
+          const before = {
+            ingress: cpuSecondsOfAll(pids.ingress),
+            worker: cpuSecondsOfAll(pids.worker),
+            redis: cpuSecondsOf(redis.child.pid),
+            bare: cpuSecondsOf(bareServer.child.pid),
+            bareRedis: cpuSecondsOf(bareRedis.child.pid),
+            machine: machineBusySeconds(),
+          };
+          const result = await load(dir, spec(server));
+          // The workers' share of a round is what it takes them to apply its events, however long after.
+          if (!bare) await serveDrained(serve.metricsPort);
+          const machine = machineBusySeconds() - before.machine;
+          if (bare) {
+            cpu.bare.server += cpuSecondsOf(bareServer.child.pid) - before.bare;
+            cpu.bare.redis += cpuSecondsOf(bareRedis.child.pid) - before.bareRedis;
+            cpu.bare.machine += machine;
+            cpu.bare.events += (await bareEvents()) - eventsBefore;
+          } else {
+            cpu.serve.ingress += cpuSecondsOfAll(pids.ingress) - before.ingress;
+            cpu.serve.worker += cpuSecondsOfAll(pids.worker) - before.worker;
+            cpu.serve.redis += cpuSecondsOf(redis.child.pid) - before.redis;
+            cpu.serve.machine += machine;
+            cpu.serve.events += (await serveEvents()) - eventsBefore;
+          }
+          return result;
+        });
+        const perEvent = <K extends string>(
+          used: Record<K | "events", number>,
+          names: readonly K[],
+        ): Record<K, number> =>
+          Object.fromEntries(names.map((name) => [name, (used[name] / used.events) * 1e6])) as Record<K, number>;
+        return {
+          bare: medianRound(bareRounds!),
+          serve: medianRound(serveRounds!),
+          cpu: {
+            serve: perEvent(cpu.serve, ["ingress", "worker", "redis", "machine"]),
+            bare: perEvent(cpu.bare, ["server", "redis", "machine"]),
+          },
+        };
+      };
+      const single = await runRounds(({ port, token }) => ({
+        port,
+        path: "/v1/events",
+        token,
+        bodies: singleBodies(),
+        connections: SINGLE_CONNECTIONS,
+        expectStatus: 202,
+        ...timed,
+      }));
+      await bareRedis.admin.flushall();
+      const batch = await runRounds(({ port, token }) => ({
+        port,
+        path: "/v1/events/batch",
+        token,
+        bodies: batchBodies(),
+        connections: BATCH_CONNECTIONS,
+        expectStatus: 202,
+        expectBody: '"failed":[]',
+        ...timed,
+      }));
+      await stopChild(bareServer.child);
+      await bareRedis.stop();
+      const deadLetters = await metricSum(serve.metricsPort, "verdict_dead_letters_total");
+      if (deadLetters > 0)
+        throw new Error(`rows 1a-2a: ${deadLetters} events were dead-lettered; their bodies should all apply`);
 
-    // End to end through the default serve: as row 3, its own workers consuming while the batches arrive.
-    const stack = { ingress: serve, token };
-    await apiOk(serve.port, token, "PUT", "/v1/tasks/e2e", { name: "bench e2e", condition: "bench_done" });
-    await openOutcomes(dir, stack, "e2e", e2eKeys);
-    const before = (await serveCounts(serve.metricsPort)).processed;
-    const sending = sendBatches(dir, serve.port, token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
-    const doneAt = await waitUntil(async () => (await serveCounts(serve.metricsPort)).processed - before, E2E_EVENTS, 300_000, 20);
-    const sent = await sending;
-    const sample = await Promise.all(
-      range(20, (i) => e2eKeys[i * 499]!).map(async (key) => (await apiOk(serve.port, token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> }),
-    );
-    const sampleOk = sample.every((outcome) => outcome.observations.step?.count === E2E_EVENTS / E2E_OUTCOMES);
-    await stopChild(serve.child, "SIGTERM");
-    await redis.stop();
-    results.serve = {
-      plan: `${children.ingress} ingress + ${children.worker} worker processes${SERVE_CPUS === undefined ? "" : `, pinned to CPUs ${SERVE_CPUS}`}`,
-      single,
-      batch,
-      e2e: { events: E2E_EVENTS, seconds: (doneAt - sent.startedAtMs) / 1000, ingestSeconds: sent.seconds, sampleOk },
-    };
-  });
+      // End to end through the default serve: as row 3, its own workers consuming while the batches arrive.
+      const stack = { ingress: serve, token };
+      await apiOk(serve.port, token, "PUT", "/v1/tasks/e2e", { name: "bench e2e", condition: "bench_done" });
+      await openOutcomes(dir, stack, "e2e", e2eKeys);
+      const before = (await serveCounts(serve.metricsPort)).processed;
+      const sending = sendBatches(dir, serve.port, token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
+      const doneAt = await waitUntil(
+        async () => (await serveCounts(serve.metricsPort)).processed - before,
+        E2E_EVENTS,
+        300_000,
+        20,
+      );
+      const sent = await sending;
+      const sample = await Promise.all(
+        range(20, (i) => e2eKeys[i * 499]!).map(
+          async (key) =>
+            (await apiOk(serve.port, token, "GET", `/v1/outcomes/${key}`)) as {
+              observations: Record<string, { count: number }>;
+            },
+        ),
+      );
+      const sampleOk = sample.every((outcome) => outcome.observations.step?.count === E2E_EVENTS / E2E_OUTCOMES);
+      await stopChild(serve.child, "SIGTERM");
+      await redis.stop();
+      results.serve = {
+        plan: `${children.ingress} ingress + ${children.worker} worker processes${SERVE_CPUS === undefined ? "" : `, pinned to CPUs ${SERVE_CPUS}`}`,
+        single,
+        batch,
+        e2e: { events: E2E_EVENTS, seconds: (doneAt - sent.startedAtMs) / 1000, ingestSeconds: sent.seconds, sampleOk },
+      };
+    },
+  );
 }
 
 /**
@@ -429,79 +579,114 @@ async function defaultServe(dir: string): Promise<void> {
  * luck for life.
  */
 async function tracingCost(dir: string): Promise<void> {
-  await phase(`tracing: single-event ingest with tracing at ${TRACING_RATIO} sampling and without, ${TRACING_PAIRS} pairs of processes loaded together, ${ROUNDS} rounds each`, async () => {
-    let exportsReceived = 0;
-    const sink = createHttpServer((req, res) => {
-      let bytes = 0;
-      req.on("data", (chunk: Buffer) => (bytes += chunk.length));
-      req.on("end", () => {
-        // Export requests, not spans: enough to show the exporter runs.
-        exportsReceived += bytes > 0 ? 1 : 0;
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end("{}");
-      });
-    });
-    await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
-    const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
-    const tracingOn = TRACING_AA ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: TRACING_RATIO };
-    const redis = await startRedis(dir);
-    const { token } = await createAccount(redis);
-    // Both servers under load at once; each one's rate and its CPU per request (main thread, and all of
-    // its threads: the span export thread is one) from /proc over its load generator's run.
-    const together = async (servers: VerdictProcess[], seconds: number): Promise<TracingRound[]> => {
-      const before = servers.map(({ child }) => ({ main: cpuSecondsOf(child.pid, child.pid), all: cpuSecondsOf(child.pid) }));
-      const loads = await Promise.all(
-        servers.map(({ port }) => load(dir, { port, path: "/v1/events", token, bodies: singleBodies(), connections: SINGLE_CONNECTIONS / 2, expectStatus: 202, seconds, warmupSeconds: 0 })),
-      );
-      return servers.map(({ child }, i) => {
-        const result = loads[i]!;
-        if (result.errors > 0) throw new Error(`row 1b: ${result.errors} of ${result.requests} requests were not answered 202`);
-        const perRequest = (seconds: number): number => (seconds * 1e6) / result.requests;
-        return { load: result, mainMicros: perRequest(cpuSecondsOf(child.pid, child.pid) - before[i]!.main), allMicros: perRequest(cpuSecondsOf(child.pid) - before[i]!.all) };
-      });
-    };
-    const pairs: TracingPair[] = [];
-    for (let pair = 0; pair < TRACING_PAIRS; pair++) {
-      // Which side starts (and is loaded) first alternates: in A/A runs the second of a pair paid a few
-      // percent more per request.
-      const spawnOff = (): Promise<VerdictProcess> => spawnVerdict("ingress", verdictEnv(redis, dir), profileArgs("ingress", `ingress-tracing-off-${pair}`));
-      const spawnOn = (): Promise<VerdictProcess> => spawnVerdict("ingress", verdictEnv(redis, dir, tracingOn), profileArgs("ingress", `ingress-tracing-on-${pair}`));
-      const offFirst = pair % 2 === 0;
-      const first = await (offFirst ? spawnOff() : spawnOn());
-      const second = await (offFirst ? spawnOn() : spawnOff());
-      const [off, on] = offFirst ? [first, second] : [second, first];
-      // Rounds as [off, on] whatever the order of the load.
-      const measure = async (seconds: number): Promise<TracingRound[]> => {
-        const [a, b] = await together([first, second], seconds);
-        return offFirst ? [a!, b!] : [b!, a!];
-      };
-      try {
-        await measure(TRACING_WARMUP);
-        const rounds: TracingRound[][] = [];
-        for (let round = 0; round < ROUNDS; round++) rounds.push(await measure(SECONDS / ROUNDS));
-        const ratioOf = (figure: (r: TracingRound) => number): number => median(rounds.map(([o, n]) => figure(n!) / figure(o!)));
-        pairs.push({
-          off: rounds.map(([o]) => o!.load),
-          on: rounds.map(([, n]) => n!.load),
-          mainRatio: ratioOf((r) => r.mainMicros),
-          allRatio: ratioOf((r) => r.allMicros),
-          rateRatio: ratioOf((r) => rate(r.load)),
+  await phase(
+    `tracing: single-event ingest with tracing at ${TRACING_RATIO} sampling and without, ${TRACING_PAIRS} pairs of processes loaded together, ${ROUNDS} rounds each`,
+    async () => {
+      let exportsReceived = 0;
+      const sink = createHttpServer((req, res) => {
+        let bytes = 0;
+        req.on("data", (chunk: Buffer) => (bytes += chunk.length));
+        req.on("end", () => {
+          // Export requests, not spans: enough to show the exporter runs.
+          exportsReceived += bytes > 0 ? 1 : 0;
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end("{}");
         });
-      } finally {
-        await Promise.all([off, on].map((p) => stopChild(p.child, "SIGTERM")));
+      });
+      await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+      const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+      const tracingOn = TRACING_AA
+        ? {}
+        : {
+            OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+            OTEL_TRACES_SAMPLER: "traceidratio",
+            OTEL_TRACES_SAMPLER_ARG: TRACING_RATIO,
+          };
+      const redis = await startRedis(dir);
+      const { token } = await createAccount(redis);
+      // Both servers under load at once; each one's rate and its CPU per request (main thread, and all of
+      // its threads: the span export thread is one) from /proc over its load generator's run.
+      const together = async (servers: VerdictProcess[], seconds: number): Promise<TracingRound[]> => {
+        const before = servers.map(({ child }) => ({
+          main: cpuSecondsOf(child.pid, child.pid),
+          all: cpuSecondsOf(child.pid),
+        }));
+        const loads = await Promise.all(
+          servers.map(({ port }) =>
+            load(dir, {
+              port,
+              path: "/v1/events",
+              token,
+              bodies: singleBodies(),
+              connections: SINGLE_CONNECTIONS / 2,
+              expectStatus: 202,
+              seconds,
+              warmupSeconds: 0,
+            }),
+          ),
+        );
+        return servers.map(({ child }, i) => {
+          const result = loads[i]!;
+          if (result.errors > 0)
+            throw new Error(`row 1b: ${result.errors} of ${result.requests} requests were not answered 202`);
+          const perRequest = (seconds: number): number => (seconds * 1e6) / result.requests;
+          return {
+            load: result,
+            mainMicros: perRequest(cpuSecondsOf(child.pid, child.pid) - before[i]!.main),
+            allMicros: perRequest(cpuSecondsOf(child.pid) - before[i]!.all),
+          };
+        });
+      };
+      const pairs: TracingPair[] = [];
+      for (let pair = 0; pair < TRACING_PAIRS; pair++) {
+        // Which side starts (and is loaded) first alternates: in A/A runs the second of a pair paid a few
+        // percent more per request.
+        const spawnOff = (): Promise<VerdictProcess> =>
+          spawnVerdict("ingress", verdictEnv(redis, dir), profileArgs("ingress", `ingress-tracing-off-${pair}`));
+        const spawnOn = (): Promise<VerdictProcess> =>
+          spawnVerdict(
+            "ingress",
+            verdictEnv(redis, dir, tracingOn),
+            profileArgs("ingress", `ingress-tracing-on-${pair}`),
+          );
+        const offFirst = pair % 2 === 0;
+        const first = await (offFirst ? spawnOff() : spawnOn());
+        const second = await (offFirst ? spawnOn() : spawnOff());
+        const [off, on] = offFirst ? [first, second] : [second, first];
+        // Rounds as [off, on] whatever the order of the load.
+        const measure = async (seconds: number): Promise<TracingRound[]> => {
+          const [a, b] = await together([first, second], seconds);
+          return offFirst ? [a!, b!] : [b!, a!];
+        };
+        try {
+          await measure(TRACING_WARMUP);
+          const rounds: TracingRound[][] = [];
+          for (let round = 0; round < ROUNDS; round++) rounds.push(await measure(SECONDS / ROUNDS));
+          const ratioOf = (figure: (r: TracingRound) => number): number =>
+            median(rounds.map(([o, n]) => figure(n!) / figure(o!)));
+          pairs.push({
+            off: rounds.map(([o]) => o!.load),
+            on: rounds.map(([, n]) => n!.load),
+            mainRatio: ratioOf((r) => r.mainMicros),
+            allRatio: ratioOf((r) => r.allMicros),
+            rateRatio: ratioOf((r) => rate(r.load)),
+          });
+        } finally {
+          await Promise.all([off, on].map((p) => stopChild(p.child, "SIGTERM")));
+        }
       }
-    }
-    await redis.stop();
-    sink.close();
-    results.tracing = {
-      off: medianRound(pairs.flatMap((p) => p.off)),
-      on: medianRound(pairs.flatMap((p) => p.on)),
-      mainRatios: pairs.map((p) => p.mainRatio),
-      allRatios: pairs.map((p) => p.allRatio),
-      rateRatios: pairs.map((p) => p.rateRatio),
-      exportsReceived,
-    };
-  });
+      await redis.stop();
+      sink.close();
+      results.tracing = {
+        off: medianRound(pairs.flatMap((p) => p.off)),
+        on: medianRound(pairs.flatMap((p) => p.on)),
+        mainRatios: pairs.map((p) => p.mainRatio),
+        allRatios: pairs.map((p) => p.allRatio),
+        rateRatios: pairs.map((p) => p.rateRatio),
+        exportsReceived,
+      };
+    },
+  );
 }
 
 interface TracingRound {
@@ -527,40 +712,57 @@ interface TracingPair {
  * for the replica before answering), one with 0; single events, then batches, in interleaved rounds.
  */
 async function replicaAcksCost(dir: string): Promise<void> {
-  await phase(`replica acks: single and batch ingest with VERDICT_REPLICA_ACKS=1 and 0 on a Redis with one replica, ${ROUNDS} interleaved rounds`, async () => {
-    const master = await startRedis(dir);
-    const replica = await startRedis(dir);
-    await replica.admin.replicaof("127.0.0.1", String(master.port));
-    await waitUntil(async () => ((await master.admin.info("replication")).includes("connected_slaves:1") ? 1 : 0), 1, 30_000, 50);
-    const { token } = await createAccount(master);
-    const zero = await spawnVerdict("ingress", verdictEnv(master, dir));
-    const one = await spawnVerdict("ingress", verdictEnv(master, dir, { VERDICT_REPLICA_ACKS: "1" }));
-    const servers = [
-      { name: "zero", port: zero.port },
-      { name: "one", port: one.port },
-    ] as const;
-    const timed = { token, expectStatus: 202, seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
-    const [zeroSingle, oneSingle] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
-      load(dir, { port, path: "/v1/events", bodies: singleBodies(), connections: SINGLE_CONNECTIONS, ...timed }),
-    );
-    const [zeroBatch, oneBatch] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
-      load(dir, { port, path: "/v1/events/batch", bodies: batchBodies(), connections: BATCH_CONNECTIONS, expectBody: '"failed":[]', ...timed }),
-    );
-    await Promise.all([zero, one].map((p) => stopChild(p.child, "SIGTERM")));
-    await replica.stop();
-    await master.stop();
-    results.replicaAcks = {
-      single: { zero: medianRound(zeroSingle!), one: medianRound(oneSingle!) },
-      batch: { zero: medianRound(zeroBatch!), one: medianRound(oneBatch!) },
-    };
-  });
+  await phase(
+    `replica acks: single and batch ingest with VERDICT_REPLICA_ACKS=1 and 0 on a Redis with one replica, ${ROUNDS} interleaved rounds`,
+    async () => {
+      const master = await startRedis(dir);
+      const replica = await startRedis(dir);
+      await replica.admin.replicaof("127.0.0.1", String(master.port));
+      await waitUntil(
+        async () => ((await master.admin.info("replication")).includes("connected_slaves:1") ? 1 : 0),
+        1,
+        30_000,
+        50,
+      );
+      const { token } = await createAccount(master);
+      const zero = await spawnVerdict("ingress", verdictEnv(master, dir));
+      const one = await spawnVerdict("ingress", verdictEnv(master, dir, { VERDICT_REPLICA_ACKS: "1" }));
+      const servers = [
+        { name: "zero", port: zero.port },
+        { name: "one", port: one.port },
+      ] as const;
+      const timed = { token, expectStatus: 202, seconds: SECONDS / ROUNDS, warmupSeconds: WARMUP };
+      const [zeroSingle, oneSingle] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
+        load(dir, { port, path: "/v1/events", bodies: singleBodies(), connections: SINGLE_CONNECTIONS, ...timed }),
+      );
+      const [zeroBatch, oneBatch] = await rotatingRounds(servers, ROUNDS, ({ port }) =>
+        load(dir, {
+          port,
+          path: "/v1/events/batch",
+          bodies: batchBodies(),
+          connections: BATCH_CONNECTIONS,
+          expectBody: '"failed":[]',
+          ...timed,
+        }),
+      );
+      await Promise.all([zero, one].map((p) => stopChild(p.child, "SIGTERM")));
+      await replica.stop();
+      await master.stop();
+      results.replicaAcks = {
+        single: { zero: medianRound(zeroSingle!), one: medianRound(oneSingle!) },
+        batch: { zero: medianRound(zeroBatch!), one: medianRound(oneBatch!) },
+      };
+    },
+  );
 }
 
 const e2eKeys = range(E2E_OUTCOMES, (i) => `e2e-${i}`);
 /** 20 bodies of 500 events: together one event for each of the 10,000 outcomes; sent round-robin. */
 const e2eBodies = (): string[] =>
   range(E2E_OUTCOMES / BATCH, (b) =>
-    JSON.stringify({ events: range(BATCH, (i) => ({ outcome_key: e2eKeys[b * BATCH + i], action: "step", properties: { value: i } })) }),
+    JSON.stringify({
+      events: range(BATCH, (i) => ({ outcome_key: e2eKeys[b * BATCH + i], action: "step", properties: { value: i } })),
+    }),
   );
 
 /** Scenarios 3 (Verdict side), 4 and 6 share one stack: an ingress and ONE worker process. */
@@ -568,44 +770,90 @@ async function verdictWithOneWorker(dir: string): Promise<void> {
   const stack = await startStack(dir, 1);
   let worker = stack.workers[0]!;
   try {
-    await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/e2e", { name: "bench e2e", condition: "bench_done" });
+    await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/e2e", {
+      name: "bench e2e",
+      condition: "bench_done",
+    });
     await openOutcomes(dir, stack, "e2e", e2eKeys);
 
     if (ONLY.has("e2e") || ONLY.has("visible")) {
-      await phase(`e2e: Verdict, ${E2E_EVENTS.toLocaleString("en")} events over ${E2E_OUTCOMES.toLocaleString("en")} outcomes, 1 worker`, async () => {
-        const before = await processed([worker.metricsPort]);
-        const pids = { ingress: stack.ingress.child.pid, worker: worker.child.pid, redis: stack.redis.child.pid };
-        const cpuBefore = { ingress: cpuSecondsOf(pids.ingress), worker: cpuSecondsOf(pids.worker), redis: cpuSecondsOf(pids.redis), machine: machineBusySeconds() };
-        const sending = sendBatches(dir, stack.ingress.port, stack.token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
-        const doneAt = await waitUntil(async () => (await processed([worker.metricsPort])) - before, E2E_EVENTS, 300_000, 20);
-        const cpu = {
-          ingress: cpuSecondsOf(pids.ingress) - cpuBefore.ingress,
-          worker: cpuSecondsOf(pids.worker) - cpuBefore.worker,
-          redis: cpuSecondsOf(pids.redis) - cpuBefore.redis,
-          machine: machineBusySeconds() - cpuBefore.machine,
-        };
-        const sent = await sending;
-        const perOutcome = E2E_EVENTS / E2E_OUTCOMES;
-        const sample = await Promise.all(
-          range(20, (i) => e2eKeys[i * 499]!).map(async (key) => (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> }),
-        );
-        const sampleOk = sample.every((outcome) => outcome.observations.step?.count === perOutcome);
-        results.e2e = { events: E2E_EVENTS, seconds: (doneAt - sent.startedAtMs) / 1000, ingestSeconds: sent.seconds, sampleOk, drainSeconds: 0, drainOk: false, cpu };
-      });
-      await phase(`e2e: Verdict worker alone, draining a backlog of ${E2E_EVENTS.toLocaleString("en")} events`, async () => {
-        await stopChild(worker.child, "SIGTERM");
-        await sendBatches(dir, stack.ingress.port, stack.token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
-        // From the spawn: includes Node's start and the lease acquisition (a busy worker answers /readyz late).
-        const readyAt = now();
-        worker = await spawnVerdict("worker", stack.env, profileArgs("worker"));
-        stack.workers[0] = worker;
-        const doneAt = await waitUntil(() => processed([worker.metricsPort]), E2E_EVENTS, 300_000, 20);
-        results.e2e!.drainSeconds = (doneAt - readyAt) / 1000;
-        const sample = await Promise.all(
-          range(20, (i) => e2eKeys[i * 499]!).map(async (key) => (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> }),
-        );
-        results.e2e!.drainOk = sample.every((outcome) => outcome.observations.step?.count === (2 * E2E_EVENTS) / E2E_OUTCOMES);
-      });
+      await phase(
+        `e2e: Verdict, ${E2E_EVENTS.toLocaleString("en")} events over ${E2E_OUTCOMES.toLocaleString("en")} outcomes, 1 worker`,
+        async () => {
+          const before = await processed([worker.metricsPort]);
+          const pids = { ingress: stack.ingress.child.pid, worker: worker.child.pid, redis: stack.redis.child.pid };
+          const cpuBefore = {
+            ingress: cpuSecondsOf(pids.ingress),
+            worker: cpuSecondsOf(pids.worker),
+            redis: cpuSecondsOf(pids.redis),
+            machine: machineBusySeconds(),
+          };
+          const sending = sendBatches(
+            dir,
+            stack.ingress.port,
+            stack.token,
+            e2eBodies(),
+            BATCH_CONNECTIONS,
+            E2E_EVENTS / BATCH,
+          );
+          const doneAt = await waitUntil(
+            async () => (await processed([worker.metricsPort])) - before,
+            E2E_EVENTS,
+            300_000,
+            20,
+          );
+          const cpu = {
+            ingress: cpuSecondsOf(pids.ingress) - cpuBefore.ingress,
+            worker: cpuSecondsOf(pids.worker) - cpuBefore.worker,
+            redis: cpuSecondsOf(pids.redis) - cpuBefore.redis,
+            machine: machineBusySeconds() - cpuBefore.machine,
+          };
+          const sent = await sending;
+          const perOutcome = E2E_EVENTS / E2E_OUTCOMES;
+          const sample = await Promise.all(
+            range(20, (i) => e2eKeys[i * 499]!).map(
+              async (key) =>
+                (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${key}`)) as {
+                  observations: Record<string, { count: number }>;
+                },
+            ),
+          );
+          const sampleOk = sample.every((outcome) => outcome.observations.step?.count === perOutcome);
+          results.e2e = {
+            events: E2E_EVENTS,
+            seconds: (doneAt - sent.startedAtMs) / 1000,
+            ingestSeconds: sent.seconds,
+            sampleOk,
+            drainSeconds: 0,
+            drainOk: false,
+            cpu,
+          };
+        },
+      );
+      await phase(
+        `e2e: Verdict worker alone, draining a backlog of ${E2E_EVENTS.toLocaleString("en")} events`,
+        async () => {
+          await stopChild(worker.child, "SIGTERM");
+          await sendBatches(dir, stack.ingress.port, stack.token, e2eBodies(), BATCH_CONNECTIONS, E2E_EVENTS / BATCH);
+          // From the spawn: includes Node's start and the lease acquisition (a busy worker answers /readyz late).
+          const readyAt = now();
+          worker = await spawnVerdict("worker", stack.env, profileArgs("worker"));
+          stack.workers[0] = worker;
+          const doneAt = await waitUntil(() => processed([worker.metricsPort]), E2E_EVENTS, 300_000, 20);
+          results.e2e!.drainSeconds = (doneAt - readyAt) / 1000;
+          const sample = await Promise.all(
+            range(20, (i) => e2eKeys[i * 499]!).map(
+              async (key) =>
+                (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${key}`)) as {
+                  observations: Record<string, { count: number }>;
+                },
+            ),
+          );
+          results.e2e!.drainOk = sample.every(
+            (outcome) => outcome.observations.step?.count === (2 * E2E_EVENTS) / E2E_OUTCOMES,
+          );
+        },
+      );
     }
 
     if (ONLY.has("visible") && results.e2e) {
@@ -646,7 +894,6 @@ async function verdictWithOneWorker(dir: string): Promise<void> {
         results.visible = { probe, targetRate, achievedRate: rate(bg) * BATCH + probe.count / SECONDS, workerLagP99 };
       });
     }
-
   } finally {
     await stack.stop();
   }
@@ -654,35 +901,55 @@ async function verdictWithOneWorker(dir: string): Promise<void> {
 
 /** Scenario 3, the peer: Fastify + BullMQ `addBulk` per batch, a BullMQ Worker applying HINCRBY per event. */
 async function bullmqEndToEnd(dir: string): Promise<void> {
-  await phase(`e2e: Fastify + BullMQ, ${BULLMQ_EVENTS.toLocaleString("en")} events, Worker concurrency ${BULLMQ_CONCURRENCY}`, async () => {
-    const redis = await startRedis(dir);
-    const server = await startServerChild<{ port: number }>("peer-fastify", { redisPort: redis.port, token: PEER_TOKEN });
-    const worker = await startIpcChild("peer-bullmq-worker", { redisPort: redis.port, concurrency: BULLMQ_CONCURRENCY });
-    try {
-      const sending = sendBatches(dir, server.info.port, PEER_TOKEN, e2eBodies(), BATCH_CONNECTIONS, BULLMQ_EVENTS / BATCH);
-      const doneAt = await waitUntil(() => Promise.resolve(worker.completed), BULLMQ_EVENTS, 600_000, 10);
-      const sent = await sending;
-      const perOutcome = BULLMQ_EVENTS / E2E_OUTCOMES;
-      const counts = await Promise.all(range(20, (i) => redis.admin.hget(`counts:${e2eKeys[i * 499]}`, "step")));
-      results.bullmqE2e = {
-        events: BULLMQ_EVENTS,
-        seconds: (doneAt - sent.startedAtMs) / 1000,
-        ingestSeconds: sent.seconds,
-        sampleOk: counts.every((count) => Number(count) === perOutcome),
+  await phase(
+    `e2e: Fastify + BullMQ, ${BULLMQ_EVENTS.toLocaleString("en")} events, Worker concurrency ${BULLMQ_CONCURRENCY}`,
+    async () => {
+      const redis = await startRedis(dir);
+      const server = await startServerChild<{ port: number }>("peer-fastify", {
+        redisPort: redis.port,
+        token: PEER_TOKEN,
+      });
+      const worker = await startIpcChild("peer-bullmq-worker", {
+        redisPort: redis.port,
         concurrency: BULLMQ_CONCURRENCY,
-      };
-    } finally {
-      await stopChild(worker.child);
-      await stopChild(server.child);
-      await redis.stop();
-    }
-  });
+      });
+      try {
+        const sending = sendBatches(
+          dir,
+          server.info.port,
+          PEER_TOKEN,
+          e2eBodies(),
+          BATCH_CONNECTIONS,
+          BULLMQ_EVENTS / BATCH,
+        );
+        const doneAt = await waitUntil(() => Promise.resolve(worker.completed), BULLMQ_EVENTS, 600_000, 10);
+        const sent = await sending;
+        const perOutcome = BULLMQ_EVENTS / E2E_OUTCOMES;
+        const counts = await Promise.all(range(20, (i) => redis.admin.hget(`counts:${e2eKeys[i * 499]}`, "step")));
+        results.bullmqE2e = {
+          events: BULLMQ_EVENTS,
+          seconds: (doneAt - sent.startedAtMs) / 1000,
+          ingestSeconds: sent.seconds,
+          sampleOk: counts.every((count) => Number(count) === perOutcome),
+          concurrency: BULLMQ_CONCURRENCY,
+        };
+      } finally {
+        await stopChild(worker.child);
+        await stopChild(server.child);
+        await redis.stop();
+      }
+    },
+  );
 }
 
 /** A child with an IPC channel that reports {ready} and then {completed} counts. */
 function startIpcChild(name: string, arg: unknown): Promise<{ child: ChildProcess; completed: number }> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(process.execPath, [benchScript(name), JSON.stringify(arg)], { stdio: ["ignore", "ignore", "inherit", "ipc"] }));
+    const child = track(
+      spawn(process.execPath, [benchScript(name), JSON.stringify(arg)], {
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+      }),
+    );
     const handle = { child, completed: 0 };
     child.on("message", (message: { ready?: boolean; completed?: number }) => {
       if (message.ready) resolve(handle);
@@ -713,19 +980,33 @@ async function memory(dir: string): Promise<void> {
         child.send("measure");
       });
     try {
-      await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/mem", { name: "bench memory", condition: MEMORY_CONDITION });
+      await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/mem", {
+        name: "bench memory",
+        condition: MEMORY_CONDITION,
+      });
       const hotUp = async (keys: string[], base: number): Promise<void> => {
         await openOutcomes(dir, stack, "mem", keys);
         await sendBatches(dir, stack.ingress.port, stack.token, eventBatches(keys, "score", { value: 5 }));
         await waitUntil(() => processed([info.metricsPort]), base + keys.length, 120_000);
       };
       // Warm up first (code, caches, connections), so the delta is the outcomes' own cost.
-      await hotUp(range(MEMORY_WARMUP_OUTCOMES, (i) => `warm-${i}`), 0);
+      await hotUp(
+        range(MEMORY_WARMUP_OUTCOMES, (i) => `warm-${i}`),
+        0,
+      );
       await waitUntil(() => metric(info.metricsPort, "verdict_hot_outcomes"), MEMORY_WARMUP_OUTCOMES, 10_000, 100);
       const before = await measure();
-      await hotUp(range(MEMORY_OUTCOMES, (i) => `mem-${i}`), MEMORY_WARMUP_OUTCOMES);
+      await hotUp(
+        range(MEMORY_OUTCOMES, (i) => `mem-${i}`),
+        MEMORY_WARMUP_OUTCOMES,
+      );
       // The hot-outcome gauge is refreshed on the worker's lease beat (every second by default).
-      await waitUntil(() => metric(info.metricsPort, "verdict_hot_outcomes"), MEMORY_WARMUP_OUTCOMES + MEMORY_OUTCOMES, 30_000, 100);
+      await waitUntil(
+        () => metric(info.metricsPort, "verdict_hot_outcomes"),
+        MEMORY_WARMUP_OUTCOMES + MEMORY_OUTCOMES,
+        30_000,
+        100,
+      );
       const after = await measure();
       results.memory = {
         outcomes: MEMORY_OUTCOMES,
@@ -742,62 +1023,82 @@ async function memory(dir: string): Promise<void> {
 
 /** Scenario 7: two workers; the owner of a shard holding 10,000 outcomes is SIGKILLed. */
 async function takeover(dir: string): Promise<void> {
-  await phase(`takeover: shard with ${TAKEOVER_OUTCOMES.toLocaleString("en")} outcomes, lease TTL ${TAKEOVER_LEASE_TTL_MS} ms`, async () => {
-    const stack = await startStack(dir, 2, { VERDICT_LEASE_TTL_MS: String(TAKEOVER_LEASE_TTL_MS) });
-    const keys = new Keys(KEY_PREFIX);
-    try {
-      // Both workers own shards once the rebalance settled: wait until every lease is held and owners stopped moving.
-      const owners = async (): Promise<string> => (await stack.redis.admin.mget(...range(SHARDS, (s) => keys.lease(s)))).map((v) => v?.split(":")[0]).join(",");
-      let last = "";
-      for (let stable = 0; stable < 5; ) {
-        const current = await owners();
-        stable = current === last && !current.split(",").includes("") && new Set(current.split(",")).size === 2 ? stable + 1 : 0;
-        last = current;
-        await sleep(TAKEOVER_LEASE_TTL_MS / 5);
-      }
-      const shard = 7;
-      const outcomeKeys: string[] = [];
-      for (let i = 0; outcomeKeys.length < TAKEOVER_OUTCOMES; i++) {
-        const key = `take-${i}`;
-        if (shardOf(stack.accountId, key, SHARDS) === shard) outcomeKeys.push(key);
-      }
-      await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/take", { name: "bench takeover", condition: "bench_done" });
-      await openOutcomes(dir, stack, "take", outcomeKeys);
-      const ports = stack.workers.map((w) => w.metricsPort);
-      const base = await processed(ports);
-      await sendBatches(dir, stack.ingress.port, stack.token, eventBatches(outcomeKeys, "step"));
-      await waitUntil(() => processed(ports), base + TAKEOVER_OUTCOMES, 60_000);
+  await phase(
+    `takeover: shard with ${TAKEOVER_OUTCOMES.toLocaleString("en")} outcomes, lease TTL ${TAKEOVER_LEASE_TTL_MS} ms`,
+    async () => {
+      const stack = await startStack(dir, 2, { VERDICT_LEASE_TTL_MS: String(TAKEOVER_LEASE_TTL_MS) });
+      const keys = new Keys(KEY_PREFIX);
+      try {
+        // Both workers own shards once the rebalance settled: wait until every lease is held and owners stopped moving.
+        const owners = async (): Promise<string> =>
+          (await stack.redis.admin.mget(...range(SHARDS, (s) => keys.lease(s)))).map((v) => v?.split(":")[0]).join(",");
+        let last = "";
+        for (let stable = 0; stable < 5;) {
+          const current = await owners();
+          stable =
+            current === last && !current.split(",").includes("") && new Set(current.split(",")).size === 2
+              ? stable + 1
+              : 0;
+          last = current;
+          await sleep(TAKEOVER_LEASE_TTL_MS / 5);
+        }
+        const shard = 7;
+        const outcomeKeys: string[] = [];
+        for (let i = 0; outcomeKeys.length < TAKEOVER_OUTCOMES; i++) {
+          const key = `take-${i}`;
+          if (shardOf(stack.accountId, key, SHARDS) === shard) outcomeKeys.push(key);
+        }
+        await apiOk(stack.ingress.port, stack.token, "PUT", "/v1/tasks/take", {
+          name: "bench takeover",
+          condition: "bench_done",
+        });
+        await openOutcomes(dir, stack, "take", outcomeKeys);
+        const ports = stack.workers.map((w) => w.metricsPort);
+        const base = await processed(ports);
+        await sendBatches(dir, stack.ingress.port, stack.token, eventBatches(outcomeKeys, "step"));
+        await waitUntil(() => processed(ports), base + TAKEOVER_OUTCOMES, 60_000);
 
-      const lease = async (): Promise<string> => (await stack.redis.admin.get(keys.lease(shard))) ?? "";
-      const ownerPid = Number(/^w-.*-(\d+)-[0-9a-f]+:/.exec(await lease())?.[1]);
-      const victim = stack.workers.find((w) => w.child.pid === ownerPid);
-      if (!victim) throw new Error(`takeover: no worker process owns shard ${shard} (lease ${await lease()})`);
-      const marker = outcomeKeys[0]!;
-      const killedAt = now();
-      victim.child.kill("SIGKILL");
-      const posted = await api(stack.ingress.port, stack.token, "POST", "/v1/events", { outcome_key: marker, action: "step" });
-      if (posted.status !== 202) throw new Error(`takeover: marker event answered ${posted.status}`);
-      let leaseAt = 0;
-      const watchLease = (async () => {
-        while (leaseAt === 0 && now() - killedAt < 30_000) {
-          const value = await lease();
-          if (value !== "" && !value.includes(`-${ownerPid}-`)) leaseAt = now();
+        const lease = async (): Promise<string> => (await stack.redis.admin.get(keys.lease(shard))) ?? "";
+        const ownerPid = Number(/^w-.*-(\d+)-[0-9a-f]+:/.exec(await lease())?.[1]);
+        const victim = stack.workers.find((w) => w.child.pid === ownerPid);
+        if (!victim) throw new Error(`takeover: no worker process owns shard ${shard} (lease ${await lease()})`);
+        const marker = outcomeKeys[0]!;
+        const killedAt = now();
+        victim.child.kill("SIGKILL");
+        const posted = await api(stack.ingress.port, stack.token, "POST", "/v1/events", {
+          outcome_key: marker,
+          action: "step",
+        });
+        if (posted.status !== 202) throw new Error(`takeover: marker event answered ${posted.status}`);
+        let leaseAt = 0;
+        const watchLease = (async () => {
+          while (leaseAt === 0 && now() - killedAt < 30_000) {
+            const value = await lease();
+            if (value !== "" && !value.includes(`-${ownerPid}-`)) leaseAt = now();
+            else await sleep(2);
+          }
+        })();
+        let visibleAt = 0;
+        while (visibleAt === 0) {
+          const read = (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${marker}`)) as {
+            observations: Record<string, { count: number }>;
+          };
+          if ((read.observations.step?.count ?? 0) >= 2) visibleAt = now();
+          else if (now() - killedAt > 30_000) throw new Error("takeover: marker event not visible within 30 s");
           else await sleep(2);
         }
-      })();
-      let visibleAt = 0;
-      while (visibleAt === 0) {
-        const read = (await apiOk(stack.ingress.port, stack.token, "GET", `/v1/outcomes/${marker}`)) as { observations: Record<string, { count: number }> };
-        if ((read.observations.step?.count ?? 0) >= 2) visibleAt = now();
-        else if (now() - killedAt > 30_000) throw new Error("takeover: marker event not visible within 30 s");
-        else await sleep(2);
+        await watchLease;
+        results.takeover = {
+          outcomes: TAKEOVER_OUTCOMES,
+          killToLeaseMs: leaseAt - killedAt,
+          killToVisibleMs: visibleAt - killedAt,
+          leaseToVisibleMs: visibleAt - leaseAt,
+        };
+      } finally {
+        await stack.stop();
       }
-      await watchLease;
-      results.takeover = { outcomes: TAKEOVER_OUTCOMES, killToLeaseMs: leaseAt - killedAt, killToVisibleMs: visibleAt - killedAt, leaseToVisibleMs: visibleAt - leaseAt };
-    } finally {
-      await stack.stop();
-    }
-  });
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -869,7 +1170,9 @@ function table(): string {
     acks ? `single: ${acksCell(acks.single, 1)}. Batch: ${acksCell(acks.batch, BATCH)}` : "not run",
     "n/a",
     "n/a",
-    acks ? `single ${(rate(acks.single.one) / rate(acks.single.zero)).toFixed(2)}x, batch ${(rate(acks.batch.one) / rate(acks.batch.zero)).toFixed(2)}x` : "n/a",
+    acks
+      ? `single ${(rate(acks.single.one) / rate(acks.single.zero)).toFixed(2)}x, batch ${(rate(acks.batch.one) / rate(acks.batch.zero)).toFixed(2)}x`
+      : "n/a",
     "reported (issue 18)",
     "n/a",
   ]);
@@ -933,7 +1236,9 @@ function table(): string {
   ]);
   rows.push([
     `5. Worker memory per open, hot outcome (${int(MEMORY_OUTCOMES)} outcomes, 6-term condition, one event each)`,
-    mem ? `${int(mem.heapBytes)} B heap after GC (${int(mem.rssBytes)} B RSS; ${int(mem.hot)} hot outcomes)` : "not run",
+    mem
+      ? `${int(mem.heapBytes)} B heap after GC (${int(mem.rssBytes)} B RSS; ${int(mem.hot)} hot outcomes)`
+      : "not run",
     "n/a",
     "n/a",
     "n/a",
@@ -982,7 +1287,9 @@ function table(): string {
     otlp ? `traces: ${otlpCell(otlp.traces, "spans")}. Batch: ${otlpCell(otlp.batch, "events")}` : "not run",
     "n/a",
     "n/a",
-    otlp ? `traces / batch ${otlp.ratio.toFixed(2)}x (rounds: ${otlp.traces.rounds.map((r, i) => (r / otlp.batch.rounds[i]!).toFixed(2)).join(", ")})` : "n/a",
+    otlp
+      ? `traces / batch ${otlp.ratio.toFixed(2)}x (rounds: ${otlp.traces.rounds.map((r, i) => (r / otlp.batch.rounds[i]!).toFixed(2)).join(", ")})`
+      : "n/a",
     ">= 0.8x /v1/events/batch (issue 39)",
     met(otlp ? otlp.ratio >= 0.8 : undefined),
   ]);
@@ -994,7 +1301,8 @@ function table(): string {
 const stealAtStart = stealSeconds();
 
 function machine(runSeconds: number): string {
-  const cpuModel = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const cpuModel =
+    /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
   return [
     `- Date: ${new Date().toISOString()}`,
     `- CPU: ${cpus().length} x ${cpuModel} (nproc ${cpus().length})`,
@@ -1029,27 +1337,41 @@ async function main(): Promise<void> {
     if (ONLY.has("tracing")) await tracingCost(dir);
     if (ONLY.has("replicas")) await replicaAcksCost(dir);
     if (ONLY.has("e2e") || ONLY.has("visible")) await verdictWithOneWorker(dir);
-    if (ONLY.has("storm")) await phase(`deadline storm: ${STORM_OUTCOMES.toLocaleString("en")} outcomes due at one instant (bench/storm.ts)`, async () => {
-      results.storm = await runJsonChild<StormFigures>("storm", {});
-    });
+    if (ONLY.has("storm"))
+      await phase(
+        `deadline storm: ${STORM_OUTCOMES.toLocaleString("en")} outcomes due at one instant (bench/storm.ts)`,
+        async () => {
+          results.storm = await runJsonChild<StormFigures>("storm", {});
+        },
+      );
     if (ONLY.has("bullmq")) await bullmqEndToEnd(dir);
     if (ONLY.has("memory")) await memory(dir);
     if (ONLY.has("takeover")) await takeover(dir);
-    if (ONLY.has("archive")) await phase("archive: settled outcomes into PostgreSQL (bench/archive.ts)", async () => {
-      results.archive = await runJsonChild<ArchiveFigures>("archive", {});
-    });
-    if (ONLY.has("otlp")) await phase("otlp: POST /v1/traces (protobuf, 512 spans) vs the same events through /v1/events/batch (bench/otlp.ts)", async () => {
-      results.otlp = await runJsonChild<OtlpFigures>("otlp", {});
-    });
+    if (ONLY.has("archive"))
+      await phase("archive: settled outcomes into PostgreSQL (bench/archive.ts)", async () => {
+        results.archive = await runJsonChild<ArchiveFigures>("archive", {});
+      });
+    if (ONLY.has("otlp"))
+      await phase(
+        "otlp: POST /v1/traces (protobuf, 512 spans) vs the same events through /v1/events/batch (bench/otlp.ts)",
+        async () => {
+          results.otlp = await runJsonChild<OtlpFigures>("otlp", {});
+        },
+      );
     if (ONLY.has("client")) await clientBeside();
   } finally {
     killAll();
     rmSync(dir, { recursive: true, force: true });
   }
   const total = (now() - started) / 1000;
-  const text = clientFigures === undefined ? table() : `${table()}\n\nverdict/client beside a plain fetch loop (bench/client.ts, \`npm run bench:client\` alone):\n\n${clientFigures}`;
+  const text =
+    clientFigures === undefined
+      ? table()
+      : `${table()}\n\nverdict/client beside a plain fetch loop (bench/client.ts, \`npm run bench:client\` alone):\n\n${clientFigures}`;
   console.log(`\n${text}\n`);
-  console.log(`phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s; CPU steal ${(stealSeconds() - stealAtStart).toFixed(1)} s`);
+  console.log(
+    `phases: ${phaseTimes.join("; ")}; total ${total.toFixed(1)} s; CPU steal ${(stealSeconds() - stealAtStart).toFixed(1)} s`,
+  );
   if (ONLY.size === ALL.length && VISIBLE_RATE === undefined && SERVE_CPUS === undefined && !TRACING_AA) {
     writeFileSync(RESULTS_FILE, resultsMarkdown(text, total) + soakRecord());
     console.log(`written to bench/RESULTS.md`);

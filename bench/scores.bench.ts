@@ -39,7 +39,14 @@ function outcome(at: number): OutcomeRecord {
 }
 
 function event(i: number, at: number): EventEnvelope {
-  return { accountId: "acct", outcomeKey: "k", variant: "A", action: ACTIONS[i % ACTIONS.length]!, properties: { value: 10 + (i % 7) }, receivedAt: at };
+  return {
+    accountId: "acct",
+    outcomeKey: "k",
+    variant: "A",
+    action: ACTIONS[i % ACTIONS.length]!,
+    properties: { value: 10 + (i % 7) },
+    receivedAt: at,
+  };
 }
 
 // A cohort trained by 1,000 outcomes of 8 events each, spread over the shards as partial hashes.
@@ -77,7 +84,8 @@ measure("score + train one applied event", 500_000, (i) => {
 measure("score + train one verdict (8 events)", 100_000, (i) => {
   const finished = outcome(now);
   for (let e = 0; e < 8; e++) finished.scores.cells.push(e, 1);
-  for (const action of ACTIONS) finished.observations[action] = { count: 1 + (i % 3), hasValue: false, lastValue: null, lastAt: now };
+  for (const action of ACTIONS)
+    finished.observations[action] = { count: 1 + (i % 3), hasValue: false, lastValue: null, lastAt: now };
   finished.status = "CONFIRMED";
   scoreOutcomeVerdict(finished, model, new ModelDelta());
   sink += finished.scores.anomaly ?? 0;
@@ -87,5 +95,7 @@ measure(`merge one cohort from ${SHARDS} partial hashes`, 2_000, () => {
   sink += mergeModels(hashes).outcomes;
 });
 
-console.log(`\nmodel: ${model.outcomes} outcomes, ${model.actions.size} actions, ${Object.keys(hashes[0]!).length} fields per partial`);
+console.log(
+  `\nmodel: ${model.outcomes} outcomes, ${model.actions.size} actions, ${Object.keys(hashes[0]!).length} fields per partial`,
+);
 if (sink === 0) console.log("(unreachable)");

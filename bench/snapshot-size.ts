@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newOutcomeRecord } from "../src/outcomes/new-outcome.js";
 import { DEFAULT_OUTCOME_CAPS, eventOverCap, snapshotRoom, type EventLimits } from "../src/outcomes/outcome-caps.js";
-import { boundSnapshotBytes, packOutcome, snapshotBytesAtMost, unpackOutcome, type OutcomeRecord } from "../src/outcomes/outcome-record.js";
+import {
+  boundSnapshotBytes,
+  packOutcome,
+  snapshotBytesAtMost,
+  unpackOutcome,
+  type OutcomeRecord,
+} from "../src/outcomes/outcome-record.js";
 import { packEnvelope, type EventEnvelope } from "../src/streams/event-envelope.js";
 import { median, runMain, startRedis } from "./harness.js";
 import { measure } from "./micro.js";
@@ -22,7 +28,16 @@ const WRITE = "redis.call('SET', KEYS[1], ARGV[1]) return 1";
 
 /** An outcome whose observations carry string values adding up to about `bytes`. */
 function outcomeOf(bytes: number): OutcomeRecord {
-  const record = newOutcomeRecord({ accountId: "acct", key: "k", origin: { kind: "task", taskKey: "t" }, goal: null, condition: "a AND b", settlementPeriodMs: null, settlesAt: null, at: 0 });
+  const record = newOutcomeRecord({
+    accountId: "acct",
+    key: "k",
+    origin: { kind: "task", taskKey: "t" },
+    goal: null,
+    condition: "a AND b",
+    settlementPeriodMs: null,
+    settlesAt: null,
+    at: 0,
+  });
   for (let i = 0; i * CHUNK < bytes; i++) {
     const lastValue = "x".repeat(Math.min(CHUNK, bytes - i * CHUNK));
     record.observations[`action_${i}`] = { count: 1, hasValue: true, lastValue, lastAt: 0 };
@@ -34,7 +49,14 @@ function outcomeOf(bytes: number): OutcomeRecord {
 function measureChecks(): void {
   const record = outcomeOf(0);
   record.observations.agent_response = { count: 1, hasValue: true, lastValue: 3, lastAt: 0 };
-  const event: EventEnvelope = { accountId: "acct", outcomeKey: "k", variant: "A", action: "agent_response", properties: { value: 4 }, receivedAt: 1 };
+  const event: EventEnvelope = {
+    accountId: "acct",
+    outcomeKey: "k",
+    variant: "A",
+    action: "agent_response",
+    properties: { value: 4 },
+    receivedAt: 1,
+  };
   const limits: EventLimits = { caps: DEFAULT_OUTCOME_CAPS, envelopeBytes: packEnvelope(event).length };
   const base = packOutcome(record).length;
   measure("caps' checks per event", 1_000_000, () => {
@@ -70,7 +92,9 @@ async function main(): Promise<void> {
         read.push(t3 - t2);
       }
       const [p, w, r] = [median(pack), median(write), median(read)];
-      console.log(`${String(bytes).padStart(14)} | ${p.toFixed(2).padStart(7)} | ${w.toFixed(2).padStart(8)} | ${r.toFixed(2).padStart(14)} | ${(p + w + r).toFixed(2).padStart(8)}`);
+      console.log(
+        `${String(bytes).padStart(14)} | ${p.toFixed(2).padStart(7)} | ${w.toFixed(2).padStart(8)} | ${r.toFixed(2).padStart(14)} | ${(p + w + r).toFixed(2).padStart(8)}`,
+      );
     }
   } finally {
     await redis.stop();

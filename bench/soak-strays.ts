@@ -60,7 +60,9 @@ export class StrayTraffic {
 }
 
 /** Redis's growth per minute over the second half of the samples (bytes), from the first to the last of them. */
-export function secondHalfGrowthPerMinute(samples: readonly { minute: number; redisBytes: number }[]): number | undefined {
+export function secondHalfGrowthPerMinute(
+  samples: readonly { minute: number; redisBytes: number }[],
+): number | undefined {
   const half = samples.slice(Math.floor(samples.length / 2));
   const first = half[0];
   const last = half[half.length - 1];

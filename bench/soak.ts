@@ -41,7 +41,22 @@ import { Keys } from "../src/redis/keys.js";
 import { DEFAULT_OPTIONS } from "../src/config/options.js";
 import { durationMs } from "../src/config/env.js";
 import { deadLettersByCode, secondHalfGrowthPerMinute, StrayTraffic, strayMismatches } from "./soak-strays.js";
-import { api, apiOk, killAll, metric, metricSum, now, rssOf, runMain, sleep, spawnVerdict, startRedis, stopChild, type VerdictEnv, type VerdictProcess } from "./harness.js";
+import {
+  api,
+  apiOk,
+  killAll,
+  metric,
+  metricSum,
+  now,
+  rssOf,
+  runMain,
+  sleep,
+  spawnVerdict,
+  startRedis,
+  stopChild,
+  type VerdictEnv,
+  type VerdictProcess,
+} from "./harness.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -85,7 +100,8 @@ interface Sample {
   settled: number;
 }
 
-if (flags.rate !== "half" && !(Number(flags.rate) > 0)) throw new Error(`--rate: "half" or outcomes per second, not ${flags.rate}`);
+if (flags.rate !== "half" && !(Number(flags.rate) > 0))
+  throw new Error(`--rate: "half" or outcomes per second, not ${flags.rate}`);
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
@@ -103,8 +119,20 @@ async function main(): Promise<void> {
   const database = flags.archive ? `verdict_soak_${randomBytes(5).toString("hex")}` : undefined;
   const admin = database ? postgres(`${POSTGRES}/postgres`, { max: 1, onnotice: () => {} }) : undefined;
   if (database) await admin!.unsafe(`CREATE DATABASE ${database}`);
-  const archive = database ? { VERDICT_ARCHIVE_URL: `${POSTGRES}/${database}`, VERDICT_HOT_RETENTION: flags.retention, VERDICT_DLQ_RETENTION: flags.retention } : undefined;
-  const env: VerdictEnv = { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "data"), extra: archive ?? {} };
+  const archive = database
+    ? {
+        VERDICT_ARCHIVE_URL: `${POSTGRES}/${database}`,
+        VERDICT_HOT_RETENTION: flags.retention,
+        VERDICT_DLQ_RETENTION: flags.retention,
+      }
+    : undefined;
+  const env: VerdictEnv = {
+    redisUrl: redis.url,
+    keyPrefix: KEY_PREFIX,
+    tokenSecret: TOKEN_SECRET,
+    dataDir: join(dir, "data"),
+    extra: archive ?? {},
+  };
   const ingress = await spawnVerdict("ingress", env);
   const workers: VerdictProcess[] = [await spawnVerdict("worker", env), await spawnVerdict("worker", env)];
   const port = ingress.port;
@@ -112,7 +140,10 @@ async function main(): Promise<void> {
   await apiOk(port, token, "PUT", "/v1/tasks/soak", { name: "soak", condition });
   await apiOk(port, token, "PUT", "/v1/tasks/probe", { name: "probe", condition: "never" });
   await apiOk(port, token, "PUT", "/v1/agents/closer", { name: "closer", condition });
-  await apiOk(port, token, "PUT", "/v1/rate-cards/card", { currency: "USD", entries: [{ agent_key: "closer", unit_amount: 100 }] });
+  await apiOk(port, token, "PUT", "/v1/rate-cards/card", {
+    currency: "USD",
+    entries: [{ agent_key: "closer", unit_amount: 100 }],
+  });
   await apiOk(port, token, "PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
   let serial = 0;
   let settled = 0;
@@ -125,7 +156,9 @@ async function main(): Promise<void> {
   const event = (o: InFlight): Record<string, unknown> => {
     const action = STAGES[o.stage]!;
     const idempotency = `${o.key}/${o.stage}`;
-    return o.variant === "A" ? { outcome_key: o.key, action, idempotency_key: idempotency } : { key: o.key, customer_key: "acme", action, idempotency_key: idempotency };
+    return o.variant === "A"
+      ? { outcome_key: o.key, action, idempotency_key: idempotency }
+      : { key: o.key, customer_key: "acme", action, idempotency_key: idempotency };
   };
 
   /** Sends events until every one is accepted; failed batch items are resent with the same idempotency keys. */
@@ -134,7 +167,8 @@ async function main(): Promise<void> {
     const since = now();
     while (pending.length > 0) {
       const reply = await api(port, token, "POST", "/v1/events/batch", { events: pending }).catch(() => undefined);
-      if (now() - since > 60_000) throw new Error(`a batch not accepted for 60 s: ${reply?.status} ${JSON.stringify(reply?.body).slice(0, 300)}`);
+      if (now() - since > 60_000)
+        throw new Error(`a batch not accepted for 60 s: ${reply?.status} ${JSON.stringify(reply?.body).slice(0, 300)}`);
       if (reply?.status !== 202) {
         await sleep(100);
         continue;
@@ -149,16 +183,20 @@ async function main(): Promise<void> {
   /** One tick of a lane: open `fresh` new outcomes (Variant A ones from the task first), then send the next event of every outcome in the lane, in chunks of up to 500 at once. */
   async function tick(lane: Lane, fresh: number): Promise<void> {
     const started: InFlight[] = [];
-    for (let i = 0; i < fresh; i++) started.push({ key: `soak-${serial}`, variant: serial++ % 2 === 0 ? "A" : "B", stage: 0 });
+    for (let i = 0; i < fresh; i++)
+      started.push({ key: `soak-${serial}`, variant: serial++ % 2 === 0 ? "A" : "B", stage: 0 });
     await Promise.all(
       started
         .filter((o) => o.variant === "A")
         .map(async (o) => {
           const since = now();
           for (;;) {
-            const reply = await api(port, token, "POST", "/v1/outcomes", { key: o.key, task_key: "soak" }).catch(() => undefined);
+            const reply = await api(port, token, "POST", "/v1/outcomes", { key: o.key, task_key: "soak" }).catch(
+              () => undefined,
+            );
             if (reply?.status === 201 || reply?.status === 409) return;
-            if (now() - since > 60_000) throw new Error(`opening ${o.key}: ${reply?.status} ${JSON.stringify(reply?.body)}`);
+            if (now() - since > 60_000)
+              throw new Error(`opening ${o.key}: ${reply?.status} ${JSON.stringify(reply?.body)}`);
             await sleep(50);
           }
         }),
@@ -167,7 +205,10 @@ async function main(): Promise<void> {
     const chunks: InFlight[][] = [];
     for (let i = 0; i < lane.length; i += MAX_BATCH) chunks.push(lane.slice(i, i + MAX_BATCH));
     const strayEvents = strays.alongside(lane.length);
-    await Promise.all([...chunks.map((chunk) => sendAll(chunk.map(event))), ...(strayEvents.length > 0 ? [sendAll(strayEvents)] : [])]);
+    await Promise.all([
+      ...chunks.map((chunk) => sendAll(chunk.map(event))),
+      ...(strayEvents.length > 0 ? [sendAll(strayEvents)] : []),
+    ]);
     let kept = 0;
     for (const o of lane) {
       if (++o.stage === STAGES.length) {
@@ -188,8 +229,12 @@ async function main(): Promise<void> {
     const since = now();
     let open = 1;
     while (now() - since < limitMs) {
-      const page = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&task_key=soak&limit=1")) as { outcomes: unknown[] };
-      const openB = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&agent_key=closer&limit=1")) as { outcomes: unknown[] };
+      const page = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&task_key=soak&limit=1")) as {
+        outcomes: unknown[];
+      };
+      const openB = (await apiOk(port, token, "GET", "/v1/outcomes?status=OPEN&agent_key=closer&limit=1")) as {
+        outcomes: unknown[];
+      };
       open = page.outcomes.length + openB.outcomes.length;
       if (open === 0) break;
       await sleep(500);
@@ -205,9 +250,11 @@ async function main(): Promise<void> {
 
   /** Half of what this machine decides per second with the same load shape, processes and settings, measured now. */
   async function measureCapacity(): Promise<number> {
-    const retentionMs = archive ? durationMs(flags.retention) ?? 0 : 0;
+    const retentionMs = archive ? (durationMs(flags.retention) ?? 0) : 0;
     const phaseMs = retentionMs + CAPACITY_WINDOW_MS;
-    console.log(`capacity: ${CAPACITY_LANES} lanes of ${CAPACITY_NEW_PER_TICK} new outcomes a tick with no pause for ${phaseMs / 1000} s, counting verdicts over the last ${CAPACITY_WINDOW_MS / 1000} s`);
+    console.log(
+      `capacity: ${CAPACITY_LANES} lanes of ${CAPACITY_NEW_PER_TICK} new outcomes a tick with no pause for ${phaseMs / 1000} s, counting verdicts over the last ${CAPACITY_WINDOW_MS / 1000} s`,
+    );
     const phaseStarted = now();
     const firstSerial = serial;
     let window: Promise<{ verdicts: number; seconds: number }> | undefined;
@@ -257,11 +304,17 @@ async function main(): Promise<void> {
   async function probe(i: number, n: number): Promise<void> {
     const key = `probe-${i}`;
     if (n === 0) await apiOk(port, token, "POST", "/v1/outcomes", { key, task_key: "probe" });
-    const sent = await api(port, token, "POST", "/v1/events", { outcome_key: key, action: "probe", idempotency_key: `${key}/${n}` });
+    const sent = await api(port, token, "POST", "/v1/events", {
+      outcome_key: key,
+      action: "probe",
+      idempotency_key: `${key}/${n}`,
+    });
     if (sent.status !== 202) return;
     const at = now();
     while (now() - at < 60_000) {
-      const outcome = (await apiOk(port, token, "GET", `/v1/outcomes/${key}`)) as { observations: Record<string, { count: number }> };
+      const outcome = (await apiOk(port, token, "GET", `/v1/outcomes/${key}`)) as {
+        observations: Record<string, { count: number }>;
+      };
       if ((outcome.observations.probe?.count ?? 0) > n) {
         latencies.push(now() - at);
         return;
@@ -273,22 +326,42 @@ async function main(): Promise<void> {
   const samples: Sample[] = [];
   async function sample(minute: number): Promise<void> {
     const memory: Sample["memory"] = {};
-    const processes: [string, VerdictProcess][] = [["ingress", ingress], ...workers.map((w, i): [string, VerdictProcess] => [`worker${i + 1}`, w])];
+    const processes: [string, VerdictProcess][] = [
+      ["ingress", ingress],
+      ...workers.map((w, i): [string, VerdictProcess] => [`worker${i + 1}`, w]),
+    ];
     for (const [name, p] of processes) {
-      memory[name] = { rss: rssOf(p.child.pid!), heap: await metric(p.metricsPort, "verdict_nodejs_heap_size_used_bytes") };
+      memory[name] = {
+        rss: rssOf(p.child.pid!),
+        heap: await metric(p.metricsPort, "verdict_nodejs_heap_size_used_bytes"),
+      };
     }
     const info = await redis.admin.info("memory");
     const redisBytes = Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
     let streamEntries = 0;
-    for (let shard = 0; shard < DEFAULT_OPTIONS.shards; shard++) streamEntries += await redis.admin.xlen(keys.stream(shard));
+    for (let shard = 0; shard < DEFAULT_OPTIONS.shards; shard++)
+      streamEntries += await redis.admin.xlen(keys.stream(shard));
     const minuteLatencies = latencies.splice(0);
-    const s: Sample = { minute, memory, redisBytes, streamEntries, visibleP50Ms: quantile(minuteLatencies, 0.5), visibleP99Ms: quantile(minuteLatencies, 0.99), settled };
+    const s: Sample = {
+      minute,
+      memory,
+      redisBytes,
+      streamEntries,
+      visibleP50Ms: quantile(minuteLatencies, 0.5),
+      visibleP99Ms: quantile(minuteLatencies, 0.99),
+      settled,
+    };
     samples.push(s);
     const mem = Object.entries(memory)
       .map(([name, m]) => `${name} rss ${mib(m.rss)} heap ${mib(m.heap)}`)
       .join(", ");
     console.log(
-      `min ${minute}: ${mem}; redis ${mib(redisBytes)}; stream entries ${streamEntries}; 202-to-visible p50 ${s.visibleP50Ms?.toFixed(0) ?? "n/a"} ms, p99 ${s.visibleP99Ms?.toFixed(0) ?? "n/a"} ms; settled ${settled}; kills ${kills} (replacement ready in ${readyMs.slice(-3).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(", ") || "n/a"}); items resent ${resent}`,
+      `min ${minute}: ${mem}; redis ${mib(redisBytes)}; stream entries ${streamEntries}; 202-to-visible p50 ${s.visibleP50Ms?.toFixed(0) ?? "n/a"} ms, p99 ${s.visibleP99Ms?.toFixed(0) ?? "n/a"} ms; settled ${settled}; kills ${kills} (replacement ready in ${
+        readyMs
+          .slice(-3)
+          .map((ms) => `${(ms / 1000).toFixed(1)} s`)
+          .join(", ") || "n/a"
+      }); items resent ${resent}`,
     );
   }
 
@@ -307,7 +380,9 @@ async function main(): Promise<void> {
     await tick(lane, fresh);
     if (now() >= nextProbe) {
       const n = probeRound++;
-      void Promise.all(Array.from({ length: PROBES }, (_, i) => probe(i, n))).catch((error: unknown) => console.error("probe:", error));
+      void Promise.all(Array.from({ length: PROBES }, (_, i) => probe(i, n))).catch((error: unknown) =>
+        console.error("probe:", error),
+      );
       nextProbe += 1000;
     }
     if (now() >= nextSample) {
@@ -330,7 +405,9 @@ async function main(): Promise<void> {
   }
   await replacing;
   // Finish the outcomes in flight, then let the workers drain.
-  console.log(`load ended after ${((now() - started) / 60_000).toFixed(1)} min; finishing ${lane.length} outcomes in flight and draining`);
+  console.log(
+    `load ended after ${((now() - started) / 60_000).toFixed(1)} min; finishing ${lane.length} outcomes in flight and draining`,
+  );
   await finish(lane);
   const open = await drained(120_000);
   const letters = await deadLettersByCode((path) => apiOk(port, token, "GET", path));
@@ -340,13 +417,19 @@ async function main(): Promise<void> {
   for (const filter of ["task_key=soak", "agent_key=closer"]) {
     let cursor: string | null = null;
     do {
-      const page = (await apiOk(port, token, "GET", `/v1/outcomes?status=CONFIRMED&${filter}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)) as {
+      const page = (await apiOk(
+        port,
+        token,
+        "GET",
+        `/v1/outcomes?status=CONFIRMED&${filter}&limit=1000${cursor ? `&cursor=${cursor}` : ""}`,
+      )) as {
         outcomes: { key: string; observations: Record<string, { count: number }> }[];
         next_cursor: string | null;
       };
       for (const o of page.outcomes) {
         confirmed++;
-        if (o.observations.step?.count !== 3 || o.observations.done?.count !== 1) miscounted ??= `${o.key}: ${JSON.stringify(o.observations)}`;
+        if (o.observations.step?.count !== 3 || o.observations.done?.count !== 1)
+          miscounted ??= `${o.key}: ${JSON.stringify(o.observations)}`;
       }
       cursor = page.next_cursor;
     } while (cursor !== null);
@@ -360,10 +443,15 @@ async function main(): Promise<void> {
   console.log(`dead letters: ${JSON.stringify(letters)}; strays sent: ${JSON.stringify(strays.sent)}`);
   failures.push(...strayMismatches(letters, strays.sent));
   const growth = secondHalfGrowthPerMinute(samples);
-  console.log(`redis used_memory by minute: ${samples.map((s) => `${s.minute}: ${(s.redisBytes / 1e6).toFixed(2)} MB`).join(", ")}`);
+  console.log(
+    `redis used_memory by minute: ${samples.map((s) => `${s.minute}: ${(s.redisBytes / 1e6).toFixed(2)} MB`).join(", ")}`,
+  );
   if (growth !== undefined) {
     console.log(`redis grew ${(growth / 1e6).toFixed(3)} MB a minute over the second half`);
-    if (database && growth > MAX_GROWTH_PER_MINUTE) failures.push(`redis grew ${(growth / 1e6).toFixed(2)} MB a minute over the second half (at most ${MAX_GROWTH_PER_MINUTE / 1e6} MB with the archive on)`);
+    if (database && growth > MAX_GROWTH_PER_MINUTE)
+      failures.push(
+        `redis grew ${(growth / 1e6).toFixed(2)} MB a minute over the second half (at most ${MAX_GROWTH_PER_MINUTE / 1e6} MB with the archive on)`,
+      );
   }
   // Growth: only processes sampled throughout (the ingress; workers are replaced, so compare by slot).
   const third = Math.max(1, Math.floor(samples.length / 3));
@@ -377,20 +465,29 @@ async function main(): Promise<void> {
   const first = samples[0];
   const last = samples[samples.length - 1];
   if (first && last && last.settled > first.settled) {
-    console.log(`redis grew ${mib(last.redisBytes - first.redisBytes)} over ${last.settled - first.settled} settled outcomes: ${((last.redisBytes - first.redisBytes) / (last.settled - first.settled)).toFixed(0)} bytes each (settled outcomes stay in Redis unless archived)`);
+    console.log(
+      `redis grew ${mib(last.redisBytes - first.redisBytes)} over ${last.settled - first.settled} settled outcomes: ${((last.redisBytes - first.redisBytes) / (last.settled - first.settled)).toFixed(0)} bytes each (settled outcomes stay in Redis unless archived)`,
+    );
   }
   if (database) {
     // With the archive, Redis holds the open work and the last retention's verdicts: it must level off.
     const early = Math.max(...samples.slice(0, third).map((s) => s.redisBytes));
     const late = Math.max(...samples.slice(-third).map((s) => s.redisBytes));
-    if (late > early * 1.5 + 64 * 2 ** 20) failures.push(`redis grew from ${mib(early)} to ${mib(late)} with the archive on`);
+    if (late > early * 1.5 + 64 * 2 ** 20)
+      failures.push(`redis grew from ${mib(early)} to ${mib(late)} with the archive on`);
     const sql = postgres(`${POSTGRES}/${database}`, { max: 1, onnotice: () => {} });
-    const [rows] = await sql<{ outcomes: string; charges: string }[]>`SELECT (SELECT count(*) FROM outcomes) AS outcomes, (SELECT count(*) FROM charges) AS charges`;
+    const [rows] = await sql<
+      { outcomes: string; charges: string }[]
+    >`SELECT (SELECT count(*) FROM outcomes) AS outcomes, (SELECT count(*) FROM charges) AS charges`;
     await sql.end({ timeout: 5 });
-    console.log(`archive: ${rows!.outcomes} outcomes and ${rows!.charges} charges in PostgreSQL (the rest are within their retention, in Redis)`);
+    console.log(
+      `archive: ${rows!.outcomes} outcomes and ${rows!.charges} charges in PostgreSQL (the rest are within their retention, in Redis)`,
+    );
   }
   const soaked = settled - settledBefore;
-  console.log(`soak ${failures.length === 0 ? "passed" : "FAILED"}: ${soaked} outcomes settled (${soaked * STAGES.length} events)${settledBefore > 0 ? ` after ${settledBefore} in the capacity phase` : ""}, ${kills} worker kills, ${resent} batch items resent`);
+  console.log(
+    `soak ${failures.length === 0 ? "passed" : "FAILED"}: ${soaked} outcomes settled (${soaked * STAGES.length} events)${settledBefore > 0 ? ` after ${settledBefore} in the capacity phase` : ""}, ${kills} worker kills, ${resent} batch items resent`,
+  );
   for (const failure of failures) console.log(`- ${failure}`);
   await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
   await redis.stop();

@@ -63,7 +63,12 @@ export interface ScaleFigures {
 
 const mb = (bytes: number): number => Math.round(bytes / 1e5) / 10;
 
-async function sampleAt(target: Target, atMs: number, cpuBefore: Record<string, number>, sinceMs: number): Promise<ScaleSample> {
+async function sampleAt(
+  target: Target,
+  atMs: number,
+  cpuBefore: Record<string, number>,
+  sinceMs: number,
+): Promise<ScaleSample> {
   const infos = await Promise.all(target.masters.map((master) => master.info("memory")));
   const rssMb = {} as ScaleSample["rssMb"];
   const cpuPercent = {} as ScaleSample["cpuPercent"];
@@ -75,19 +80,46 @@ async function sampleAt(target: Target, atMs: number, cpuBefore: Record<string, 
     cpuPercent[kind] = Math.round((1000 * (cpu - (cpuBefore[kind] ?? 0))) / elapsed) / 10;
     cpuBefore[kind] = cpu;
   }
-  return { atMs, rssMb, cpuPercent, redisUsedMb: mb(infos.reduce((total, info) => total + Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0), 0)) };
+  return {
+    atMs,
+    rssMb,
+    cpuPercent,
+    redisUsedMb: mb(infos.reduce((total, info) => total + Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0), 0)),
+  };
 }
 
 /** Variant B events that open `keys`, each with its deadline, in batches. */
-async function openByEvents(dir: string, target: Target, token: string, keys: Keys, refs: { names: string[]; openBefore: number }, deadlineOf: (i: number) => number): Promise<void> {
+async function openByEvents(
+  dir: string,
+  target: Target,
+  token: string,
+  keys: Keys,
+  refs: { names: string[]; openBefore: number },
+  deadlineOf: (i: number) => number,
+): Promise<void> {
   const names = refs.names;
   for (let first = 0; first < names.length; first += BATCH * BATCHES_PER_RUN) {
     const bodies: string[] = [];
     for (let b = first; b < Math.min(names.length, first + BATCH * BATCHES_PER_RUN); b += BATCH) {
-      const events = names.slice(b, b + BATCH).map((key, j) => ({ key, customer_key: "scale", agent_key: "scale", action: "opened", properties: { settles_at: new Date(deadlineOf(b + j)).toISOString() } }));
+      const events = names.slice(b, b + BATCH).map((key, j) => ({
+        key,
+        customer_key: "scale",
+        agent_key: "scale",
+        action: "opened",
+        properties: { settles_at: new Date(deadlineOf(b + j)).toISOString() },
+      }));
       bodies.push(JSON.stringify({ events }));
     }
-    const result = await load(dir, { port: target.port, path: "/v1/events/batch", token, bodies, connections: OPEN_CONNECTIONS, maxRequests: bodies.length, expectStatus: 202, expectBody: '"failed":[]' });
+    const result = await load(dir, {
+      port: target.port,
+      path: "/v1/events/batch",
+      token,
+      bodies,
+      connections: OPEN_CONNECTIONS,
+      maxRequests: bodies.length,
+      expectStatus: 202,
+      expectBody: '"failed":[]',
+    });
     if (result.errors > 0) throw new Error(`${result.errors} batches not accepted whole`);
     // Paced by the workers: a backlog past the ingress's bound would be refused.
     await opened(target, keys, refs.openBefore + Math.min(names.length, first + BATCH * BATCHES_PER_RUN));
@@ -102,31 +134,54 @@ async function opened(target: Target, keys: Keys, outcomes: number): Promise<voi
     const due = await dueBy(target.redis, keys, Number.MAX_SAFE_INTEGER);
     if (due >= outcomes) return;
     if (due !== last) [last, lastMovedAt] = [due, Date.now()];
-    if (Date.now() - lastMovedAt > 60_000) throw new Error(`${due} outcomes open, not ${outcomes}, and none opened for a minute`);
+    if (Date.now() - lastMovedAt > 60_000)
+      throw new Error(`${due} outcomes open, not ${outcomes}, and none opened for a minute`);
     await sleep(500);
   }
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-scale-"));
-  const quotas = { [QUOTA_SETTINGS.openOutcomes]: String(4 * OUTCOMES), [QUOTA_SETTINGS.eventsPerSecond]: "1000000000", [QUOTA_SETTINGS.eventBurst]: "1000000000" };
-  const target = await startTarget(dir, { mode: MODE, workers: WORKERS, cli: CLI, tokenSecret: TOKEN_SECRET, env: quotas });
+  const quotas = {
+    [QUOTA_SETTINGS.openOutcomes]: String(4 * OUTCOMES),
+    [QUOTA_SETTINGS.eventsPerSecond]: "1000000000",
+    [QUOTA_SETTINGS.eventBurst]: "1000000000",
+  };
+  const target = await startTarget(dir, {
+    mode: MODE,
+    workers: WORKERS,
+    cli: CLI,
+    tokenSecret: TOKEN_SECRET,
+    env: quotas,
+  });
   try {
     const keys = new Keys(DEFAULT_OPTIONS.keyPrefix);
     const { token } = await new Accounts(target.redis, keys, TOKEN_SECRET).create("scale");
     await apiOk(target.port, token, "PUT", "/v1/agents/scale", { name: "scale", condition: "NOT scale_cancelled" });
     // Every verdict is a charge too, as for a fleet billed by outcome.
-    await apiOk(target.port, token, "PUT", "/v1/rate-cards/scale", { currency: "USD", entries: [{ agent_key: "scale", unit_amount: 100 }] });
+    await apiOk(target.port, token, "PUT", "/v1/rate-cards/scale", {
+      currency: "USD",
+      entries: [{ agent_key: "scale", unit_amount: 100 }],
+    });
     await apiOk(target.port, token, "PUT", "/v1/customers/scale", { name: "scale", rate_card_key: "scale" });
 
     const openStarted = now();
     const spreadFrom = Date.now() + HOUR_MS;
     const spread = Array.from({ length: OUTCOMES }, (_, i) => `spread-${i}`);
-    await openByEvents(dir, target, token, keys, { names: spread, openBefore: 0 }, (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES));
+    await openByEvents(
+      dir,
+      target,
+      token,
+      keys,
+      { names: spread, openBefore: 0 },
+      (i) => spreadFrom + Math.floor((i * DAY_MS) / OUTCOMES),
+    );
     const openSeconds = (now() - openStarted) / 1000;
     await expectDue(target, keys, token, OUTCOMES);
     const bytesPerOutcome = await memoryPerOutcome(target, OUTCOMES);
-    console.error(`${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s (${Math.round(OUTCOMES / openSeconds)}/s); Redis bytes per open outcome by key kind: ${JSON.stringify(bytesPerOutcome)}`);
+    console.error(
+      `${OUTCOMES} outcomes open in ${openSeconds.toFixed(1)} s (${Math.round(OUTCOMES / openSeconds)}/s); Redis bytes per open outcome by key kind: ${JSON.stringify(bytesPerOutcome)}`,
+    );
     console.error(`at rest for ${REST_MS / 1000} s:`);
 
     const rest: ScaleSample[] = [];
@@ -139,7 +194,9 @@ async function main(): Promise<void> {
       const sample = await sampleAt(target, Math.round(performance.now() - restStarted), cpuBefore, since);
       since = performance.now();
       rest.push(sample);
-      console.error(`  ${(sample.atMs / 1000).toFixed(0)} s: RSS MB ${JSON.stringify(sample.rssMb)}, CPU % ${JSON.stringify(sample.cpuPercent)}, Redis used ${sample.redisUsedMb} MB`);
+      console.error(
+        `  ${(sample.atMs / 1000).toFixed(0)} s: RSS MB ${JSON.stringify(sample.rssMb)}, CPU % ${JSON.stringify(sample.cpuPercent)}, Redis used ${sample.redisUsedMb} MB`,
+      );
     }
 
     // The due minute: opened as fast as the spread ones were, with a deadline far enough ahead.
@@ -160,8 +217,20 @@ async function main(): Promise<void> {
       await sleep(10);
     }
     const lastForcedMs = Date.now() - settlesAt;
-    const figures: ScaleFigures = { mode: MODE, open: OUTCOMES, openSeconds, bytesPerOutcome, rest, due: DUE, firstForcedMs, lastForcedMs, confirmed: (await verdicts(target)) - confirmedBefore };
-    console.error(`${DUE} due at one instant beside ${OUTCOMES} open: the first forced ${firstForcedMs} ms and the last ${lastForcedMs} ms after the deadline (verdict counters +${figures.confirmed})`);
+    const figures: ScaleFigures = {
+      mode: MODE,
+      open: OUTCOMES,
+      openSeconds,
+      bytesPerOutcome,
+      rest,
+      due: DUE,
+      firstForcedMs,
+      lastForcedMs,
+      confirmed: (await verdicts(target)) - confirmedBefore,
+    };
+    console.error(
+      `${DUE} due at one instant beside ${OUTCOMES} open: the first forced ${firstForcedMs} ms and the last ${lastForcedMs} ms after the deadline (verdict counters +${figures.confirmed})`,
+    );
     console.log(JSON.stringify(figures));
   } finally {
     await target.stop();
@@ -198,7 +267,10 @@ async function memoryPerOutcome(target: Target, outcomes: number): Promise<Recor
       toSample.forEach(([entry], i) => (entry.bytes += Number(sizes[i] ?? 0)));
     } while (cursor !== "0");
   }
-  const shares = [...kinds].map(([kind, { count, sampled, bytes }]): [string, number] => [kind, Math.round((bytes / Math.max(1, sampled)) * count / outcomes)]);
+  const shares = [...kinds].map(([kind, { count, sampled, bytes }]): [string, number] => [
+    kind,
+    Math.round(((bytes / Math.max(1, sampled)) * count) / outcomes),
+  ]);
   const perOutcome: Record<string, number> = { total: Math.round(used / outcomes) };
   for (const [kind, share] of shares.sort((a, b) => b[1] - a[1])) if (share > 0) perOutcome[kind] = share;
   return perOutcome;
@@ -213,7 +285,9 @@ async function expectDue(target: Target, keys: Keys, token: string, outcomes: nu
 }
 
 async function verdicts(target: Target): Promise<number> {
-  const values = await Promise.all(target.metricsPorts.map((port) => metricSum(port, "verdict_verdicts_total", 'status="CONFIRMED"')));
+  const values = await Promise.all(
+    target.metricsPorts.map((port) => metricSum(port, "verdict_verdicts_total", 'status="CONFIRMED"')),
+  );
   return values.reduce((a, b) => a + b, 0);
 }
 

@@ -34,12 +34,24 @@ export interface Target {
 
 const NODE_FLAGS = ["--max-semi-space-size=64", ...(process.env.STORM_NODE_ARGS ?? "").split(" ").filter(Boolean)];
 
-async function spawnServe(cli: string, tokenSecret: string, role: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; metricsPort: number }> {
+async function spawnServe(
+  cli: string,
+  tokenSecret: string,
+  role: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number; metricsPort: number }> {
   const port = await freePort();
   const metricsPort = await freePort();
   const child = track(
     spawn(process.execPath, [...NODE_FLAGS, cli, "serve", "--role", role], {
-      env: { ...process.env, VERDICT_TOKEN_SECRET: tokenSecret, VERDICT_LOG_LEVEL: "warn", VERDICT_PORT: String(port), VERDICT_METRICS_PORT: String(metricsPort), ...env },
+      env: {
+        ...process.env,
+        VERDICT_TOKEN_SECRET: tokenSecret,
+        VERDICT_LOG_LEVEL: "warn",
+        VERDICT_PORT: String(port),
+        VERDICT_METRICS_PORT: String(metricsPort),
+        ...env,
+      },
       stdio: ["ignore", "ignore", "inherit"],
     }),
   );
@@ -111,7 +123,11 @@ async function serveTarget(dir: string, spec: TargetSpec): Promise<Target> {
 /** An ingress and WORKERS workers on a throwaway redis-server, or with `cluster` a 3-master cluster. */
 async function workersTarget(dir: string, spec: TargetSpec): Promise<Target> {
   const redis = spec.mode === "cluster" ? await startRedisCluster(dir) : await startRedis(dir);
-  const env: Record<string, string> = { ...spec.env, VERDICT_DATA_DIR: join(dir, "data"), ...("url" in redis ? { REDIS_URL: redis.url } : { REDIS_CLUSTER_NODES: redis.nodesSetting }) };
+  const env: Record<string, string> = {
+    ...spec.env,
+    VERDICT_DATA_DIR: join(dir, "data"),
+    ...("url" in redis ? { REDIS_URL: redis.url } : { REDIS_CLUSTER_NODES: redis.nodesSetting }),
+  };
   const ingress = await spawnServe(spec.cli, spec.tokenSecret, "ingress", env);
   const workers: { child: ChildProcess; port: number; metricsPort: number }[] = [];
   for (let i = 0; i < spec.workers; i++) workers.push(await spawnServe(spec.cli, spec.tokenSecret, "worker", env));
@@ -126,7 +142,12 @@ async function workersTarget(dir: string, spec: TargetSpec): Promise<Target> {
     metricsPorts: workers.map((w) => w.metricsPort),
     redis: redis.admin,
     masters: "url" in redis ? [redis.admin] : redis.admin.nodes("master"),
-    pids: { worker: workers.map((w) => w.child.pid!), ingress: [ingress.child.pid!], supervisor: [], redis: servers.map((child) => child.pid!) },
+    pids: {
+      worker: workers.map((w) => w.child.pid!),
+      ingress: [ingress.child.pid!],
+      supervisor: [],
+      redis: servers.map((child) => child.pid!),
+    },
     stop: async () => {
       await Promise.all([ingress, ...workers].map((p) => stopChild(p.child, "SIGTERM")));
       await redis.stop();
@@ -142,17 +163,25 @@ const STABLE_MS = 5000;
  * STABLE_MS; returns how long that took. A lease renewed by its holder keeps its value (worker and fence
  * token), so a changed value is a move.
  */
-export async function stableLeases(redis: RedisClient, keys: Keys, workers: number, timeoutMs = 180_000): Promise<number> {
+export async function stableLeases(
+  redis: RedisClient,
+  keys: Keys,
+  workers: number,
+  timeoutMs = 180_000,
+): Promise<number> {
   const started = Date.now();
   let last = "";
   let sameSince = Date.now();
   for (;;) {
-    const values = await Promise.all(Array.from({ length: DEFAULT_OPTIONS.shards }, (_, shard) => redis.get(keys.lease(shard))));
+    const values = await Promise.all(
+      Array.from({ length: DEFAULT_OPTIONS.shards }, (_, shard) => redis.get(keys.lease(shard))),
+    );
     const now = Date.now();
     const joined = values.join(",");
     if (joined !== last) [last, sameSince] = [joined, now];
     const holders = new Set(values.map((value) => value?.slice(0, value.lastIndexOf(":"))));
-    if (values.every((value) => value !== null) && holders.size === workers && now - sameSince >= STABLE_MS) return now - started;
+    if (values.every((value) => value !== null) && holders.size === workers && now - sameSince >= STABLE_MS)
+      return now - started;
     if (now - started > timeoutMs) throw new Error(`shard leases not stable within ${timeoutMs / 1000} s: ${joined}`);
     await sleep(250);
   }
@@ -160,10 +189,11 @@ export async function stableLeases(redis: RedisClient, keys: Keys, workers: numb
 
 /** Members of every shard's due-time index scored at or before `at`. */
 export async function dueBy(redis: RedisClient, keys: Keys, at: number): Promise<number> {
-  const counts = await Promise.all(Array.from({ length: DEFAULT_OPTIONS.shards }, (_, shard) => redis.zcount(keys.due(shard), "-inf", at)));
+  const counts = await Promise.all(
+    Array.from({ length: DEFAULT_OPTIONS.shards }, (_, shard) => redis.zcount(keys.due(shard), "-inf", at)),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
-
 
 export function stormMode(name: string): TargetSpec["mode"] {
   if (name === "serve" || name === "workers" || name === "cluster") return name;

@@ -55,9 +55,26 @@ export interface StormFigures {
   redisCommands: Record<string, number>;
 }
 
-async function open(dir: string, target: Target, token: string, task: string, keys: string[], settlesAt?: string): Promise<void> {
-  const bodies = keys.map((key) => JSON.stringify(settlesAt ? { key, task_key: task, settles_at: settlesAt } : { key, task_key: task }));
-  const result = await load(dir, { port: target.port, path: "/v1/outcomes", token, bodies, connections: OPEN_CONNECTIONS, maxRequests: keys.length, expectStatus: 201 });
+async function open(
+  dir: string,
+  target: Target,
+  token: string,
+  task: string,
+  keys: string[],
+  settlesAt?: string,
+): Promise<void> {
+  const bodies = keys.map((key) =>
+    JSON.stringify(settlesAt ? { key, task_key: task, settles_at: settlesAt } : { key, task_key: task }),
+  );
+  const result = await load(dir, {
+    port: target.port,
+    path: "/v1/outcomes",
+    token,
+    bodies,
+    connections: OPEN_CONNECTIONS,
+    maxRequests: keys.length,
+    expectStatus: 201,
+  });
   if (result.errors > 0) throw new Error(`opening ${keys.length} outcomes of ${task}: ${result.errors} not 201`);
 }
 
@@ -77,8 +94,18 @@ async function main(): Promise<void> {
     // One event to each probe outcome first, so every shard has committed before the storm, as on a service
     // that has been running: a worker's first commit on a Redis finds the commit script not loaded yet and
     // is sent twice (EVALSHA, then EVAL), which in a storm would be its first and largest commits.
-    const probeBodies = probeKeys.map((key) => JSON.stringify({ outcome_key: key, action: "probe", properties: { value: 1 } }));
-    const warm = await load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, maxRequests: probeBodies.length, expectStatus: 202 });
+    const probeBodies = probeKeys.map((key) =>
+      JSON.stringify({ outcome_key: key, action: "probe", properties: { value: 1 } }),
+    );
+    const warm = await load(dir, {
+      port: target.port,
+      path: "/v1/events",
+      token,
+      bodies: probeBodies,
+      connections: 8,
+      maxRequests: probeBodies.length,
+      expectStatus: 202,
+    });
     if (warm.errors > 0) throw new Error(`${warm.errors} warm-up events not accepted`);
     await smallStorm(dir, target, token, keys, perOutcomeMs);
     const settlesAt = Math.ceil((Date.now() + 5000 + 1.3 * perOutcomeMs * OUTCOMES) / 1000) * 1000;
@@ -91,10 +118,27 @@ async function main(): Promise<void> {
 
     // Single events from a second before the deadline to well after it.
     await sleep(settlesAt - 1000 - Date.now());
-    const probing = load(dir, { port: target.port, path: "/v1/events", token, bodies: probeBodies, connections: 8, ratePerSecond: PROBE_RATE, seconds: 8, expectStatus: 202 });
+    const probing = load(dir, {
+      port: target.port,
+      path: "/v1/events",
+      token,
+      bodies: probeBodies,
+      connections: 8,
+      ratePerSecond: PROBE_RATE,
+      seconds: 8,
+      expectStatus: 202,
+    });
     await sleep(settlesAt - Date.now());
-    const cpuAt = { worker: cpuOf(target.pids.worker), ingress: cpuOf(target.pids.ingress), supervisor: cpuOf(target.pids.supervisor), redis: cpuOf(target.pids.redis) };
-    const eachAt = { worker: target.pids.worker.map((pid) => cpuOf([pid])), redis: target.pids.redis.map((pid) => cpuOf([pid])) };
+    const cpuAt = {
+      worker: cpuOf(target.pids.worker),
+      ingress: cpuOf(target.pids.ingress),
+      supervisor: cpuOf(target.pids.supervisor),
+      redis: cpuOf(target.pids.redis),
+    };
+    const eachAt = {
+      worker: target.pids.worker.map((pid) => cpuOf([pid])),
+      redis: target.pids.redis.map((pid) => cpuOf([pid])),
+    };
     const statsAt = await commandStats(target.masters);
     let firstForcedMs = -1;
     for (;;) {
@@ -105,7 +149,10 @@ async function main(): Promise<void> {
       await sleep(10);
     }
     const lastForcedMs = Date.now() - settlesAt;
-    const each = { worker: target.pids.worker.map((pid, i) => cpuOf([pid]) - eachAt.worker[i]!), redis: target.pids.redis.map((pid, i) => cpuOf([pid]) - eachAt.redis[i]!) };
+    const each = {
+      worker: target.pids.worker.map((pid, i) => cpuOf([pid]) - eachAt.worker[i]!),
+      redis: target.pids.redis.map((pid, i) => cpuOf([pid]) - eachAt.redis[i]!),
+    };
     const cpu = {
       worker: cpuOf(target.pids.worker) - cpuAt.worker,
       ingress: cpuOf(target.pids.ingress) - cpuAt.ingress,
@@ -114,20 +161,30 @@ async function main(): Promise<void> {
     };
     const statsAfter = await commandStats(target.masters);
     const redisCommands: Record<string, number> = {};
-    for (const [name, usec] of [...statsAfter].sort((a, b) => b[1] - (statsAt.get(b[0]) ?? 0) - (a[1] - (statsAt.get(a[0]) ?? 0))).slice(0, 6)) {
+    for (const [name, usec] of [...statsAfter]
+      .sort((a, b) => b[1] - (statsAt.get(b[0]) ?? 0) - (a[1] - (statsAt.get(a[0]) ?? 0)))
+      .slice(0, 6)) {
       redisCommands[name] = Number(((usec - (statsAt.get(name) ?? 0)) / OUTCOMES).toFixed(2));
     }
     const probe = await probing;
     const confirmed = (await metricSumAll(target, "verdict_verdicts_total", "CONFIRMED")) - confirmedBefore;
     const micros = (seconds: number): number => Math.round((seconds * 1e6) / OUTCOMES);
     const figures: StormFigures = {
-      mode: MODE === "serve" ? "serve (npm start)" : `${WORKERS} worker(s), ${MODE === "cluster" ? "a 3-master cluster" : "one redis-server"}`,
+      mode:
+        MODE === "serve"
+          ? "serve (npm start)"
+          : `${WORKERS} worker(s), ${MODE === "cluster" ? "a 3-master cluster" : "one redis-server"}`,
       outcomes: OUTCOMES,
       lastForcedMs,
       firstForcedMs,
       verdictsPerSecond: Math.round(OUTCOMES / (Math.max(1, lastForcedMs) / 1000)),
       confirmed,
-      cpuMicros: { worker: micros(cpu.worker), ingress: micros(cpu.ingress), supervisor: micros(cpu.supervisor), redis: micros(cpu.redis) },
+      cpuMicros: {
+        worker: micros(cpu.worker),
+        ingress: micros(cpu.ingress),
+        supervisor: micros(cpu.supervisor),
+        redis: micros(cpu.redis),
+      },
       cpuMicrosEach: { worker: each.worker.map(micros), redis: each.redis.map(micros) },
       probe: { requests: probe.requests, errors: probe.errors, p50Ms: probe.p50Ms, p99Ms: probe.p99Ms },
       redisCommands,
@@ -138,7 +195,9 @@ async function main(): Promise<void> {
         `ingress ${figures.cpuMicros.ingress}, supervisor/archive ${figures.cpuMicros.supervisor}, redis ${figures.cpuMicros.redis} ` +
         `(each worker ${figures.cpuMicrosEach.worker.join("/")}, each Redis ${figures.cpuMicrosEach.redis.join("/")}); ` +
         `single events meanwhile p50 ${probe.p50Ms.toFixed(1)} ms, p99 ${probe.p99Ms.toFixed(1)} ms (${probe.requests}, ${probe.errors} errors); ` +
-        `Redis µs per verdict by command: ${Object.entries(redisCommands).map(([name, usec]) => `${name} ${usec}`).join(", ")}`,
+        `Redis µs per verdict by command: ${Object.entries(redisCommands)
+          .map(([name, usec]) => `${name} ${usec}`)
+          .join(", ")}`,
     );
     console.log(JSON.stringify(figures));
   } finally {
@@ -154,7 +213,14 @@ async function main(): Promise<void> {
  */
 async function smallStorm(dir: string, target: Target, token: string, keys: Keys, perOutcomeMs: number): Promise<void> {
   const at = Math.ceil((Date.now() + 2000 + 1.3 * perOutcomeMs * WARM_OUTCOMES) / 1000) * 1000;
-  await open(dir, target, token, "storm", Array.from({ length: WARM_OUTCOMES }, (_, i) => `warm-${i}`), new Date(at).toISOString());
+  await open(
+    dir,
+    target,
+    token,
+    "storm",
+    Array.from({ length: WARM_OUTCOMES }, (_, i) => `warm-${i}`),
+    new Date(at).toISOString(),
+  );
   await sleep(Math.max(0, at - Date.now()));
   while ((await dueBy(target.redis, keys, at)) > 0) {
     if (Date.now() - at > 120_000) throw new Error("the warm-up storm was not forced within 2 minutes");
@@ -166,7 +232,8 @@ async function smallStorm(dir: string, target: Target, token: string, keys: Keys
 async function commandStats(masters: readonly Redis[]): Promise<Map<string, number>> {
   const stats = new Map<string, number>();
   for (const info of await Promise.all(masters.map((master) => master.info("commandstats")))) {
-    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) stats.set(match[1]!, (stats.get(match[1]!) ?? 0) + Number(match[2]));
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm))
+      stats.set(match[1]!, (stats.get(match[1]!) ?? 0) + Number(match[2]));
   }
   return stats;
 }

@@ -70,7 +70,12 @@ export function steadyLoad(load: SteadyLoad): Promise<SteadyRun> {
   });
 }
 
-export type Call = (token: string, method: string, path: string, body?: unknown) => Promise<{ status: number; body: unknown }>;
+export type Call = (
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: unknown }>;
 
 /** A JSON call to the API at `base` with a bearer token. */
 export function apiCaller(base: string): Call {
@@ -100,7 +105,14 @@ export interface FloodOptions {
 
 /** Account A at its worst, every way at once, until `run`'s time is up. */
 export class Flood {
-  readonly sent = { deadLetterEvents: 0, deadLetterRefused: 0, oversizedEvents: 0, endpointsRefused: 0, liveStreams: 0, signIns: 0 };
+  readonly sent = {
+    deadLetterEvents: 0,
+    deadLetterRefused: 0,
+    oversizedEvents: 0,
+    endpointsRefused: 0,
+    liveStreams: 0,
+    signIns: 0,
+  };
   /** The code of each refused endpoint (QUOTA_EXCEEDED expected). */
   readonly endpointCodes: string[] = [];
   private stopAt = 0;
@@ -120,13 +132,16 @@ export class Flood {
     for (let i = 0; i < this.options.endpoints; i++) {
       const reply = await this.call(this.token, "POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:9/a-${i}` });
       if (reply.status !== 201) {
-        this.endpointCodes.push((reply.body as { error?: { code?: string } } | undefined)?.error?.code ?? String(reply.status));
+        this.endpointCodes.push(
+          (reply.body as { error?: { code?: string } } | undefined)?.error?.code ?? String(reply.status),
+        );
         this.sent.endpointsRefused++;
       }
     }
     const task = await this.call(this.token, "PUT", "/v1/tasks/big", { name: "big", condition: "COUNT(never)>=1" });
     const outcome = await this.call(this.token, "POST", "/v1/outcomes", { key: "big", task_key: "big" });
-    if (task.status !== 201 || outcome.status !== 201) throw new Error(`A's large outcome not set up (${task.status}, ${outcome.status})`);
+    if (task.status !== 201 || outcome.status !== 201)
+      throw new Error(`A's large outcome not set up (${task.status}, ${outcome.status})`);
   }
 
   async run(ms: number): Promise<void> {
@@ -141,7 +156,10 @@ export class Flood {
   /** Batches of 500 events for outcomes never opened, back to back (a 429 is sent again at once, as a careless client does). */
   private async deadLetters(): Promise<void> {
     for (let round = 0; this.going; round++) {
-      const events = Array.from({ length: 500 }, (_, i) => ({ outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`, action: "step" }));
+      const events = Array.from({ length: 500 }, (_, i) => ({
+        outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`,
+        action: "step",
+      }));
       const reply = await this.call(this.token, "POST", "/v1/events/batch", { events });
       this.sent.deadLetterEvents += events.length;
       if (reply.status === 429) this.sent.deadLetterRefused += events.length;
@@ -152,7 +170,11 @@ export class Flood {
   private async oversized(): Promise<void> {
     const value = "x".repeat(250_000);
     for (let i = 0; this.going; i++) {
-      await this.call(this.token, "POST", "/v1/events", { outcome_key: "big", action: `grow_${i}`, properties: { value } });
+      await this.call(this.token, "POST", "/v1/events", {
+        outcome_key: "big",
+        action: `grow_${i}`,
+        properties: { value },
+      });
       this.sent.oversizedEvents++;
     }
   }
@@ -161,7 +183,10 @@ export class Flood {
   private async livePages(): Promise<void> {
     const controllers = Array.from({ length: this.options.livePages }, () => new AbortController());
     const streams = controllers.map(async (controller) => {
-      const response = await fetch(`${this.visitor.base}/dashboard/outcomes/big/live`, { headers: { cookie: this.visitor.cookie }, signal: controller.signal });
+      const response = await fetch(`${this.visitor.base}/dashboard/outcomes/big/live`, {
+        headers: { cookie: this.visitor.cookie },
+        signal: controller.signal,
+      });
       if (response.status !== 200 || !response.body) return;
       this.sent.liveStreams++;
       const reader = response.body.getReader();
@@ -176,7 +201,10 @@ export class Flood {
   private async signInSpam(): Promise<void> {
     const { base } = this.visitor;
     while (this.going) {
-      const form = new URLSearchParams({ email: `${randomBytes(100).toString("hex")}@example.com`, password: "wrong password" });
+      const form = new URLSearchParams({
+        email: `${randomBytes(100).toString("hex")}@example.com`,
+        password: "wrong password",
+      });
       const response = await fetch(`${base}/dashboard/sign-in`, {
         method: "POST",
         redirect: "manual",

@@ -14,7 +14,17 @@ import { Accounts } from "../src/accounts/accounts.js";
 import { DEFAULT_QUOTAS, QUOTA_SETTINGS, type QuotaOptions } from "../src/config/quotas.js";
 import { Keys } from "../src/redis/keys.js";
 import { readLua } from "../src/redis/scripts.js";
-import { cpuSecondsOf, cpuSecondsOfCommand, median, runMain, serveDrained, servePids, spawnVerdict, startRedis, stopChild } from "./harness.js";
+import {
+  cpuSecondsOf,
+  cpuSecondsOfCommand,
+  median,
+  runMain,
+  serveDrained,
+  servePids,
+  spawnVerdict,
+  startRedis,
+  stopChild,
+} from "./harness.js";
 import { apiCaller, Flood, steadyLoad, type FloodVisitor, type SteadyRun } from "./tenant-load.js";
 
 const ROUNDS = Number(process.env.TENANTS_ROUNDS ?? 3);
@@ -36,7 +46,12 @@ const ENV = {
   VERDICT_WEBHOOK_BACKLOG_MAX: "200",
   VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES: "1048576",
   // The defaults, not the benches' unreachable quotas: the flood is measured against what tenants get.
-  ...Object.fromEntries((Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]).map((name) => [QUOTA_SETTINGS[name], String(DEFAULT_QUOTAS[name])])),
+  ...Object.fromEntries(
+    (Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]).map((name) => [
+      QUOTA_SETTINGS[name],
+      String(DEFAULT_QUOTAS[name]),
+    ]),
+  ),
   VERDICT_QUOTA_WEBHOOK_ENDPOINTS: "20",
 };
 
@@ -72,7 +87,12 @@ function scriptNames(): Map<string, string> {
       if (entry.isDirectory() && entry.name !== "includes") walk(path);
       else if (entry.name.endsWith(".lua")) {
         const name = entry.name.slice(0, -4);
-        names.set(createHash("sha1").update(readLua(pathToFileURL(`${dir}/`), name)).digest("hex"), name);
+        names.set(
+          createHash("sha1")
+            .update(readLua(pathToFileURL(`${dir}/`), name))
+            .digest("hex"),
+          name,
+        );
       }
     }
   };
@@ -85,7 +105,12 @@ function slowCommands(entries: unknown[], scripts: Map<string, string>): SlowCal
   for (const entry of entries) {
     const [, , micros, args] = entry as [unknown, unknown, number, string[]];
     const command = String(args[0]).toLowerCase();
-    const sha = command === "evalsha" ? String(args[1]) : command === "eval" ? createHash("sha1").update(String(args[1])).digest("hex") : "";
+    const sha =
+      command === "evalsha"
+        ? String(args[1])
+        : command === "eval"
+          ? createHash("sha1").update(String(args[1])).digest("hex")
+          : "";
     const name = scripts.get(sha) ?? command;
     const call = (calls[name] ??= { count: 0, maxMs: 0, totalMs: 0, maxArgs: 0 });
     call.count++;
@@ -142,14 +167,23 @@ async function main(): Promise<void> {
   }
   await redis.admin.config("SET", "slowlog-log-slower-than", String(SLOW_US));
   await redis.admin.config("SET", "slowlog-max-len", String(SLOW_KEPT));
-  const service = await spawnVerdict("all", { redisUrl: redis.url, keyPrefix, tokenSecret, dataDir: join(dir, "data"), extra }, nodeArgs);
+  const service = await spawnVerdict(
+    "all",
+    { redisUrl: redis.url, keyPrefix, tokenSecret, dataDir: join(dir, "data"), extra },
+    nodeArgs,
+  );
   try {
     const base = `http://127.0.0.1:${service.port}`;
     const call = apiCaller(base);
     const pids = servePids(service.child.pid!);
     const tokenB = (await new Accounts(redis.admin, new Keys(keyPrefix), tokenSecret).create("steady")).token;
-    if ((await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status !== 201) throw new Error("B's task");
-    for (let i = 0; i < B_OUTCOMES; i++) await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" });
+    if (
+      (await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status !==
+      201
+    )
+      throw new Error("B's task");
+    for (let i = 0; i < B_OUTCOMES; i++)
+      await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" });
     const a = await signUp(base);
     const flood = new Flood(call, a.token, a.visitor, { endpoints: 50, livePages: 4 });
     await flood.prepare();
@@ -168,11 +202,22 @@ async function main(): Promise<void> {
       const statsBefore = commandStats(await redis.admin.info("commandstats"));
       await redis.admin.slowlog("RESET");
       const floodRun = flooding ? flood.run(SECONDS * 1000 + 1000) : Promise.resolve();
-      const run = await steadyLoad({ base, token: tokenB, rate: B_RATE, seconds: SECONDS, outcomes: B_OUTCOMES, round: name });
+      const run = await steadyLoad({
+        base,
+        token: tokenB,
+        rate: B_RATE,
+        seconds: SECONDS,
+        outcomes: B_OUTCOMES,
+        round: name,
+      });
       await floodRun;
       const cpuAfter = cpuNow();
-      const cpu = Object.fromEntries(Object.entries(cpuAfter).map(([kind, s]) => [kind, Number((s - cpuBefore[kind]!).toFixed(2))]));
-      if (flooding) for (const [command, usec] of commandStats(await redis.admin.info("commandstats"))) redisUsec.set(command, (redisUsec.get(command) ?? 0) + usec - (statsBefore.get(command) ?? 0));
+      const cpu = Object.fromEntries(
+        Object.entries(cpuAfter).map(([kind, s]) => [kind, Number((s - cpuBefore[kind]!).toFixed(2))]),
+      );
+      if (flooding)
+        for (const [command, usec] of commandStats(await redis.admin.info("commandstats")))
+          redisUsec.set(command, (redisUsec.get(command) ?? 0) + usec - (statsBefore.get(command) ?? 0));
       const slow = slowCommands((await redis.admin.slowlog("GET", SLOW_KEPT)) as unknown[], scripts);
       phases.push({ name, run, load1: loadavg()[0]!, cpu, slow });
       console.log(
@@ -187,8 +232,13 @@ async function main(): Promise<void> {
       await phase(`flood-${round}`, true);
     }
     for (let round = 1; round <= ROUNDS; round++) {
-      const [quiet, flooded] = [phases.find((p) => p.name === `alone-${round}`)!, phases.find((p) => p.name === `flood-${round}`)!];
-      const slow = Object.entries(flooded.slow).map(([name, c]) => `${name} ${c.count} (max ${c.maxMs.toFixed(1)} ms, ${c.maxArgs} args)`);
+      const [quiet, flooded] = [
+        phases.find((p) => p.name === `alone-${round}`)!,
+        phases.find((p) => p.name === `flood-${round}`)!,
+      ];
+      const slow = Object.entries(flooded.slow).map(
+        ([name, c]) => `${name} ${c.count} (max ${c.maxMs.toFixed(1)} ms, ${c.maxArgs} args)`,
+      );
       console.log(
         `round ${round}: B p99 alone ${quiet.run.p99Ms.toFixed(1)} ms (load ${quiet.load1.toFixed(1)}), while A floods ${flooded.run.p99Ms.toFixed(1)} ms (load ${flooded.load1.toFixed(1)}): ${(flooded.run.p99Ms / quiet.run.p99Ms).toFixed(2)}x; Redis calls over ${SLOW_US / 1000} ms while A floods: ${slow.join(", ") || "none"}`,
       );
@@ -196,10 +246,15 @@ async function main(): Promise<void> {
     const alone = median(phases.filter((p) => p.name.startsWith("alone")).map((p) => p.run.p99Ms));
     const flooded = median(phases.filter((p) => p.name.startsWith("flood")).map((p) => p.run.p99Ms));
     const target = Math.max(3 * alone, 30);
-    const top = [...redisUsec].sort((x, y) => y[1] - x[1]).slice(0, 8).map(([command, usec]) => `${command} ${(usec / 1000).toFixed(0)} ms`);
+    const top = [...redisUsec]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 8)
+      .map(([command, usec]) => `${command} ${(usec / 1000).toFixed(0)} ms`);
     console.log(`A sent ${JSON.stringify(flood.sent)}`);
     console.log(`Redis while A flooded (all rounds): ${top.join(", ")}`);
-    console.log(`B p99 median alone ${alone.toFixed(1)} ms, while A floods ${flooded.toFixed(1)} ms: ${(flooded / alone).toFixed(2)}x (target <= ${target.toFixed(1)} ms) ${flooded <= target ? "MET" : "NOT MET"}`);
+    console.log(
+      `B p99 median alone ${alone.toFixed(1)} ms, while A floods ${flooded.toFixed(1)} ms: ${(flooded / alone).toFixed(2)}x (target <= ${target.toFixed(1)} ms) ${flooded <= target ? "MET" : "NOT MET"}`,
+    );
     console.log(JSON.stringify({ alone, flooded, target, phases }));
   } finally {
     await stopChild(service.child, "SIGTERM", 30_000);

@@ -21,7 +21,19 @@ import { join } from "node:path";
 import { Accounts } from "../src/accounts/accounts.js";
 import { uWS } from "../src/ingress/uws.js";
 import { Keys } from "../src/redis/keys.js";
-import { apiOk, killAll, load, median, metric, now, runMain, spawnVerdict, startRedis, stopChild, waitUntil } from "./harness.js";
+import {
+  apiOk,
+  killAll,
+  load,
+  median,
+  metric,
+  now,
+  runMain,
+  spawnVerdict,
+  startRedis,
+  stopChild,
+  waitUntil,
+} from "./harness.js";
 
 const OUTCOMES = Number(process.env.BENCH_WEBHOOK_OUTCOMES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 3);
@@ -53,7 +65,8 @@ function staggeredBatches(keys: readonly string[], perOutcome: number): string[]
   const events: string[] = [];
   for (let tick = 0; tick < groups + perOutcome - 1; tick++) {
     for (let group = Math.max(0, tick - perOutcome + 1); group <= Math.min(tick, groups - 1); group++) {
-      for (const key of keys.slice(group * groupSize, (group + 1) * groupSize)) events.push(`{"outcome_key":${JSON.stringify(key)},"action":"step"}`);
+      for (const key of keys.slice(group * groupSize, (group + 1) * groupSize))
+        events.push(`{"outcome_key":${JSON.stringify(key)},"action":"step"}`);
     }
   }
   const bodies: string[] = [];
@@ -76,23 +89,50 @@ async function main(): Promise<void> {
     });
   });
   const listening = await new Promise<uWS.us_listen_socket>((resolve, reject) =>
-    receiver.listen("127.0.0.1", 0, (socket) => (socket ? resolve(socket) : reject(new Error("the receiver could not listen")))),
+    receiver.listen("127.0.0.1", 0, (socket) =>
+      socket ? resolve(socket) : reject(new Error("the receiver could not listen")),
+    ),
   );
   const receiverPort = uWS.us_socket_local_port(listening);
   try {
     const { token } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), TOKEN_SECRET).create("bench");
-    const env = { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret: TOKEN_SECRET, dataDir: join(dir, "data"), extra: { VERDICT_SHARDS: "16", VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS: "true" } };
+    const env = {
+      redisUrl: redis.url,
+      keyPrefix: KEY_PREFIX,
+      tokenSecret: TOKEN_SECRET,
+      dataDir: join(dir, "data"),
+      extra: { VERDICT_SHARDS: "16", VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS: "true" },
+    };
     const ingress = await spawnVerdict("ingress", env);
-    const worker = await spawnVerdict("worker", env, process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []);
-    const endpoint = (await apiOk(ingress.port, token, "POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:${receiverPort}/hook`, event_types: ["outcome.confirmed"] })) as { id: string };
+    const worker = await spawnVerdict(
+      "worker",
+      env,
+      process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
+    );
+    const endpoint = (await apiOk(ingress.port, token, "POST", "/v1/webhook-endpoints", {
+      url: `http://127.0.0.1:${receiverPort}/hook`,
+      event_types: ["outcome.confirmed"],
+    })) as { id: string };
 
     /** One round of OUTCOMES verdicts, `eventsPerOutcome` events each, under a task of its own. */
     const measureRound = async (round: number, webhooks: boolean, eventsPerOutcome: number): Promise<Round> => {
       await apiOk(ingress.port, token, "PATCH", `/v1/webhook-endpoints/${endpoint.id}`, { enabled: webhooks });
       const task = `bench-${round}`;
-      await apiOk(ingress.port, token, "PUT", `/v1/tasks/${task}`, { name: task, goal: null, condition: `COUNT(step)>=${eventsPerOutcome}` });
+      await apiOk(ingress.port, token, "PUT", `/v1/tasks/${task}`, {
+        name: task,
+        goal: null,
+        condition: `COUNT(step)>=${eventsPerOutcome}`,
+      });
       const keys = Array.from({ length: OUTCOMES }, (_, i) => `r${round}:${i}`);
-      const opened = await load(dir, { port: ingress.port, path: "/v1/outcomes", token, bodies: keys.map((key) => JSON.stringify({ key, task_key: task })), connections: 32, maxRequests: keys.length, expectStatus: 201 });
+      const opened = await load(dir, {
+        port: ingress.port,
+        path: "/v1/outcomes",
+        token,
+        bodies: keys.map((key) => JSON.stringify({ key, task_key: task })),
+        connections: 32,
+        maxRequests: keys.length,
+        expectStatus: 201,
+      });
       if (opened.errors > 0) throw new Error(`${opened.errors} outcomes not opened`);
       const bodies = staggeredBatches(keys, eventsPerOutcome);
       const verdictsBefore = await metric(worker.metricsPort, 'verdict_verdicts_total{status="CONFIRMED"}');
@@ -100,10 +140,27 @@ async function main(): Promise<void> {
       const receivedBefore = received;
       firstOfRound.count = received;
       const started = now();
-      const sent = await load(dir, { port: ingress.port, path: "/v1/events/batch", token, bodies, connections: 8, maxRequests: bodies.length, expectStatus: 202, expectBody: '"failed":[]' });
+      const sent = await load(dir, {
+        port: ingress.port,
+        path: "/v1/events/batch",
+        token,
+        bodies,
+        connections: 8,
+        maxRequests: bodies.length,
+        expectStatus: 202,
+        expectBody: '"failed":[]',
+      });
       if (sent.errors > 0) throw new Error(`${sent.errors} batches not accepted`);
-      const committed = await waitUntil(() => metric(worker.metricsPort, 'verdict_verdicts_total{status="CONFIRMED"}').then((n) => n - verdictsBefore), OUTCOMES, 120_000);
-      const result: Round = { webhooks, eventsPerSecond: (OUTCOMES * eventsPerOutcome) / ((committed - started) / 1000), workerCpuSeconds: 0 };
+      const committed = await waitUntil(
+        () => metric(worker.metricsPort, 'verdict_verdicts_total{status="CONFIRMED"}').then((n) => n - verdictsBefore),
+        OUTCOMES,
+        120_000,
+      );
+      const result: Round = {
+        webhooks,
+        eventsPerSecond: (OUTCOMES * eventsPerOutcome) / ((committed - started) / 1000),
+        workerCpuSeconds: 0,
+      };
       if (webhooks) {
         const delivered = await waitUntil(() => Promise.resolve(received - receivedBefore), OUTCOMES, 120_000);
         result.messagesPerSecond = (OUTCOMES - 1) / ((delivered - firstOfRound.at) / 1000);
@@ -120,7 +177,9 @@ async function main(): Promise<void> {
     for (let round = -1; round <= 0 && process.env.BENCH_WEBHOOK_EVENTS === undefined; round++) {
       const calibration = await measureRound(round, false, eventsPerOutcome);
       eventsPerOutcome = Math.max(1, Math.round(calibration.eventsPerSecond / MESSAGES_PER_SECOND));
-      console.log(`calibration (not counted): ${describe(calibration)}; ${eventsPerOutcome} events per outcome make ${MESSAGES_PER_SECOND.toLocaleString("en")} verdicts/s at that rate`);
+      console.log(
+        `calibration (not counted): ${describe(calibration)}; ${eventsPerOutcome} events per outcome make ${MESSAGES_PER_SECOND.toLocaleString("en")} verdicts/s at that rate`,
+      );
     }
     const rounds: Round[] = [];
     for (let round = 1; round <= ROUNDS * 2; round++) {

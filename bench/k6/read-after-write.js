@@ -88,7 +88,8 @@ export function setup() {
   requireToken();
   const runId = newRunId("raw");
   const data = { runId: runId, taskKey: runId + "-task", agentKey: "", customerKey: "" };
-  if (MIX.bShare < 1) putTask(data.taskKey, { name: "k6 read-after-write " + runId, goal: "Load test", condition: CONDITION });
+  if (MIX.bShare < 1)
+    putTask(data.taskKey, { name: "k6 read-after-write " + runId, goal: "Load test", condition: CONDITION });
   if (MIX.bShare > 0) {
     const b = setupVariantB(runId, { condition: CONDITION });
     data.agentKey = b.agentKey;
@@ -107,19 +108,32 @@ let accepted = 0;
 export default function (data) {
   const vu = exec.vu.idInTest;
   // Spread Variant B over VUs deterministically (golden-ratio sequence), B_SHARE of them.
-  const variant = ((vu * 0.6180339887) % 1) < MIX.bShare ? "B" : "A";
+  const variant = (vu * 0.6180339887) % 1 < MIX.bShare ? "B" : "A";
   const key = data.runId + ":raw:" + variant.toLowerCase() + ":" + vu;
 
   if (variant === "A" && !opened) {
     opened = openOutcome(key, data.taskKey);
-    if (!check(opened, { "outcome opened": function (ok) { return ok; } })) return;
+    if (
+      !check(opened, {
+        "outcome opened": function (ok) {
+          return ok;
+        },
+      })
+    )
+      return;
   }
 
   /** @type {Record<string, unknown>} */
   const event =
     variant === "A"
       ? { outcome_key: key, action: ACTION, properties: { value: accepted + 1 } }
-      : { key: key, customer_key: data.customerKey, agent_key: data.agentKey, action: ACTION, properties: { value: accepted + 1 } };
+      : {
+          key: key,
+          customer_key: data.customerKey,
+          agent_key: data.agentKey,
+          action: ACTION,
+          properties: { value: accepted + 1 },
+        };
   const res = http.post(apiUrl("/v1/events"), JSON.stringify(event), params("events", { variant: variant }));
   const ok = check(res, {
     "event status is 202": function (r) {

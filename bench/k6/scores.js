@@ -9,7 +9,20 @@
 import http from "k6/http";
 import { check, sleep } from "k6";
 import { Rate } from "k6/metrics";
-import { TREND_STATS, apiUrl, envDuration, envInt, jsonBody, newRunId, openOutcomes, params, pick, putTask, requireToken, summarize } from "./lib/verdict.js";
+import {
+  TREND_STATS,
+  apiUrl,
+  envDuration,
+  envInt,
+  jsonBody,
+  newRunId,
+  openOutcomes,
+  params,
+  pick,
+  putTask,
+  requireToken,
+  summarize,
+} from "./lib/verdict.js";
 
 const TRAIN = envInt("TRAIN", 200);
 const OUTLIERS = envInt("OUTLIERS", 10);
@@ -47,11 +60,19 @@ function run(keys, taskKey, steps) {
     const events = [];
     keys.slice(start, start + 100).forEach(function (key, n) {
       for (const step of steps(start + n)) {
-        events.push({ outcome_key: key, action: step.action, properties: step.value === undefined ? {} : { value: step.value } });
+        events.push({
+          outcome_key: key,
+          action: step.action,
+          properties: step.value === undefined ? {} : { value: step.value },
+        });
       }
     });
     const res = http.post(apiUrl("/v1/events/batch"), JSON.stringify({ events: events }), params("events_batch"));
-    check(res, { "batch accepted": function (r) { return r.status === 202; } });
+    check(res, {
+      "batch accepted": function (r) {
+        return r.status === 202;
+      },
+    });
   }
 }
 
@@ -67,7 +88,8 @@ function scored(key, events) {
     const observations = /** @type {Record<string, { count: number }>} */ (pick(body, ["observations"]) || {});
     let seen = 0;
     for (const action of Object.keys(observations)) seen += observations[action].count;
-    if (seen === events) return /** @type {{ anomaly: number | null, novelty: number | null }} */ (pick(body, ["scores"]));
+    if (seen === events)
+      return /** @type {{ anomaly: number | null, novelty: number | null }} */ (pick(body, ["scores"]));
     sleep(0.05);
   }
   return undefined;
@@ -75,7 +97,11 @@ function scored(key, events) {
 
 /** @param {number} i */
 function usual(i) {
-  return [{ action: "a", value: 10 + ((i % 5) - 2) / 10 }, { action: "b", value: 10 + ((i * 3) % 7) / 10 - 0.3 }, { action: "c", value: 10 }];
+  return [
+    { action: "a", value: 10 + ((i % 5) - 2) / 10 },
+    { action: "b", value: 10 + ((i * 3) % 7) / 10 - 0.3 },
+    { action: "c", value: 10 },
+  ];
 }
 
 export default function () {
@@ -84,7 +110,9 @@ export default function () {
   const taskKey = runId + "-task";
   putTask(taskKey, { name: "k6 scores " + runId, condition: "c" });
   const keys = function (/** @type {string} */ label, /** @type {number} */ n) {
-    return Array.from({ length: n }, function (_, i) { return runId + ":" + label + ":" + i; });
+    return Array.from({ length: n }, function (_, i) {
+      return runId + ":" + label + ":" + i;
+    });
   };
 
   run(keys("train", TRAIN), taskKey, usual);
@@ -93,9 +121,19 @@ export default function () {
   const outliers = keys("outlier", OUTLIERS);
   const novel = keys("novel", OUTLIERS);
   const normal = keys("usual", OUTLIERS);
-  run(outliers, taskKey, function () { return [{ action: "a", value: 10 }, { action: "b", value: 1000 }, { action: "c", value: 10 }]; });
-  run(novel, taskKey, function () { return [{ action: "x" }, { action: "y" }]; });
-  run(normal, taskKey, function (i) { return usual(TRAIN + i); });
+  run(outliers, taskKey, function () {
+    return [
+      { action: "a", value: 10 },
+      { action: "b", value: 1000 },
+      { action: "c", value: 10 },
+    ];
+  });
+  run(novel, taskKey, function () {
+    return [{ action: "x" }, { action: "y" }];
+  });
+  run(normal, taskKey, function (i) {
+    return usual(TRAIN + i);
+  });
 
   for (const key of outliers) {
     const s = scored(key, 3);
@@ -110,16 +148,29 @@ export default function () {
     usualUnflagged.add(s !== undefined && s.novelty !== null && s.novelty <= 0.3);
   }
 
-  const top = jsonBody(http.get(apiUrl("/v1/outcomes?task_key={}&sort=anomaly&order=desc&limit=" + OUTLIERS, taskKey), params("list_sorted")));
+  const top = jsonBody(
+    http.get(
+      apiUrl("/v1/outcomes?task_key={}&sort=anomaly&order=desc&limit=" + OUTLIERS, taskKey),
+      params("list_sorted"),
+    ),
+  );
   const listed = /** @type {{ key: string }[]} */ (pick(top, ["outcomes"]) || []);
   check(listed, {
     "the outliers lead the most anomalous": function (list) {
-      return list.length === OUTLIERS && list.every(function (o) { return outliers.indexOf(o.key) >= 0; });
+      return (
+        list.length === OUTLIERS &&
+        list.every(function (o) {
+          return outliers.indexOf(o.key) >= 0;
+        })
+      );
     },
   });
 }
 
 /** @param {import("./lib/verdict.js").SummaryData} data */
 export function handleSummary(data) {
-  return summarize("scores", data, { config: { TRAIN: TRAIN, OUTLIERS: OUTLIERS, WAIT: WAIT.text }, keyMetrics: ["outlier_flagged", "novel_flagged", "usual_unflagged"] });
+  return summarize("scores", data, {
+    config: { TRAIN: TRAIN, OUTLIERS: OUTLIERS, WAIT: WAIT.text },
+    keyMetrics: ["outlier_flagged", "novel_flagged", "usual_unflagged"],
+  });
 }

@@ -113,7 +113,9 @@ export function setup() {
   for (let i = 0; i < STORM_OUTCOMES; i++) keys.push(outcomeKey(runId, i));
   const started = Date.now();
   openOutcomes(keys, taskKey, { parallel: OPEN_PARALLEL, settlesAt: new Date(Date.now() + DAY_MS).toISOString() });
-  console.log("settlement-storm: run " + runId + ", opened " + STORM_OUTCOMES + " outcomes in " + (Date.now() - started) + " ms");
+  console.log(
+    "settlement-storm: run " + runId + ", opened " + STORM_OUTCOMES + " outcomes in " + (Date.now() - started) + " ms",
+  );
   return { runId: runId, taskKey: taskKey };
 }
 
@@ -196,7 +198,7 @@ function readStatuses(keys) {
     const responses = http.batch(
       chunk.map(function (key) {
         return { method: "GET", url: apiUrl("/v1/outcomes/{}", key), params: params("outcome_get") };
-      })
+      }),
     );
     for (let j = 0; j < responses.length; j++) {
       const status = pick(jsonBody(responses[j]), ["status"]);
@@ -234,7 +236,9 @@ function storm(data) {
   const last202 = Date.now();
   sendTime.add(last202 - sendStarted);
   if (confirmed !== STORM_OUTCOMES) {
-    console.error("settlement-storm: only " + confirmed + " of " + STORM_OUTCOMES + " events confirmed; not waiting for verdicts");
+    console.error(
+      "settlement-storm: only " + confirmed + " of " + STORM_OUTCOMES + " events confirmed; not waiting for verdicts",
+    );
     return false;
   }
   const dueBy = last202 + SETTLEMENT_PERIOD.ms;
@@ -272,7 +276,9 @@ function storm(data) {
   }
   const finished = Date.now();
   if (!done) {
-    console.error("settlement-storm: not every outcome had a verdict " + STORM_TIMEOUT.text + " after the last one fell due");
+    console.error(
+      "settlement-storm: not every outcome had a verdict " + STORM_TIMEOUT.text + " after the last one fell due",
+    );
     return false;
   }
   allVerdicts.add(finished - last202);
@@ -290,7 +296,7 @@ function storm(data) {
       check(s, {
         "sampled outcome has a verdict": function (v) {
           return isVerdict(v);
-        }
+        },
       });
       if (isVerdict(s)) {
         byStatus[s] = (byStatus[s] || 0) + 1;
@@ -299,9 +305,15 @@ function storm(data) {
     }
   }
   console.log(
-    "settlement-storm: all " + STORM_OUTCOMES + " outcomes have a verdict " + (finished - last202) + " ms after the last 202; " +
-      (POLL_MODE === "list" ? "verdicts in a sample of " + Math.min(VERIFY_SAMPLE, STORM_OUTCOMES) + ": " : "verdicts: ") +
-      JSON.stringify(byStatus)
+    "settlement-storm: all " +
+      STORM_OUTCOMES +
+      " outcomes have a verdict " +
+      (finished - last202) +
+      " ms after the last 202; " +
+      (POLL_MODE === "list"
+        ? "verdicts in a sample of " + Math.min(VERIFY_SAMPLE, STORM_OUTCOMES) + ": "
+        : "verdicts: ") +
+      JSON.stringify(byStatus),
   );
   return true;
 }
@@ -332,6 +344,13 @@ export function handleSummary(data) {
       all_verdicts_ms: all ? all.values.max : null,
       settlement_lag_ms: lag ? lag.values.max : null,
     },
-    keyMetrics: ["storm_complete", "storm_send_ms", "storm_all_verdicts_ms", "storm_settlement_lag_ms", "storm_verdicts", "checks"],
+    keyMetrics: [
+      "storm_complete",
+      "storm_send_ms",
+      "storm_all_verdicts_ms",
+      "storm_settlement_lag_ms",
+      "storm_verdicts",
+      "checks",
+    ],
   });
 }

@@ -102,7 +102,7 @@ export default function (data) {
         return pick(jsonBody(r), ["accepted"]) === true;
       },
     },
-    { variant: variant }
+    { variant: variant },
   );
 }
 

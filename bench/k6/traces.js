@@ -10,7 +10,20 @@ import http from "k6/http";
 import { check } from "k6";
 import exec from "k6/execution";
 import { Counter } from "k6/metrics";
-import { TREND_STATS, apiUrl, envDuration, envInt, envNumber, jsonBody, newRunId, params, pick, requireToken, setupVariantB, summarize } from "./lib/verdict.js";
+import {
+  TREND_STATS,
+  apiUrl,
+  envDuration,
+  envInt,
+  envNumber,
+  jsonBody,
+  newRunId,
+  params,
+  pick,
+  requireToken,
+  setupVariantB,
+  summarize,
+} from "./lib/verdict.js";
 
 const REQUEST_RATE = envInt("REQUEST_RATE", 20);
 const SPANS = envInt("SPANS", 512);
@@ -83,7 +96,17 @@ function hexId(bytes) {
  * @param {string | number | string[]} value
  */
 function attribute(key, value) {
-  if (Array.isArray(value)) return { key: key, value: { arrayValue: { values: value.map(function (v) { return { stringValue: v }; }) } } };
+  if (Array.isArray(value))
+    return {
+      key: key,
+      value: {
+        arrayValue: {
+          values: value.map(function (v) {
+            return { stringValue: v };
+          }),
+        },
+      },
+    };
   if (typeof value === "number") return { key: key, value: { intValue: String(value) } };
   return { key: key, value: { stringValue: value } };
 }
@@ -105,7 +128,9 @@ function span(traceId, parent, name, startMs, endMs, attrs) {
     kind: 1,
     startTimeUnixNano: String(startMs) + "000000",
     endTimeUnixNano: String(endMs) + "000000",
-    attributes: Object.keys(attrs).map(function (k) { return attribute(k, attrs[k]); }),
+    attributes: Object.keys(attrs).map(function (k) {
+      return attribute(k, attrs[k]);
+    }),
   };
 }
 
@@ -134,7 +159,10 @@ function conversation(data, n) {
     "gen_ai.conversation.id": data.runId + ":c:" + String(n % OUTCOMES),
   });
   agent.spanId = root;
-  const tool = span(traceId, root, "execute_tool refund", start + 210, start + 260, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "refund" });
+  const tool = span(traceId, root, "execute_tool refund", start + 210, start + 260, {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "refund",
+  });
   return [chat(1, 200, "tool_calls"), tool, chat(270, 500, "stop"), agent];
 }
 
@@ -147,7 +175,9 @@ export default function (data) {
   const body = {
     resourceSpans: [
       {
-        resource: { attributes: [attribute("service.name", "k6-traces"), attribute("verdict.customer_key", data.customerKey)] },
+        resource: {
+          attributes: [attribute("service.name", "k6-traces"), attribute("verdict.customer_key", data.customerKey)],
+        },
         scopeSpans: [{ scope: { name: "k6" }, spans: spans }],
       },
     ],
@@ -174,8 +204,22 @@ export function handleSummary(data) {
   const rejected = data.metrics.spans_rejected;
   const accepted = (sent ? sent.values.count : 0) - (rejected ? rejected.values.count : 0);
   return summarize("traces", data, {
-    config: { REQUEST_RATE: REQUEST_RATE, SPANS: SPANS, DURATION: DURATION.text, OUTCOMES: OUTCOMES, PRE_VUS: PRE_VUS, MAX_VUS: MAX_VUS, P99_MS: P99_MS, ERROR_RATE: ERROR_RATE, CHECK_RATE: CHECK_RATE, MAX_DROPPED: MAX_DROPPED },
-    figures: { spans_sent: sent ? sent.values.count : 0, accepted_spans_per_s_over_duration: Math.round(accepted / seconds) },
+    config: {
+      REQUEST_RATE: REQUEST_RATE,
+      SPANS: SPANS,
+      DURATION: DURATION.text,
+      OUTCOMES: OUTCOMES,
+      PRE_VUS: PRE_VUS,
+      MAX_VUS: MAX_VUS,
+      P99_MS: P99_MS,
+      ERROR_RATE: ERROR_RATE,
+      CHECK_RATE: CHECK_RATE,
+      MAX_DROPPED: MAX_DROPPED,
+    },
+    figures: {
+      spans_sent: sent ? sent.values.count : 0,
+      accepted_spans_per_s_over_duration: Math.round(accepted / seconds),
+    },
     keyMetrics: ["http_req_duration{endpoint:traces}", "spans_sent", "spans_rejected", "dropped_iterations", "checks"],
   });
 }

@@ -83,10 +83,16 @@ export class Accounts {
   }
 
   private async setGeneration(accountId: string, mode: "create" | "rotate"): Promise<number> {
-    const [generation, subscribers] = await this.scripts.run("set-token-generation", [this.keys.tokenGenerations()], [accountId, this.keys.tokenRotatedChannel(), mode]);
+    const [generation, subscribers] = await this.scripts.run(
+      "set-token-generation",
+      [this.keys.tokenGenerations()],
+      [accountId, this.keys.tokenRotatedChannel(), mode],
+    );
     // A generation a failover could roll back would revive the old token (rotate) or void the new one.
     if (!(await replicated(this.redis, this.keys.tokenGenerations(), this.replicaAcks, REPLICA_ACK_TIMEOUT_MS))) {
-      throw new Error(`the token generation was not acknowledged by ${this.replicaAcks} replica(s) in time; run the command again`);
+      throw new Error(
+        `the token generation was not acknowledged by ${this.replicaAcks} replica(s) in time; run the command again`,
+      );
     }
     if (mode === "rotate" && generation > 0) await this.awaitAcknowledgements(accountId, generation, subscribers);
     return generation;

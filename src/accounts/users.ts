@@ -15,7 +15,10 @@ export interface UserRecord {
 /** Why a new user was refused, per field, in words for the person filling the form. */
 export class UserInputError extends Error {
   override readonly name = "UserInputError";
-  constructor(readonly field: "email" | "password", message: string) {
+  constructor(
+    readonly field: "email" | "password",
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -37,7 +40,8 @@ export function normaliseEmail(email: string): string {
 export function checkNewUser(email: string, password: string): UserInputError[] {
   const problems: UserInputError[] = [];
   const normalised = normaliseEmail(email);
-  if (!EMAIL.test(normalised) || !emailFits(normalised)) problems.push(new UserInputError("email", "Enter an email address like name@example.com."));
+  if (!EMAIL.test(normalised) || !emailFits(normalised))
+    problems.push(new UserInputError("email", "Enter an email address like name@example.com."));
   if (password.length < MIN_PASSWORD_LENGTH) {
     problems.push(new UserInputError("password", `Use at least ${MIN_PASSWORD_LENGTH} characters.`));
   }

@@ -15,7 +15,6 @@ import type { CohortModels } from "./cohort-models.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { OpenOutcomeQuota } from "./open-outcome-quota.js";
 
-
 /** The shard this actor owns and the lease it owns it by. */
 export interface ShardLease {
   shard: number;

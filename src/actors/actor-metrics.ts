@@ -37,17 +37,54 @@ export function createActorMetrics(registry: Registry): ActorMetrics {
   return { ...batchMetrics(registers), ...shardMetrics(registers), observeScore };
 }
 
-type BatchMetrics = Pick<ActorMetrics, "eventsProcessed" | "deadLetters" | "verdicts" | "charges" | "snapshotLoads" | "malformedEntries" | "batchSeconds" | "eventLagSeconds" | "snapshotBytes">;
+type BatchMetrics = Pick<
+  ActorMetrics,
+  | "eventsProcessed"
+  | "deadLetters"
+  | "verdicts"
+  | "charges"
+  | "snapshotLoads"
+  | "malformedEntries"
+  | "batchSeconds"
+  | "eventLagSeconds"
+  | "snapshotBytes"
+>;
 
 /** What the commits of batches did: entries, verdicts, charges, dead letters, and how long they took. */
 function batchMetrics(registers: Registers): BatchMetrics {
   return {
-    eventsProcessed: new Counter({ name: "verdict_events_processed_total", help: "Stream entries applied, skipped or dead-lettered by shard actors", registers }),
-    deadLetters: new Counter({ name: "verdict_dead_letters_total", help: "Events set aside in the dead-letter queue, by error code", labelNames: ["code"], registers }),
-    verdicts: new Counter({ name: "verdict_verdicts_total", help: "Outcomes that reached a verdict", labelNames: ["status"], registers }),
-    charges: new Counter({ name: "verdict_charges_total", help: "Charges recorded for confirmed Variant B outcomes", registers }),
-    snapshotLoads: new Counter({ name: "verdict_snapshot_loads_total", help: "Outcome snapshots loaded from Redis (hot-state misses)", registers }),
-    malformedEntries: new Counter({ name: "verdict_malformed_entries_total", help: "Shard stream entries that were not event envelopes (not written by the ingress)", registers }),
+    eventsProcessed: new Counter({
+      name: "verdict_events_processed_total",
+      help: "Stream entries applied, skipped or dead-lettered by shard actors",
+      registers,
+    }),
+    deadLetters: new Counter({
+      name: "verdict_dead_letters_total",
+      help: "Events set aside in the dead-letter queue, by error code",
+      labelNames: ["code"],
+      registers,
+    }),
+    verdicts: new Counter({
+      name: "verdict_verdicts_total",
+      help: "Outcomes that reached a verdict",
+      labelNames: ["status"],
+      registers,
+    }),
+    charges: new Counter({
+      name: "verdict_charges_total",
+      help: "Charges recorded for confirmed Variant B outcomes",
+      registers,
+    }),
+    snapshotLoads: new Counter({
+      name: "verdict_snapshot_loads_total",
+      help: "Outcome snapshots loaded from Redis (hot-state misses)",
+      registers,
+    }),
+    malformedEntries: new Counter({
+      name: "verdict_malformed_entries_total",
+      help: "Shard stream entries that were not event envelopes (not written by the ingress)",
+      registers,
+    }),
     batchSeconds: new Histogram({
       name: "verdict_batch_commit_seconds",
       help: "Time to apply and commit one read batch of a shard",
@@ -69,7 +106,10 @@ function batchMetrics(registers: Registers): BatchMetrics {
   };
 }
 
-type ShardMetrics = Pick<ActorMetrics, "ownedShards" | "hotOutcomes" | "leaseMoves" | "shardLagEntries" | "shardLagSeconds" | "deadLetterQueueSize">;
+type ShardMetrics = Pick<
+  ActorMetrics,
+  "ownedShards" | "hotOutcomes" | "leaseMoves" | "shardLagEntries" | "shardLagSeconds" | "deadLetterQueueSize"
+>;
 
 /** What this worker holds: shards and their leases, outcomes in memory, and each owned shard's backlog. */
 function shardMetrics(registers: Registers): ShardMetrics {
@@ -112,7 +152,11 @@ function scoreObserver(registers: Registers): ActorMetrics["observeScore"] {
     buckets: SCORE_BUCKETS,
     registers,
   });
-  const byScore = { trajectory: scores.labels("trajectory"), anomaly: scores.labels("anomaly"), novelty: scores.labels("novelty") };
+  const byScore = {
+    trajectory: scores.labels("trajectory"),
+    anomaly: scores.labels("anomaly"),
+    novelty: scores.labels("novelty"),
+  };
   return (name, value) => {
     byScore[name].observe(value);
   };

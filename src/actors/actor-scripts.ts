@@ -34,4 +34,11 @@ export interface ActorScriptReplies {
 
 export type ActorScript = ScriptName<ActorScriptReplies>;
 
-export const ACTOR_SCRIPTS: readonly ActorScript[] = ["commit", "lease-acquire", "lease-renew", "lease-release", "archive-delete", "claim-orphans"];
+export const ACTOR_SCRIPTS: readonly ActorScript[] = [
+  "commit",
+  "lease-acquire",
+  "lease-renew",
+  "lease-release",
+  "archive-delete",
+  "claim-orphans",
+];

@@ -7,7 +7,12 @@ import type { CommitResult } from "./batch-commit.js";
 import type { DecodedEntry } from "./shard-entries.js";
 
 /** Runs one unit of the actor's work in a span, so a trace shows where a batch's time went. */
-export function traced(shard: number, name: string, attributes: Record<string, number>, work: () => Promise<void>): Promise<void> {
+export function traced(
+  shard: number,
+  name: string,
+  attributes: Record<string, number>,
+  work: () => Promise<void>,
+): Promise<void> {
   return tracer().startActiveSpan(name, { attributes: { "verdict.shard": shard, ...attributes } }, async (span) => {
     try {
       await work();
@@ -38,7 +43,8 @@ export function tracedCommit(shard: number, commit: () => Promise<CommitResult>)
 /** Links the batch's span to the request of every event that carried a trace context. */
 export function linkBatchToRequests(entries: readonly DecodedEntry[]): void {
   const traceparents: string[] = [];
-  for (const entry of entries) for (const { event } of entry.events) if (event.traceparent !== undefined) traceparents.push(event.traceparent);
+  for (const entry of entries)
+    for (const { event } of entry.events) if (event.traceparent !== undefined) traceparents.push(event.traceparent);
   trace.getActiveSpan()?.addLinks(linksTo(traceparents));
 }
 
@@ -46,7 +52,12 @@ export function linkBatchToRequests(entries: readonly DecodedEntry[]): void {
  * For each sampled event, a span in the event's own trace (child of its request) from the batch's start
  * to its commit, linked to the batch span. An event that led to a verdict carries it.
  */
-export function traceAppliedEvents(shard: number, entries: readonly DecodedEntry[], records: ReadonlyMap<string, OutcomeRecord>, startedMs: number): void {
+export function traceAppliedEvents(
+  shard: number,
+  entries: readonly DecodedEntry[],
+  records: ReadonlyMap<string, OutcomeRecord>,
+  startedMs: number,
+): void {
   const batch = trace.getActiveSpan()?.spanContext();
   const startTime = performance.timeOrigin + startedMs;
   for (const entry of entries) {
@@ -60,7 +71,11 @@ export function traceAppliedEvents(shard: number, entries: readonly DecodedEntry
         {
           startTime,
           links: batch ? [{ context: batch }] : [],
-          attributes: { "verdict.shard": shard, "verdict.entry_id": entry.id, "verdict.outcome.status": status ?? "unknown" },
+          attributes: {
+            "verdict.shard": shard,
+            "verdict.entry_id": entry.id,
+            "verdict.outcome.status": status ?? "unknown",
+          },
         },
         trace.setSpanContext(context.active(), parent),
       );

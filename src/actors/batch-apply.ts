@@ -13,7 +13,14 @@ import type { CommitStaging } from "./commit-staging.js";
 import type { DeliveryAttempts } from "./delivery-attempts.js";
 import type { FencedCommit } from "./fenced-commit.js";
 import type { BatchInputs, OutcomeLoader } from "./outcome-loader.js";
-import { decodeEntry, deliveryOf, runsOf, type DecodedEntry, type MalformedEntry, type StreamEntry } from "./shard-entries.js";
+import {
+  decodeEntry,
+  deliveryOf,
+  runsOf,
+  type DecodedEntry,
+  type MalformedEntry,
+  type StreamEntry,
+} from "./shard-entries.js";
 
 export interface BatchApplierDeps {
   shard: number;
@@ -27,7 +34,12 @@ export interface BatchApplierDeps {
   /** A scoring of the worker's cohort models for one commit. */
   scoring(): BatchScoring;
   /** Stages the changed outcomes and runs the fenced commit (shared with settles); false when nothing was committed. */
-  commitChanges(commit: BatchCommit, changed: ReadonlyMap<string, ChangedOutcome>, scoring: BatchScoring, records: ReadonlyMap<string, OutcomeRecord>): Promise<boolean>;
+  commitChanges(
+    commit: BatchCommit,
+    changed: ReadonlyMap<string, ChangedOutcome>,
+    scoring: BatchScoring,
+    records: ReadonlyMap<string, OutcomeRecord>,
+  ): Promise<boolean>;
   /** Memory may be ahead of Redis: the actor reads its pending entries again. */
   retry(): void;
 }
@@ -54,7 +66,7 @@ export class BatchApplier {
    */
   private async applyRun(entries: DecodedEntry[]): Promise<boolean> {
     const inputs = await this.deps.loader.loadBatch(entries);
-    for (let rest = entries; rest.length > 0; ) {
+    for (let rest = entries; rest.length > 0;) {
       const committed = await this.applyBatch(rest, inputs);
       if (committed === 0) return false;
       rest = rest.slice(committed);
@@ -93,21 +105,32 @@ export class BatchApplier {
    * An event threw (unexpected): give up the whole batch (memory may be half-applied), count the attempt,
    * back off, and redo it from the snapshots; after the last attempt the event is dead-lettered instead.
    */
-  private async foldFailed(fold: Extract<FoldResult, { ok: false }>, records: ReadonlyMap<string, OutcomeRecord>): Promise<void> {
+  private async foldFailed(
+    fold: Extract<FoldResult, { ok: false }>,
+    records: ReadonlyMap<string, OutcomeRecord>,
+  ): Promise<void> {
     const { shard, services, attempts } = this.deps;
     const attempt = attempts.recordFailure(deliveryOf(fold.entryId, fold.index), fold.error);
-    services.logger.warn({ err: fold.error, shard, entry: fold.entryId, index: fold.index, attempt }, "event processing failed");
+    services.logger.warn(
+      { err: fold.error, shard, entry: fold.entryId, index: fold.index, attempt },
+      "event processing failed",
+    );
     for (const ref of records.keys()) services.hot.delete(shard, ref);
     this.deps.retry();
     await sleep(Math.min(2000, 50 * 2 ** attempt));
   }
 
-  private recordBatch(fold: Extract<FoldResult, { ok: true }>, deadLettered: ReadonlyMap<string, number>, started: number): void {
+  private recordBatch(
+    fold: Extract<FoldResult, { ok: true }>,
+    deadLettered: ReadonlyMap<string, number>,
+    started: number,
+  ): void {
     const { metrics, clock } = this.deps.services;
     metrics.eventsProcessed.inc(fold.events);
     for (const [code, n] of deadLettered) metrics.deadLetters.inc({ code }, n);
     metrics.batchSeconds.observe((performance.now() - started) / 1000);
     // Receipt is stamped with the same business clock (wall time outside tests).
-    if (fold.oldestReceivedAt !== Infinity) metrics.eventLagSeconds.observe(Math.max(0, clock() - fold.oldestReceivedAt) / 1000);
+    if (fold.oldestReceivedAt !== Infinity)
+      metrics.eventLagSeconds.observe(Math.max(0, clock() - fold.oldestReceivedAt) / 1000);
   }
 }

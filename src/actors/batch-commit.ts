@@ -68,7 +68,14 @@ export class BatchCommit {
   /** What this commit adds to the insight rollups; written by stageRollups (rollup-staging.ts) before it runs. */
   readonly rollups = new RollupDelta();
 
-  constructor(leaseKey: string, streamKey: string, dueKey: string, fenceKey: string, lastCommitKey: string, writer = new MsgpackWriter()) {
+  constructor(
+    leaseKey: string,
+    streamKey: string,
+    dueKey: string,
+    fenceKey: string,
+    lastCommitKey: string,
+    writer = new MsgpackWriter(),
+  ) {
     this.keys = [leaseKey, streamKey, dueKey, fenceKey, lastCommitKey];
     this.keys.forEach((name, i) => this.keyIndex.set(name, i + 1));
     this.out = writer;
@@ -258,7 +265,13 @@ export class BatchCommit {
    * clause texts as pairs; rollup.lua) and records the day in the shard's rollup index, in this commit: the
    * counts are exactly as committed as what they count.
    */
-  rollup(key: string, indexKey: string, member: string, day: number, entries: ReadonlyArray<readonly [string, number, readonly (string | number)[], readonly string[]]>): void {
+  rollup(
+    key: string,
+    indexKey: string,
+    member: string,
+    day: number,
+    entries: ReadonlyArray<readonly [string, number, readonly (string | number)[], readonly string[]]>,
+  ): void {
     this.op("rollup", 6);
     this.out.number(this.key(key));
     this.out.number(this.key(indexKey));

@@ -108,7 +108,13 @@ export async function foldBatch(input: FoldInput): Promise<FoldResult> {
       if (exhausted) {
         // A poison event never blocks its shard: set aside with the error it kept raising.
         const source = deliveryOf(entry.id, index);
-        writes.deadLetter({ code: "PROCESSING_FAILED", message: exhausted.lastError, event, attempts: exhausted.count, source });
+        writes.deadLetter({
+          code: "PROCESSING_FAILED",
+          message: exhausted.lastError,
+          event,
+          attempts: exhausted.count,
+          source,
+        });
         continue;
       }
       try {
@@ -142,7 +148,13 @@ async function outcomeFor(
   }
   const creation = event.variant === "A" ? undefined : await creator.create(event);
   if (creation === undefined || isTerminalRejection(creation)) {
-    reject(writes, entryId, index, event, creation ?? terminalRejection("OUTCOME_NOT_FOUND", `no outcome ${event.outcomeKey}`));
+    reject(
+      writes,
+      entryId,
+      index,
+      event,
+      creation ?? terminalRejection("OUTCOME_NOT_FOUND", `no outcome ${event.outcomeKey}`),
+    );
     writes.orphan(event);
     return undefined;
   }
@@ -160,7 +172,17 @@ function foldEvent(
 ): void {
   // The outcome's first change in this batch records its due time as committed (the index holds
   // it), taken before the event moves it; a created outcome has none yet.
-  const change = changed.get(ref) ?? (created ? { record, created, openBefore: true } : { record, created, dueBefore: dueAtOf(record), scoresBefore: scoresOf(record.scores), openBefore: record.status === "OPEN" });
+  const change =
+    changed.get(ref) ??
+    (created
+      ? { record, created, openBefore: true }
+      : {
+          record,
+          created,
+          dueBefore: dueAtOf(record),
+          scoresBefore: scoresOf(record.scores),
+          openBefore: record.status === "OPEN",
+        });
   const wasOpen = record.status === "OPEN";
   const effect = applyEventToOutcome(record, event, entryId, { caps, envelopeBytes: bytes.length });
   // Scored before it trains; a rejected event neither scores nor trains.
@@ -179,8 +201,20 @@ function foldEvent(
 }
 
 /** Dead-letters an event for a terminal reason: retrying it would fail the same way. */
-function reject(writes: FoldWrites, entryId: string, index: number, event: EventEnvelope, rejection: TerminalRejection): void {
-  writes.deadLetter({ code: rejection.code, message: rejection.message, event, attempts: 1, source: deliveryOf(entryId, index) });
+function reject(
+  writes: FoldWrites,
+  entryId: string,
+  index: number,
+  event: EventEnvelope,
+  rejection: TerminalRejection,
+): void {
+  writes.deadLetter({
+    code: rejection.code,
+    message: rejection.message,
+    event,
+    attempts: 1,
+    source: deliveryOf(entryId, index),
+  });
 }
 
 /**
@@ -188,8 +222,20 @@ function reject(writes: FoldWrites, entryId: string, index: number, event: Event
  * (its idempotency key names an applied event) dropped or a late event dead-lettered; never a reopening.
  * Its idempotency hash, claimed again by the enqueue, expires like an orphan's.
  */
-function refuseArchived(writes: FoldWrites, entryId: string, index: number, event: EventEnvelope, outcome: ArchivedOutcome): void {
+function refuseArchived(
+  writes: FoldWrites,
+  entryId: string,
+  index: number,
+  event: EventEnvelope,
+  outcome: ArchivedOutcome,
+): void {
   writes.orphan(event);
   if (event.idempotencyKey !== undefined && outcome.idempotencyKeys.has(storableText(event.idempotencyKey))) return;
-  reject(writes, entryId, index, event, terminalRejection("OUTCOME_NOT_OPEN", `outcome ${event.outcomeKey} is ${outcome.status}`));
+  reject(
+    writes,
+    entryId,
+    index,
+    event,
+    terminalRejection("OUTCOME_NOT_OPEN", `outcome ${event.outcomeKey} is ${outcome.status}`),
+  );
 }

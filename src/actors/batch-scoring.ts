@@ -38,7 +38,10 @@ export class BatchScoring {
    * The batch's cohorts by account, kind and key: the record's own strings look them up, with no id
    * built per event (a batch's events mostly belong to a few cohorts).
    */
-  private readonly cohorts = { task: new Map<string, Map<string, Trained>>(), agent: new Map<string, Map<string, Trained>>() };
+  private readonly cohorts = {
+    task: new Map<string, Map<string, Trained>>(),
+    agent: new Map<string, Map<string, Trained>>(),
+  };
 
   constructor(private readonly modelOf: (cohort: Cohort) => CohortModel) {}
 

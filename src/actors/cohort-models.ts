@@ -80,10 +80,15 @@ export class CohortModels {
     const { client, keys, shards } = this.deps;
     const { accountId, kind, key } = held.cohort;
     try {
-      const partials = await Promise.all(Array.from({ length: shards }, (_, shard) => client.hgetall(keys.scoreModel(shard, accountId, kind, key))));
+      const partials = await Promise.all(
+        Array.from({ length: shards }, (_, shard) => client.hgetall(keys.scoreModel(shard, accountId, kind, key))),
+      );
       held.model = mergeModels(partials);
     } catch (error) {
-      this.deps.logger.warn({ err: error, cohort: held.cohort }, "could not read a cohort's score model; scoring against the last one read");
+      this.deps.logger.warn(
+        { err: error, cohort: held.cohort },
+        "could not read a cohort's score model; scoring against the last one read",
+      );
     }
   }
 

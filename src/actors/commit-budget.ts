@@ -12,6 +12,10 @@ export const COMMIT_MAX_BYTES = 4 * 1024 * 1024;
  * `maxWrites` (options.commitMaxWrites), or its bytes COMMIT_MAX_BYTES. An entry holds at most one
  * request's events, so a commit carries at most that plus one entry's writes.
  */
-export function commitFull(commit: Pick<BatchCommit, "work" | "bytes">, changedOutcomes: number, maxWrites: number): boolean {
+export function commitFull(
+  commit: Pick<BatchCommit, "work" | "bytes">,
+  changedOutcomes: number,
+  maxWrites: number,
+): boolean {
   return commit.work + changedOutcomes >= maxWrites || commit.bytes >= COMMIT_MAX_BYTES;
 }

@@ -40,11 +40,26 @@ class Recorded implements CommitOps {
 }
 
 function staging(archiving: boolean, deadLetterMaxEventBytes = 64 * 1024): CommitStaging {
-  return new CommitStaging({ keys, shard: SHARD, archiving, deadLetterMaxEventBytes, metrics: createActorMetrics(new Registry()) });
+  return new CommitStaging({
+    keys,
+    shard: SHARD,
+    archiving,
+    deadLetterMaxEventBytes,
+    metrics: createActorMetrics(new Registry()),
+  });
 }
 
 function outcome(key: string, settlesAt: number | null = null): OutcomeRecord {
-  return newOutcomeRecord({ accountId: "acct", key, origin: { kind: "task", taskKey: "t" }, goal: null, condition: "done", settlementPeriodMs: null, settlesAt, at: T0 });
+  return newOutcomeRecord({
+    accountId: "acct",
+    key,
+    origin: { kind: "task", taskKey: "t" },
+    goal: null,
+    condition: "done",
+    settlementPeriodMs: null,
+    settlesAt,
+    at: T0,
+  });
 }
 
 function changedOf(...changes: ChangedOutcome[]): Map<string, ChangedOutcome> {
@@ -58,7 +73,14 @@ describe("CommitStaging.changes", () => {
     const commit = new Recorded();
     const created = outcome("new", T0 + 5000);
     const unmoved = outcome("old", T0 + 7000);
-    staging(false).changes(commit, changedOf({ record: created, created: true, openBefore: true }, { record: unmoved, created: false, dueBefore: dueAtOf(unmoved), openBefore: true }), noScoring());
+    staging(false).changes(
+      commit,
+      changedOf(
+        { record: created, created: true, openBefore: true },
+        { record: unmoved, created: false, dueBefore: dueAtOf(unmoved), openBefore: true },
+      ),
+      noScoring(),
+    );
     expect(commit.ops).toEqual([
       `create ${keys.outcome(SHARD, "acct", "new")}`,
       expect.stringMatching(new RegExp(`^index ${keys.outcomeIndex(SHARD, "acct")} `)),
@@ -68,7 +90,12 @@ describe("CommitStaging.changes", () => {
   });
 
   it("notifies a verdict in the same commit, and enters it in the settled index only with an archive", () => {
-    const settled = (): ChangedOutcome => ({ record: { ...outcome("o"), status: "FAILED" }, created: false, dueBefore: null, openBefore: true });
+    const settled = (): ChangedOutcome => ({
+      record: { ...outcome("o"), status: "FAILED" },
+      created: false,
+      dueBefore: null,
+      openBefore: true,
+    });
     const without = new Recorded();
     staging(false).changes(without, changedOf(settled()), noScoring());
     expect(without.ops).toEqual([`set ${keys.outcome(SHARD, "acct", "o")}`, `outbox ${keys.webhookOutbox(SHARD)}`]);
@@ -79,14 +106,25 @@ describe("CommitStaging.changes", () => {
 });
 
 describe("CommitStaging.foldWrites", () => {
-  const event: EventEnvelope = { accountId: "acct", outcomeKey: "o", variant: "A", action: "a", receivedAt: T0, properties: { note: "x".repeat(500) } };
+  const event: EventEnvelope = {
+    accountId: "acct",
+    outcomeKey: "o",
+    variant: "A",
+    action: "a",
+    receivedAt: T0,
+    properties: { note: "x".repeat(500) },
+  };
   const letter: DeadLetterRecord = { code: "OUTCOME_NOT_OPEN", message: "closed", event, attempts: 1, source: "1-0/0" };
 
   it("appends a dead letter, lists its account, notifies and counts it by code", () => {
     const commit = new Recorded();
     const deadLettered = new Map<string, number>();
     staging(true).foldWrites(commit, deadLettered, new Map()).deadLetter(letter);
-    expect(commit.ops).toEqual([`append ${keys.deadLetters(SHARD, "acct")}`, `index ${keys.deadLetterAccounts(SHARD)} acct`, `outbox ${keys.webhookOutbox(SHARD)}`]);
+    expect(commit.ops).toEqual([
+      `append ${keys.deadLetters(SHARD, "acct")}`,
+      `index ${keys.deadLetterAccounts(SHARD)} acct`,
+      `outbox ${keys.webhookOutbox(SHARD)}`,
+    ]);
     expect(deadLettered).toEqual(new Map([["OUTCOME_NOT_OPEN", 1]]));
   });
 
@@ -105,7 +143,11 @@ describe("CommitStaging.foldWrites", () => {
     writes.log(outcomeRef("acct", "o"), event, Buffer.from("e1"));
     writes.log(outcomeRef("acct", "o"), event, Buffer.from("e2"));
     writes.billable(event, "cust");
-    expect(commit.ops).toEqual([`log ${keys.eventLog(SHARD, "acct", "o")}`, `log ${keys.eventLog(SHARD, "acct", "o")}`, `count ${keys.usage(SHARD, "acct")} cust 1`]);
+    expect(commit.ops).toEqual([
+      `log ${keys.eventLog(SHARD, "acct", "o")}`,
+      `log ${keys.eventLog(SHARD, "acct", "o")}`,
+      `count ${keys.usage(SHARD, "acct")} cust 1`,
+    ]);
   });
 
   it("expires an orphan's idempotency hash once per commit, and not for an event that claimed no key", () => {
@@ -115,7 +157,10 @@ describe("CommitStaging.foldWrites", () => {
     writes.orphan({ ...event, idempotencyKey: "k1" });
     writes.orphan({ ...event, idempotencyKey: "k2" });
     writes.orphan({ ...event, outcomeKey: "p", idempotencyKey: "k1" });
-    expect(commit.ops).toEqual([`expireOrphan ${keys.idempotency(SHARD, "acct", "o")}`, `expireOrphan ${keys.idempotency(SHARD, "acct", "p")}`]);
+    expect(commit.ops).toEqual([
+      `expireOrphan ${keys.idempotency(SHARD, "acct", "o")}`,
+      `expireOrphan ${keys.idempotency(SHARD, "acct", "p")}`,
+    ]);
   });
 });
 
@@ -132,16 +177,37 @@ describe("CommitStaging.passTime", () => {
     expect([...changed.keys()]).toEqual([outcomeRef("acct", "due"), outcomeRef("acct", "later")]);
     expect(due.status).not.toBe("OPEN");
     expect(later.status).toBe("OPEN");
-    expect(changed.get(outcomeRef("acct", "due"))).toMatchObject({ created: false, openBefore: true, dueBefore: T0 + 1000 });
+    expect(changed.get(outcomeRef("acct", "due"))).toMatchObject({
+      created: false,
+      openBefore: true,
+      dueBefore: T0 + 1000,
+    });
   });
 });
 
 describe("CommitStaging.ingestCounts", () => {
   it("counts a batch's events per account and minute received, one write per pair", () => {
     const commit = new Recorded();
-    const at = (accountId: string, receivedAt: number): EventEnvelope => ({ accountId, outcomeKey: "o", variant: "A", action: "a", receivedAt });
+    const at = (accountId: string, receivedAt: number): EventEnvelope => ({
+      accountId,
+      outcomeKey: "o",
+      variant: "A",
+      action: "a",
+      receivedAt,
+    });
     const events = [at("a", T0), at("a", T0 + 1000), at("a", T0 + 61_000), at("b", T0)];
-    staging(false).ingestCounts(commit, [{ id: "1-0", size: events.length, events: events.map((event, index) => ({ index, event, ref: outcomeRef(event.accountId, "o"), bytes: Buffer.alloc(0) })) }]);
+    staging(false).ingestCounts(commit, [
+      {
+        id: "1-0",
+        size: events.length,
+        events: events.map((event, index) => ({
+          index,
+          event,
+          ref: outcomeRef(event.accountId, "o"),
+          bytes: Buffer.alloc(0),
+        })),
+      },
+    ]);
     expect(commit.ops).toHaveLength(3);
     expect(commit.ops.map((op) => op.split(" ").at(-1))).toEqual(["2", "1", "1"]);
   });

@@ -21,7 +21,21 @@ import type { DecodedEntry } from "./shard-entries.js";
 /** The operations staging writes: a BatchCommit's, so a test can record them. */
 export type CommitOps = Pick<
   BatchCommit,
-  "ack" | "log" | "count" | "append" | "queueForArchive" | "index" | "unindex" | "outbox" | "expireOrphan" | "model" | "create" | "set" | "zadd" | "due" | "rollups"
+  | "ack"
+  | "log"
+  | "count"
+  | "append"
+  | "queueForArchive"
+  | "index"
+  | "unindex"
+  | "outbox"
+  | "expireOrphan"
+  | "model"
+  | "create"
+  | "set"
+  | "zadd"
+  | "due"
+  | "rollups"
 >;
 
 /** Idempotency keys of an event whose outcome does not exist are kept this long. */
@@ -43,7 +57,11 @@ export class CommitStaging {
   constructor(private readonly deps: CommitStagingDeps) {}
 
   /** The fold's writes as operations of the commit; dead letters are counted by code for the metrics. */
-  foldWrites(commit: CommitOps, deadLettered: Map<string, number>, records: ReadonlyMap<string, OutcomeRecord>): FoldWrites {
+  foldWrites(
+    commit: CommitOps,
+    deadLettered: Map<string, number>,
+    records: ReadonlyMap<string, OutcomeRecord>,
+  ): FoldWrites {
     const { keys, shard } = this.deps;
     // Built once per outcome per batch: the same string then also hashes once in the commit's key table.
     const logKeys = new Map<string, string>();
@@ -104,7 +122,13 @@ export class CommitStaging {
    * Lets time pass up to `until` on the due outcomes `refs`: each OPEN one reaches what its condition says
    * then (its charge staged); a ref whose outcome is gone or settled leaves the due-time index.
    */
-  passTime(commit: CommitOps, refs: readonly string[], records: ReadonlyMap<string, OutcomeRecord>, until: number, scoring: BatchScoring): Map<string, ChangedOutcome> {
+  passTime(
+    commit: CommitOps,
+    refs: readonly string[],
+    records: ReadonlyMap<string, OutcomeRecord>,
+    until: number,
+    scoring: BatchScoring,
+  ): Map<string, ChangedOutcome> {
     const changed = new Map<string, ChangedOutcome>();
     for (const ref of refs) {
       const record = records.get(ref);
@@ -171,7 +195,8 @@ export class CommitStaging {
     const { keys, shard } = this.deps;
     const events = entries.flatMap((entry) => entry.events.map(({ event }) => event));
     for (const [accountId, minutes] of countByMinute(events)) {
-      for (const [minute, n] of minutes) commit.count(keys.ingestCounts(shard, accountId, hourOfMinute(minute)), String(minute), n, INGEST_COUNT_TTL_MS);
+      for (const [minute, n] of minutes)
+        commit.count(keys.ingestCounts(shard, accountId, hourOfMinute(minute)), String(minute), n, INGEST_COUNT_TTL_MS);
     }
   }
 
@@ -187,7 +212,11 @@ export class CommitStaging {
     return (accountId, name) => {
       let indexes = byAccount.get(accountId);
       if (!indexes) {
-        indexes = { trajectory: keys.scoreIndex(shard, accountId, "trajectory"), anomaly: keys.scoreIndex(shard, accountId, "anomaly"), novelty: keys.scoreIndex(shard, accountId, "novelty") };
+        indexes = {
+          trajectory: keys.scoreIndex(shard, accountId, "trajectory"),
+          anomaly: keys.scoreIndex(shard, accountId, "anomaly"),
+          novelty: keys.scoreIndex(shard, accountId, "novelty"),
+        };
         byAccount.set(accountId, indexes);
       }
       return indexes[name];

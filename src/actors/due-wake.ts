@@ -14,11 +14,14 @@ export class DueWake {
     if (this.timer !== undefined && this.at <= at) return;
     clearTimeout(this.timer);
     this.at = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.at = Infinity;
-      this.wake();
-    }, Math.max(0, at - this.clock()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.at = Infinity;
+        this.wake();
+      },
+      Math.max(0, at - this.clock()),
+    );
   }
 
   cancel(): void {

@@ -26,7 +26,14 @@ export class FencedCommit {
   begin(): BatchCommit {
     const { keys } = this.deps.services;
     const { shard } = this.deps.lease;
-    return new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard), this.writers.take());
+    return new BatchCommit(
+      keys.lease(shard),
+      keys.stream(shard),
+      keys.due(shard),
+      keys.fence(shard),
+      keys.lastCommit(shard),
+      this.writers.take(),
+    );
   }
 
   /** Runs the staged commit; "unreplicated" when the master committed but too few replicas confirmed it. */
@@ -39,7 +46,11 @@ export class FencedCommit {
     const { shard, value } = this.deps.lease;
     stageRollups(commit, keys, shard);
     cork.hold();
-    const result = await commit.execute((scriptKeys, args) => scripts.run("commit", scriptKeys, args), value, CONSUMER_GROUP);
+    const result = await commit.execute(
+      (scriptKeys, args) => scripts.run("commit", scriptKeys, args),
+      value,
+      CONSUMER_GROUP,
+    );
     // Answered, so the call was written and is never sent again: its buffer is free. (A call that failed
     // keeps its buffer: a client layer might still hold it to send.)
     this.writers.give(commit.writer);

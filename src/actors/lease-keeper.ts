@@ -31,7 +31,10 @@ export class LeaseKeeper {
     // A lease (and its fencing token) a failover could roll back is not one to write under: a promoted
     // replica without it would let another worker mint the same token. Give it back and try next beat.
     if (!(await replicated(client, keys.lease(shard), replicaAcks, replicaAckTimeoutMs))) {
-      this.deps.logger.warn({ shard, replicas: replicaAcks }, "lease not acknowledged by enough replicas; giving it back");
+      this.deps.logger.warn(
+        { shard, replicas: replicaAcks },
+        "lease not acknowledged by enough replicas; giving it back",
+      );
       await this.release(shard, value).catch(() => {});
       return undefined;
     }
@@ -40,7 +43,10 @@ export class LeaseKeeper {
 
   /** Extends the lease; false when another worker took the shard. */
   async renew(shard: number, value: string): Promise<boolean> {
-    return (await this.deps.scripts.run("lease-renew", this.keysOf(shard), [value, this.deps.leaseTtlMs])) === LEASE_REPLY.HELD;
+    return (
+      (await this.deps.scripts.run("lease-renew", this.keysOf(shard), [value, this.deps.leaseTtlMs])) ===
+      LEASE_REPLY.HELD
+    );
   }
 
   /** Gives the lease up if it is still this one. */

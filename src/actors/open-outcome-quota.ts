@@ -33,7 +33,10 @@ export class OpenOutcomeQuota {
       create: async (event) => {
         const count = open.get(event.accountId) ?? 0;
         if (count >= this.perShard) {
-          return terminalRejection("QUOTA_EXCEEDED", `the account has its quota of ${this.quota} open outcomes open (${this.perShard} on this outcome's shard): outcome ${event.outcomeKey} was not opened`);
+          return terminalRejection(
+            "QUOTA_EXCEEDED",
+            `the account has its quota of ${this.quota} open outcomes open (${this.perShard} on this outcome's shard): outcome ${event.outcomeKey} was not opened`,
+          );
         }
         const created = await creator.create(event);
         if (!isTerminalRejection(created)) open.set(event.accountId, count + 1);

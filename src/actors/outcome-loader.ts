@@ -13,7 +13,10 @@ import type { DecodedEntry } from "./shard-entries.js";
 
 export interface OutcomeLoaderDeps {
   shard: number;
-  services: Pick<ActorServices, "client" | "cork" | "keys" | "hot" | "metrics" | "archive" | "models" | "outcomeCreator">;
+  services: Pick<
+    ActorServices,
+    "client" | "cork" | "keys" | "hot" | "metrics" | "archive" | "models" | "outcomeCreator"
+  >;
   openQuota: OpenOutcomeQuota;
 }
 
@@ -81,7 +84,8 @@ export class OutcomeLoader {
         if (event.variant !== "B" || records.has(ref) || archived.has(ref)) continue;
         unguarded.prefetch(event);
         creating.add(event.accountId);
-        if (event.agentKey !== undefined) cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
+        if (event.agentKey !== undefined)
+          cohorts.push({ accountId: event.accountId, kind: "agent", key: event.agentKey });
       }
     }
     const [creator] = await Promise.all([openQuota.guard(unguarded, creating), services.models.ensure(cohorts)]);
@@ -94,7 +98,10 @@ export class OutcomeLoader {
    * (new outcomes mostly are not), are looked up, in one query per batch; the archiver deletes from Redis
    * only after PostgreSQL committed, and sets the filter's bits as it deletes, so nothing falls between.
    */
-  private async archivedAmong(refs: Set<string>, records: Map<string, OutcomeRecord>): Promise<Map<string, ArchivedOutcome>> {
+  private async archivedAmong(
+    refs: Set<string>,
+    records: Map<string, OutcomeRecord>,
+  ): Promise<Map<string, ArchivedOutcome>> {
     const { archive } = this.deps.services;
     if (!archive) return new Map();
     const missing = [...refs].filter((ref) => !records.has(ref));

@@ -9,7 +9,8 @@ export function stageRollups(commit: BatchCommit, keys: Keys, shard: number): vo
   const index = keys.insightRollupDays(shard);
   for (const { accountId, day, cells } of commit.rollups) {
     const entries: Array<[string, number, (string | number)[], string[]]> = [];
-    for (const { field, hourOfDay, counts, texts } of cells.values()) entries.push([field, hourOfDay, [...counts].flat(), [...texts].flat()]);
+    for (const { field, hourOfDay, counts, texts } of cells.values())
+      entries.push([field, hourOfDay, [...counts].flat(), [...texts].flat()]);
     commit.rollup(keys.insightRollupDay(shard, accountId, day), index, rollupMember(day, accountId), day, entries);
   }
 }

@@ -81,9 +81,23 @@ export class ShardActor {
     });
     this.readSize = new ReadSize(tuning.readBatchSize, tuning.readBatchMax);
     const { scripts, keys, logger, metrics } = services;
-    this.reads = new ShardReader({ reader, scripts, keys, shard, leaseValue: lease.value, workerId: lease.workerId, blockMs: BLOCK_MS });
+    this.reads = new ShardReader({
+      reader,
+      scripts,
+      keys,
+      shard,
+      leaseValue: lease.value,
+      workerId: lease.workerId,
+      blockMs: BLOCK_MS,
+    });
     this.loader = new OutcomeLoader({ shard, services, openQuota });
-    this.staging = new CommitStaging({ keys, shard, archiving: services.archive !== undefined, deadLetterMaxEventBytes: tuning.deadLetterMaxEventBytes, metrics });
+    this.staging = new CommitStaging({
+      keys,
+      shard,
+      archiving: services.archive !== undefined,
+      deadLetterMaxEventBytes: tuning.deadLetterMaxEventBytes,
+      metrics,
+    });
     this.commits = new FencedCommit({ lease, tuning, services, logger });
     this.batches = new BatchApplier({
       shard,
@@ -152,7 +166,10 @@ export class ShardActor {
 
   /** Redis trouble or a commit whose fate is unknown: memory may be ahead of Redis, so read again from the pending entries. */
   private recover(error: unknown): void {
-    this.deps.services.logger.warn({ err: error, shard: this.shard }, "shard batch failed; retrying from pending entries");
+    this.deps.services.logger.warn(
+      { err: error, shard: this.shard },
+      "shard batch failed; retrying from pending entries",
+    );
     this.deps.services.hot.dropShard(this.shard);
     // The snapshots' last applied entry ids make reading pending entries again safe. A Redis that came back
     // without the stream's group (restarted with nothing on disk) is taken over again, which creates it.
@@ -191,7 +208,9 @@ export class ShardActor {
     if (entries.length === 0) return this.claimWhenIdle();
     // A full read is a backlog whose events are in memory already: fewer, larger commits drain it sooner.
     const runEvents = full ? this.readSize.max : readEvents;
-    await traced(this.shard, "shard.batch", { "verdict.entries": entries.length }, () => this.batches.apply(entries, runEvents));
+    await traced(this.shard, "shard.batch", { "verdict.entries": entries.length }, () =>
+      this.batches.apply(entries, runEvents),
+    );
     if (!full) await this.pace(readAt, entries);
   }
 
@@ -210,7 +229,10 @@ export class ShardActor {
 
   /** An entry (or one event of it) not written by the ingress: logged, counted and acknowledged without applying. */
   private readonly malformed = (entryId: string, index?: number): void => {
-    this.deps.services.logger.error({ shard: this.shard, entry: entryId, index }, "stream entry is not what the ingress writes; acknowledged without applying");
+    this.deps.services.logger.error(
+      { shard: this.shard, entry: entryId, index },
+      "stream entry is not what the ingress writes; acknowledged without applying",
+    );
     this.deps.services.metrics.malformedEntries.inc();
   };
 
@@ -241,7 +263,12 @@ export class ShardActor {
    * fenced commit; batches and settles both end here. Afterwards memory agrees with Redis either way:
    * committed, every record of `records` is what Redis holds; not, they are forgotten, to be loaded again.
    */
-  private async commitChanges(commit: BatchCommit, changed: ReadonlyMap<string, ChangedOutcome>, scoring: BatchScoring, records: ReadonlyMap<string, OutcomeRecord>): Promise<boolean> {
+  private async commitChanges(
+    commit: BatchCommit,
+    changed: ReadonlyMap<string, ChangedOutcome>,
+    scoring: BatchScoring,
+    records: ReadonlyMap<string, OutcomeRecord>,
+  ): Promise<boolean> {
     const { hot, logger, metrics } = this.deps.services;
     this.staging.changes(commit, changed, scoring);
     this.deps.openQuota.stage(commit, changed);
@@ -249,13 +276,17 @@ export class ShardActor {
     if (result.ok) {
       for (const [ref, record] of records) hot.set(this.shard, ref, record);
       // Counted once committed: a refused commit is staged again, and would count its verdicts twice.
-      for (const { record } of changed.values()) if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
+      for (const { record } of changed.values())
+        if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
       return true;
     }
     for (const ref of records.keys()) hot.delete(this.shard, ref);
     if (result.reason === "lease-lost") this.leaseLost();
     if (result.reason === "foreign-pending") {
-      logger.warn({ shard: this.shard }, "stream entries pending under another consumer (a stale reader); claiming them before committing");
+      logger.warn(
+        { shard: this.shard },
+        "stream entries pending under another consumer (a stale reader); claiming them before committing",
+      );
       await this.claimOrphans();
     }
     return false;
@@ -309,7 +340,15 @@ export class ShardActor {
    */
   private async prepareAhead(until: number): Promise<void> {
     const { client, keys, hot } = this.deps.services;
-    const ahead = await client.zrangebyscore(keys.due(this.shard), `(${until}`, until + DUE_LOOKAHEAD_MS, "WITHSCORES", "LIMIT", 0, MAX_PRELOADED);
+    const ahead = await client.zrangebyscore(
+      keys.due(this.shard),
+      `(${until}`,
+      until + DUE_LOOKAHEAD_MS,
+      "WITHSCORES",
+      "LIMIT",
+      0,
+      MAX_PRELOADED,
+    );
     if (ahead.length === 0) return;
     this.dueWake.schedule(Number(ahead[1]) + CLOCK_GRACE_MS);
     const refs: string[] = [];

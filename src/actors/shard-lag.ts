@@ -53,10 +53,18 @@ export async function readShardLag(client: RedisClient, keys: Keys, shard: numbe
     const undelivered = Number(group.get("lag") ?? 0);
     entries = pending + undelivered;
     if (pending > 0) {
-      const summary = (await client.xpending(stream, CONSUMER_GROUP)) as [number, string | null, string | null, unknown];
+      const summary = (await client.xpending(stream, CONSUMER_GROUP)) as [
+        number,
+        string | null,
+        string | null,
+        unknown,
+      ];
       oldest = summary[1] ?? undefined;
     } else {
-      const next = (await client.xrange(stream, `(${String(group.get("last-delivered-id"))}`, "+", "COUNT", 1)) as [string, string[]][];
+      const next = (await client.xrange(stream, `(${String(group.get("last-delivered-id"))}`, "+", "COUNT", 1)) as [
+        string,
+        string[],
+      ][];
       oldest = next[0]?.[0];
     }
   }

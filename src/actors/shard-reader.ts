@@ -38,21 +38,45 @@ export class ShardReader {
    */
   async claimOrphans(): Promise<number | "lease-lost"> {
     const { scripts, keys, shard, leaseValue, workerId } = this.deps;
-    const claimed = await scripts.run("claim-orphans", [keys.lease(shard), keys.stream(shard), keys.fence(shard)], [leaseValue, CONSUMER_GROUP, workerId]);
+    const claimed = await scripts.run(
+      "claim-orphans",
+      [keys.lease(shard), keys.stream(shard), keys.fence(shard)],
+      [leaseValue, CONSUMER_GROUP, workerId],
+    );
     return claimed === LEASE_LOST ? "lease-lost" : claimed;
   }
 
   /** Entries delivered to this consumer and not acknowledged (its own retries, the entries it claimed). */
   async pending(count: number): Promise<RawEntry[]> {
     const { reader, keys, shard, workerId } = this.deps;
-    const reply = await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", count, "STREAMS", keys.stream(shard), "0");
+    const reply = await reader.xreadgroupBuffer(
+      "GROUP",
+      CONSUMER_GROUP,
+      workerId,
+      "COUNT",
+      count,
+      "STREAMS",
+      keys.stream(shard),
+      "0",
+    );
     return reply?.[0]?.[1] ?? [];
   }
 
   /** Entries never delivered to anyone, waiting up to blockMs for some to arrive. */
   async fresh(count: number): Promise<RawEntry[]> {
     const { reader, keys, shard, workerId, blockMs } = this.deps;
-    const reply = await reader.xreadgroupBuffer("GROUP", CONSUMER_GROUP, workerId, "COUNT", count, "BLOCK", blockMs, "STREAMS", keys.stream(shard), ">");
+    const reply = await reader.xreadgroupBuffer(
+      "GROUP",
+      CONSUMER_GROUP,
+      workerId,
+      "COUNT",
+      count,
+      "BLOCK",
+      blockMs,
+      "STREAMS",
+      keys.stream(shard),
+      ">",
+    );
     return reply?.[0]?.[1] ?? [];
   }
 }

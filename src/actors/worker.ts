@@ -108,21 +108,46 @@ export class Worker {
   constructor(private readonly deps: WorkerDeps) {
     this.scripts = new Scripts(deps.client, new URL("./lua/", import.meta.url), ACTOR_SCRIPTS);
     const { leaseTtlMs, replicaAcks } = deps.options;
-    this.leases = new LeaseKeeper({ client: deps.client, keys: deps.keys, scripts: this.scripts, workerId: this.id, leaseTtlMs, replicaAcks, replicaAckTimeoutMs: replicaAckTimeoutMs(leaseTtlMs), logger: deps.logger });
+    this.leases = new LeaseKeeper({
+      client: deps.client,
+      keys: deps.keys,
+      scripts: this.scripts,
+      workerId: this.id,
+      leaseTtlMs,
+      replicaAcks,
+      replicaAckTimeoutMs: replicaAckTimeoutMs(leaseTtlMs),
+      logger: deps.logger,
+    });
     // Renew well within the lease lifetime, so a slow beat never lets a lease lapse.
     this.beat = new Periodic(() => this.rebalance(), {
       intervalMs: Math.max(100, Math.floor(leaseTtlMs / 5)),
       onError: (error) => deps.logger.warn({ err: error }, "rebalance failed; retrying on the next beat"),
     });
-    this.lagSampler = new Periodic(() => this.sampleLag(), { intervalMs: SHARD_LAG_SAMPLE_MS, runAtStart: true, unref: true });
+    this.lagSampler = new Periodic(() => this.sampleLag(), {
+      intervalMs: SHARD_LAG_SAMPLE_MS,
+      runAtStart: true,
+      unref: true,
+    });
     this.cork = new TurnCork(deps.client);
     this.membership = new Membership(deps.client, deps.keys, this.id, deps.options.leaseTtlMs);
     this.hot = new HotOutcomes(deps.options.maxHotOutcomes);
-    this.models = new CohortModels({ client: deps.client, keys: deps.keys, shards: deps.options.shards, refreshMs: deps.options.scoreRefreshMs, logger: deps.logger });
+    this.models = new CohortModels({
+      client: deps.client,
+      keys: deps.keys,
+      shards: deps.options.shards,
+      refreshMs: deps.options.scoreRefreshMs,
+      logger: deps.logger,
+    });
     this.metrics = createActorMetrics(deps.registry);
     const archive = deps.archive;
     if (archive) {
-      this.archivedFilter = new ArchivedFilter({ redis: deps.client, keys: deps.keys, sql: archive.sql, shards: deps.options.shards, logger: deps.logger });
+      this.archivedFilter = new ArchivedFilter({
+        redis: deps.client,
+        keys: deps.keys,
+        sql: archive.sql,
+        shards: deps.options.shards,
+        logger: deps.logger,
+      });
       this.archivers = this.archiversFor(archive);
     }
     const { options, client, keys, logger, outcomeCreator } = deps;
@@ -171,7 +196,15 @@ export class Worker {
       logger,
       metrics,
     });
-    const charges = new ChargeArchiver({ redis, keys, sql, shards: () => this.ownedShards, retentionMs, logger, metrics });
+    const charges = new ChargeArchiver({
+      redis,
+      keys,
+      sql,
+      shards: () => this.ownedShards,
+      retentionMs,
+      logger,
+      metrics,
+    });
     return { outcomes, charges };
   }
 
@@ -277,7 +310,12 @@ export class Worker {
       tuning: this.tuning,
       services: this.services,
       reader,
-      openQuota: new OpenOutcomeQuota(client, keys.openOutcomes(shard), openQuota, openOutcomesPerShard(openQuota, options.shards)),
+      openQuota: new OpenOutcomeQuota(
+        client,
+        keys.openOutcomes(shard),
+        openQuota,
+        openOutcomesPerShard(openQuota, options.shards),
+      ),
     });
     this.actors.set(shard, { actor, leaseValue });
     this.metrics.leaseMoves.inc({ change: "acquired" });

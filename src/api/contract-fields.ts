@@ -1,6 +1,13 @@
 // The contract a task or an agent carries (name, goal, condition, settlement period): its request shape,
 // checked and made canonical before it is stored.
-import { ConditionParseError, formatCondition, formatDuration, parseCondition, parseDuration, type ConditionInput } from "../condition/index.js";
+import {
+  ConditionParseError,
+  formatCondition,
+  formatDuration,
+  parseCondition,
+  parseDuration,
+  type ConditionInput,
+} from "../condition/index.js";
 import type { tags } from "typia";
 import { ApiError } from "../errors/api-error.js";
 
@@ -23,7 +30,9 @@ export interface ContractFields {
 function invalid(path: string, error: unknown): never {
   if (error instanceof ConditionParseError) {
     const where = error.path ? `${path}.${error.path}` : path;
-    throw new ApiError("VALIDATION_ERROR", `${path}: ${error.message}`, [{ path: where, message: error.message }], { cause: error });
+    throw new ApiError("VALIDATION_ERROR", `${path}: ${error.message}`, [{ path: where, message: error.message }], {
+      cause: error,
+    });
   }
   throw error;
 }

@@ -8,13 +8,21 @@ const iso = (starts: readonly number[]): string[] => starts.map((ms) => new Date
 describe("bucketStarts", () => {
   it("starts Berlin's days at local midnight on both sides of the spring change (a 23-hour day)", () => {
     const range = bucketStarts("day", at("2026-03-28T12:00:00Z"), at("2026-03-30T12:00:00Z"), "Europe/Berlin")!;
-    expect(iso(range.starts)).toEqual(["2026-03-27T23:00:00.000Z", "2026-03-28T23:00:00.000Z", "2026-03-29T22:00:00.000Z"]);
+    expect(iso(range.starts)).toEqual([
+      "2026-03-27T23:00:00.000Z",
+      "2026-03-28T23:00:00.000Z",
+      "2026-03-29T22:00:00.000Z",
+    ]);
     expect(new Date(range.end).toISOString()).toBe("2026-03-30T22:00:00.000Z");
   });
 
   it("starts weeks on Monday at local midnight (New York, across the autumn change)", () => {
     const range = bucketStarts("week", at("2026-10-28T00:00:00Z"), at("2026-11-10T00:00:00Z"), "America/New_York")!;
-    expect(iso(range.starts)).toEqual(["2026-10-26T04:00:00.000Z", "2026-11-02T05:00:00.000Z", "2026-11-09T05:00:00.000Z"]);
+    expect(iso(range.starts)).toEqual([
+      "2026-10-26T04:00:00.000Z",
+      "2026-11-02T05:00:00.000Z",
+      "2026-11-09T05:00:00.000Z",
+    ]);
   });
 
   it("counts hours in UTC from the hour holding `from`, and refuses more than MAX_BUCKETS", () => {

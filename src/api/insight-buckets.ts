@@ -29,7 +29,14 @@ class ZoneOffsets {
   at(instant: number): number {
     const part: Record<string, number> = {};
     for (const { type, value } of this.format.formatToParts(instant)) part[type] = Number(value);
-    const local = Date.UTC(part.year ?? 1970, (part.month ?? 1) - 1, part.day ?? 1, part.hour ?? 0, part.minute ?? 0, part.second ?? 0);
+    const local = Date.UTC(
+      part.year ?? 1970,
+      (part.month ?? 1) - 1,
+      part.day ?? 1,
+      part.hour ?? 0,
+      part.minute ?? 0,
+      part.second ?? 0,
+    );
     return local - (instant - (((instant % 1000) + 1000) % 1000));
   }
 
@@ -62,7 +69,12 @@ export function knownZone(zone: string): boolean {
  * hour in every zone whose offset is whole hours), days from local midnight, weeks from Monday's. Null
  * when that is more than MAX_BUCKETS.
  */
-export function bucketStarts(size: BucketSize, from: number, to: number, zone: string): { starts: number[]; end: number } | null {
+export function bucketStarts(
+  size: BucketSize,
+  from: number,
+  to: number,
+  zone: string,
+): { starts: number[]; end: number } | null {
   const starts: number[] = [];
   if (size === "hour") {
     for (let start = Math.floor(from / HOUR_MS) * HOUR_MS; start < to; start += HOUR_MS) {
@@ -75,8 +87,8 @@ export function bucketStarts(size: BucketSize, from: number, to: number, zone: s
   const days = size === "day" ? 1 : 7;
   let day = offsets.localDay(from);
   // 1970-01-01 was a Thursday: days since a Monday are (epoch days + 3) mod 7.
-  if (size === "week") day -= (((day / DAY_MS + 3) % 7) + 7) % 7 * DAY_MS;
-  for (let start = offsets.midnight(day); start < to; ) {
+  if (size === "week") day -= ((((day / DAY_MS + 3) % 7) + 7) % 7) * DAY_MS;
+  for (let start = offsets.midnight(day); start < to;) {
     if (starts.length === MAX_BUCKETS) return null;
     starts.push(start);
     day += days * DAY_MS;

@@ -30,19 +30,54 @@ describe("insightsJson", () => {
     sums.add(1, "h2", 3);
     sums.add(1, "kab.1", 1);
     sums.add(1, "Tab.1", 'status == "done"');
-    const head = { bucket: "hour", from: "2026-11-27T00:00:00.000Z", to: "2026-11-27T02:00:00.000Z", tz: "UTC", groups_total: 1 };
-    const text = insightsJson(head, [{ key: "task \"é\"", sums }], starts).toString();
+    const head = {
+      bucket: "hour",
+      from: "2026-11-27T00:00:00.000Z",
+      to: "2026-11-27T02:00:00.000Z",
+      tz: "UTC",
+      groups_total: 1,
+    };
+    const text = insightsJson(head, [{ key: 'task "é"', sums }], starts).toString();
     expect(text).toBe(JSON.stringify(JSON.parse(text)));
-    const answer = JSON.parse(text) as Record<string, unknown> & { groups: Array<Record<string, unknown> & { series: Array<Record<string, unknown>> }> };
+    const answer = JSON.parse(text) as Record<string, unknown> & {
+      groups: Array<Record<string, unknown> & { series: Array<Record<string, unknown>> }>;
+    };
     expect(Object.keys(answer)).toEqual(["bucket", "from", "to", "tz", "groups_total", "groups"]);
     const group = answer.groups[0]!;
     expect(Object.keys(group)).toEqual(["key", "series", "totals", "failing_clauses"]);
     expect(group.key).toBe('task "é"');
     expect(group.series).toEqual([
-      { start: "2026-11-27T00:00:00.000Z", opened: 3, confirmed: 0, failed: 0, forced: 0, dead_letters: 0, charges: { EUR: 1250 }, time_to_verdict_ms: { p50: null, p90: null } },
-      { start: "2026-11-27T01:00:00.000Z", opened: 0, confirmed: 2, failed: 1, forced: 1, dead_letters: 1, charges: { USD: 99.5 }, time_to_verdict_ms: { p50: 60_000, p90: 60_000 } },
+      {
+        start: "2026-11-27T00:00:00.000Z",
+        opened: 3,
+        confirmed: 0,
+        failed: 0,
+        forced: 0,
+        dead_letters: 0,
+        charges: { EUR: 1250 },
+        time_to_verdict_ms: { p50: null, p90: null },
+      },
+      {
+        start: "2026-11-27T01:00:00.000Z",
+        opened: 0,
+        confirmed: 2,
+        failed: 1,
+        forced: 1,
+        dead_letters: 1,
+        charges: { USD: 99.5 },
+        time_to_verdict_ms: { p50: 60_000, p90: 60_000 },
+      },
     ]);
-    expect(Object.keys(group.series[0]!)).toEqual(["start", "opened", "confirmed", "failed", "forced", "dead_letters", "charges", "time_to_verdict_ms"]);
+    expect(Object.keys(group.series[0]!)).toEqual([
+      "start",
+      "opened",
+      "confirmed",
+      "failed",
+      "forced",
+      "dead_letters",
+      "charges",
+      "time_to_verdict_ms",
+    ]);
     expect(group.failing_clauses).toEqual([{ clause: "ab.1", text: 'status == "done"', count: 1 }]);
   });
 });

@@ -28,7 +28,10 @@ const CLOSE = 0x7d;
 
 /** One group's points, each `{"start":…,"opened":…,…,"charges":{…}}` (with its percentiles when kept). */
 function writeSeries(out: JsonBytes, sums: GroupSums, openings: readonly Buffer[]): void {
-  const currencies = [...sums.charges].map(([currency, amounts]) => ({ name: `${JSON.stringify(currency)}:`, amounts }));
+  const currencies = [...sums.charges].map(([currency, amounts]) => ({
+    name: `${JSON.stringify(currency)}:`,
+    amounts,
+  }));
   const { opened, confirmed, failed, forced, deadLetters, bucketHistograms } = sums;
   for (let i = 0; i < openings.length; i++) {
     if (i > 0) out.byte(COMMA);
@@ -51,7 +54,10 @@ function writeSeries(out: JsonBytes, sums: GroupSums, openings: readonly Buffer[
       first = false;
     }
     out.byte(CLOSE);
-    if (bucketHistograms) out.text(`,"time_to_verdict_ms":${JSON.stringify(percentiles(bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)))}`);
+    if (bucketHistograms)
+      out.text(
+        `,"time_to_verdict_ms":${JSON.stringify(percentiles(bucketHistograms.subarray(i * HISTOGRAM_SIZE, (i + 1) * HISTOGRAM_SIZE)))}`,
+      );
     out.byte(CLOSE);
   }
 }

@@ -1,5 +1,14 @@
 // Adds hourly rollups up into the series, totals and failing clauses of GET /v1/insights.
-import { fieldOf, HOUR_MS, parseField, parseGroupField, TEXTS_HOUR, timeToVerdictBoundsMs, type InsightDimension, type RollupDay } from "../outcomes/insight-rollup.js";
+import {
+  fieldOf,
+  HOUR_MS,
+  parseField,
+  parseGroupField,
+  TEXTS_HOUR,
+  timeToVerdictBoundsMs,
+  type InsightDimension,
+  type RollupDay,
+} from "../outcomes/insight-rollup.js";
 import type { Rollups } from "../stores/insight-store.js";
 import { GroupDayCursor } from "./group-day-cursor.js";
 import { bucketIndex } from "./insight-buckets.js";
@@ -77,7 +86,8 @@ export function totalsOf(sums: GroupSums): InsightTotals {
   const failed = sum(sums.failed);
   const decided = confirmed + failed;
   const charges: Record<string, { count: number; amount: number }> = {};
-  for (const [currency, amounts] of sums.charges) charges[currency] = { count: sums.chargeCounts.get(currency) ?? 0, amount: sum(amounts) };
+  for (const [currency, amounts] of sums.charges)
+    charges[currency] = { count: sums.chargeCounts.get(currency) ?? 0, amount: sum(amounts) };
   return {
     opened: sum(sums.opened),
     confirmed,
@@ -93,7 +103,9 @@ export function totalsOf(sums: GroupSums): InsightTotals {
 
 /** The clauses false at FAILED verdicts, most often first, then by id. */
 export function failingClauses(sums: GroupSums): InsightClause[] {
-  const failing = [...sums.clauses].filter(([, clause]) => clause.count > 0).map(([clause, { text, count }]) => ({ clause, text, count }));
+  const failing = [...sums.clauses]
+    .filter(([, clause]) => clause.count > 0)
+    .map(([clause, { text, count }]) => ({ clause, text, count }));
   failing.sort((a, b) => b.count - a.count || (a.clause < b.clause ? -1 : a.clause > b.clause ? 1 : 0));
   return failing;
 }
@@ -197,5 +209,8 @@ export function insightGroups(
   const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
   const ranked = [...finder.byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
   ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
-  return { groups: ranked.slice(0, limit).map(({ groupKey, sums }) => ({ key: groupKey, sums })), total: ranked.length };
+  return {
+    groups: ranked.slice(0, limit).map(({ groupKey, sums }) => ({ key: groupKey, sums })),
+    total: ranked.length,
+  };
 }

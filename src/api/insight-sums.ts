@@ -5,7 +5,10 @@ import type { GroupDayCursor } from "./group-day-cursor.js";
 export const HISTOGRAM_SIZE = timeToVerdictBoundsMs.length + 1;
 
 /** METRIC's codes as bytes, to dispatch on a stored metric without making it a string. */
-const CODE = Object.fromEntries(Object.entries(METRIC).map(([name, code]) => [name, code.charCodeAt(0)])) as Record<keyof typeof METRIC, number>;
+const CODE = Object.fromEntries(Object.entries(METRIC).map(([name, code]) => [name, code.charCodeAt(0)])) as Record<
+  keyof typeof METRIC,
+  number
+>;
 const DIGIT_0 = 0x30;
 
 export class GroupSums {
@@ -43,7 +46,8 @@ export class GroupSums {
     }
     const code = metric.charCodeAt(0);
     if (code === CODE.histogram) this.addHistogram(bucket, Number(metric.slice(1)), Number(value));
-    else if (!this.addPlain(bucket, code, Number(value))) this.addSuffixed(bucket, code, metric.slice(1), Number(value));
+    else if (!this.addPlain(bucket, code, Number(value)))
+      this.addSuffixed(bucket, code, metric.slice(1), Number(value));
   }
 
   /** A stored triple's metric and count, the cursor just past its hour; a negative bucket reads past it. */

@@ -32,7 +32,9 @@ export function derivedOperationId(method: Method, path: string): string {
   const parts = path
     .split("/")
     .filter((segment) => segment !== "" && segment !== "v1")
-    .map((segment) => (segment.startsWith("{") ? `By${words(segment).map(capital).join("")}` : words(segment).map(capital).join("")));
+    .map((segment) =>
+      segment.startsWith("{") ? `By${words(segment).map(capital).join("")}` : words(segment).map(capital).join(""),
+    );
   return method + parts.join("");
 }
 
@@ -52,8 +54,19 @@ export function errorResponses(method: Method, path: string, op: Operation): Rec
 
 function parametersOf(path: string, op: Operation): Record<string, unknown>[] {
   return [
-    ...[...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "string" } })),
-    ...Object.entries(op.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, description, schema: { type: "string" } })),
+    ...[...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    })),
+    ...Object.entries(op.query ?? {}).map(([name, description]) => ({
+      name,
+      in: "query",
+      required: false,
+      description,
+      schema: { type: "string" },
+    })),
   ];
 }
 
@@ -61,14 +74,20 @@ export function operation(method: Method, path: string, op: Operation): Record<s
   const parameters = parametersOf(path, op);
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(op.responses)) {
-    responses[status] = schema === null ? { description: "No content" } : { description: "OK", content: { "application/json": { schema: ref(schema) } } };
+    responses[status] =
+      schema === null
+        ? { description: "No content" }
+        : { description: "OK", content: { "application/json": { schema: ref(schema) } } };
   }
   const errorBody = op.errorBody === undefined ? ERROR_BODY : ref(op.errorBody);
   for (const [status, description] of Object.entries(errorResponses(method, path, op))) {
     responses[status] = { description, content: { "application/json": { schema: errorBody } } };
   }
   responses.default = {
-    description: op.errorBody === undefined ? "Any other error (503 SERVICE_UNAVAILABLE, 500 INTERNAL_ERROR), in the one error shape" : "Any other error, as the protocol's clients read it",
+    description:
+      op.errorBody === undefined
+        ? "Any other error (503 SERVICE_UNAVAILABLE, 500 INTERNAL_ERROR), in the one error shape"
+        : "Any other error, as the protocol's clients read it",
     content: { "application/json": { schema: errorBody } },
   };
   return {
@@ -76,7 +95,9 @@ export function operation(method: Method, path: string, op: Operation): Record<s
     summary: op.summary,
     ...(op.anonymous ? { security: [] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body === undefined ? {} : { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } }),
+    ...(op.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } }),
     responses,
   };
 }

@@ -25,7 +25,6 @@ import type { CreateWebhookEndpointBody, PatchWebhookEndpointBody } from "./rout
 import type { WebhookEndpointView } from "../webhooks/endpoint-store.js";
 import type { AttemptView, MessageView } from "../webhooks/message.js";
 
-
 // The list bodies, named so the document names them.
 interface TaskList {
   tasks: TaskRecord[];

@@ -17,14 +17,17 @@ export function openApiPath(routePath: string): string {
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, methods] of Object.entries(PATHS)) {
-    paths[path] = Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, operation(method as Method, path, op)]));
+    paths[path] = Object.fromEntries(
+      Object.entries(methods).map(([method, op]) => [method, operation(method as Method, path, op)]),
+    );
   }
   return {
     openapi: "3.1.0",
     info: {
       title: "Verdict",
       version: "1",
-      description: "Outcome tracking for fleets of AI agents: events in, verdicts out. Every /v1 route but this document needs `Authorization: Bearer <token>`. docs/api.md describes each route with examples.",
+      description:
+        "Outcome tracking for fleets of AI agents: events in, verdicts out. Every /v1 route but this document needs `Authorization: Bearer <token>`. docs/api.md describes each route with examples.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     // Relative: the service that serves this document is the one it describes, wherever it runs.
@@ -33,7 +36,14 @@ export function openApiDocument(): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { ...collection.components.schemas, OpenApiDocument: { type: "object", properties: { openapi: { type: "string" }, paths: { type: "object" } }, required: ["openapi", "paths"] } },
+      schemas: {
+        ...collection.components.schemas,
+        OpenApiDocument: {
+          type: "object",
+          properties: { openapi: { type: "string" }, paths: { type: "object" } },
+          required: ["openapi", "paths"],
+        },
+      },
     },
   };
 }

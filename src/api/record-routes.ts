@@ -55,7 +55,12 @@ export function recordRoutes<T extends object>(records: RecordStore, resource: R
       path: `/v1/${resource.segment}`,
       async handler(req) {
         const { limit, cursor } = paging(req.query);
-        const page = await records.list<T>(req.accountId, resource.kind, limit, decodeRecordCursor(resource.kind, cursor));
+        const page = await records.list<T>(
+          req.accountId,
+          resource.kind,
+          limit,
+          decodeRecordCursor(resource.kind, cursor),
+        );
         const next = page.nextCursor === null ? null : encodeRecordCursor(resource.kind, page.nextCursor);
         return { status: 200, body: { [resource.listField]: page.items, next_cursor: next } };
       },

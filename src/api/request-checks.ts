@@ -14,7 +14,10 @@ export const MAX_KEY_LENGTH = 512;
 export function validBody<T>(result: IValidation<T>): T {
   if (result.success) {
     const malformed = malformedTextPath(result.data, "");
-    if (malformed !== undefined) throw new ApiError("VALIDATION_ERROR", "request body is invalid", [{ path: malformed || "body", message: WELL_FORMED_RULE }]);
+    if (malformed !== undefined)
+      throw new ApiError("VALIDATION_ERROR", "request body is invalid", [
+        { path: malformed || "body", message: WELL_FORMED_RULE },
+      ]);
     return result.data;
   }
   const details: ErrorDetail[] = result.errors.map((error) => ({
@@ -37,7 +40,9 @@ export function paging(query: URLSearchParams): Paging {
   if (rawLimit !== null) {
     limit = Number(rawLimit);
     if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > 1000) {
-      throw new ApiError("VALIDATION_ERROR", "limit must be an integer from 1 to 1000", [{ path: "limit", message: "expected an integer from 1 to 1000" }]);
+      throw new ApiError("VALIDATION_ERROR", "limit must be an integer from 1 to 1000", [
+        { path: "limit", message: "expected an integer from 1 to 1000" },
+      ]);
     }
   }
   const cursor = query.get("cursor");
@@ -45,7 +50,9 @@ export function paging(query: URLSearchParams): Paging {
 }
 
 export function invalidCursor(): ApiError {
-  return new ApiError("VALIDATION_ERROR", "cursor is not one this API returned", [{ path: "cursor", message: "unknown cursor" }]);
+  return new ApiError("VALIDATION_ERROR", "cursor is not one this API returned", [
+    { path: "cursor", message: "unknown cursor" },
+  ]);
 }
 
 /** An optional non-empty query filter. */
@@ -61,7 +68,9 @@ export function filterParam(query: URLSearchParams, name: string): string | unde
 export function pathKey(params: Record<string, string>, name = "key"): string {
   const key = params[name] ?? "";
   if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
-    throw new ApiError("VALIDATION_ERROR", `the ${name} in the path must be 1 to ${MAX_KEY_LENGTH} characters`, [{ path: name, message: `must be 1 to ${MAX_KEY_LENGTH} characters (got ${key.length})` }]);
+    throw new ApiError("VALIDATION_ERROR", `the ${name} in the path must be 1 to ${MAX_KEY_LENGTH} characters`, [
+      { path: name, message: `must be 1 to ${MAX_KEY_LENGTH} characters (got ${key.length})` },
+    ]);
   }
   return key;
 }

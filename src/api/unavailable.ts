@@ -7,7 +7,10 @@ import type { Route } from "../ingress/router.js";
 import type { RedisLiveness } from "../redis/liveness.js";
 
 function unavailable(cause?: unknown): ApiError {
-  return new ApiError("SERVICE_UNAVAILABLE", "the data store is not answering; retry shortly", undefined, { retryAfterSeconds: 1, ...(cause !== undefined && { cause }) });
+  return new ApiError("SERVICE_UNAVAILABLE", "the data store is not answering; retry shortly", undefined, {
+    retryAfterSeconds: 1,
+    ...(cause !== undefined && { cause }),
+  });
 }
 
 /** `routes` with their handlers guarded by `liveness`. */

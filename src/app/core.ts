@@ -62,7 +62,12 @@ export interface Core extends AppContext {
   registry: Registry;
 }
 
-export async function startCore(options: VerdictOptions, logger: Logger, clock: () => number, lifecycle: Lifecycle): Promise<Core> {
+export async function startCore(
+  options: VerdictOptions,
+  logger: Logger,
+  clock: () => number,
+  lifecycle: Lifecycle,
+): Promise<Core> {
   const resolved = await resolveRedis(options.redis, logger);
   lifecycle.onStop(() => resolved.release());
   const redis = await openClient(resolved.endpoint, { connectionName: "verdict" }, logger);
@@ -78,7 +83,20 @@ export async function startCore(options: VerdictOptions, logger: Logger, clock: 
   const readiness: ReadinessCheck[] = [{ name: "redis reachable", check: async () => (await redis.ping()) === "PONG" }];
   const archive = await openAppArchive(options, logger, metrics.registry, lifecycle);
   const accounts = new Accounts(redis, keys, options.tokenSecret, options.replicaAcks);
-  return { options, redis, keys, logger, metrics, accounts, readiness, clock, endpoint: resolved.endpoint, countScriptCalls, archive, registry: metrics.registry };
+  return {
+    options,
+    redis,
+    keys,
+    logger,
+    metrics,
+    accounts,
+    readiness,
+    clock,
+    endpoint: resolved.endpoint,
+    countScriptCalls,
+    archive,
+    registry: metrics.registry,
+  };
 }
 
 /** Counts script calls by name; each name's child is resolved once (labels() hashes on every call). */
@@ -113,7 +131,12 @@ function sampleMemory(redis: RedisClient, metrics: Metrics, lifecycle: Lifecycle
  * The archive, migrated (configured-archive.ts says which). Without one a production Redis keeps every
  * outcome and charge forever: said once at start, so nobody learns it from a full Redis.
  */
-async function openAppArchive(options: VerdictOptions, logger: Logger, registry: Registry, lifecycle: Lifecycle): Promise<AppArchive | undefined> {
+async function openAppArchive(
+  options: VerdictOptions,
+  logger: Logger,
+  registry: Registry,
+  lifecycle: Lifecycle,
+): Promise<AppArchive | undefined> {
   const archive = await openMigratedArchive(options, logger);
   if (!archive) {
     logger.warn("VERDICT_ARCHIVE_URL is not set: settled outcomes and charges stay in Redis forever (docs/archive.md)");

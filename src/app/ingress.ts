@@ -34,7 +34,11 @@ interface IngressConnections {
   liveness: RedisLiveness;
 }
 
-export async function startIngress(core: Core, extraRoutes: ((context: AppContext) => Route[]) | undefined, lifecycle: Lifecycle): Promise<Ingress> {
+export async function startIngress(
+  core: Core,
+  extraRoutes: ((context: AppContext) => Route[]) | undefined,
+  lifecycle: Lifecycle,
+): Promise<Ingress> {
   const { options, logger, metrics, clock } = core;
   const connections = await openConnections(core, lifecycle);
   const enqueuer = shardEnqueuer(core, connections.enqueue);
@@ -48,7 +52,19 @@ export async function startIngress(core: Core, extraRoutes: ((context: AppContex
   const { redis, keys, accounts } = core;
   const archivedDeadLetters = core.archive?.deadLetters;
   const dashboardApi = [...apiRoutes, ...guardedByLiveness(otlp.mappingRoutes, connections.liveness)];
-  const dashboard = createDashboard({ apiRoutes: dashboardApi, accounts, redis, keys, shards: options.shards, logger, metrics, signup: options.dashboardSignup, publicUrl: options.publicUrl, archivedDeadLetters, clock });
+  const dashboard = createDashboard({
+    apiRoutes: dashboardApi,
+    accounts,
+    redis,
+    keys,
+    shards: options.shards,
+    logger,
+    metrics,
+    signup: options.dashboardSignup,
+    publicUrl: options.publicUrl,
+    archivedDeadLetters,
+    clock,
+  });
   lifecycle.onStop(() => dashboard.close());
   const http = await startHttpServer({
     routes,
@@ -68,7 +84,11 @@ export async function startIngress(core: Core, extraRoutes: ((context: AppContex
 
 async function openConnections(core: Core, lifecycle: Lifecycle): Promise<IngressConnections> {
   const { options, endpoint, logger, redis, keys } = core;
-  const enqueue = await openClient(endpoint, { connectionName: "verdict-enqueue", offlineQueue: false, commandTimeoutMs: options.enqueueTimeoutMs }, logger);
+  const enqueue = await openClient(
+    endpoint,
+    { connectionName: "verdict-enqueue", offlineQueue: false, commandTimeoutMs: options.enqueueTimeoutMs },
+    logger,
+  );
   lifecycle.onStop(() => enqueue.disconnect());
   core.countScriptCalls(enqueue);
   // Pub/sub needs a connection of its own.
@@ -87,7 +107,13 @@ async function openConnections(core: Core, lifecycle: Lifecycle): Promise<Ingres
 
 function shardEnqueuer(core: Core, connection: RedisClient): ShardEnqueuer {
   const { metrics } = core;
-  const enqueueSeconds = childrenByLabel(metrics.enqueueSeconds, ["ok", "backlog", "rejected", "unconfirmed", "replicas"] as const);
+  const enqueueSeconds = childrenByLabel(metrics.enqueueSeconds, [
+    "ok",
+    "backlog",
+    "rejected",
+    "unconfirmed",
+    "replicas",
+  ] as const);
   return new ShardEnqueuer(connection, core.keys, core.options, (outcome, events, seconds) => {
     enqueueSeconds[outcome].observe(seconds);
     metrics.enqueueCallEvents.observe(events);
@@ -121,9 +147,18 @@ function apiRoutesOf(core: Core, enqueuer: ShardEnqueuer): Route[] {
     enqueuer,
     clock,
     webhookAllowPrivateUrls: options.webhookAllowPrivateUrls,
-    webhookLimits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax },
+    webhookLimits: {
+      retentionMs: options.webhookRetentionMs,
+      logMax: options.webhookLogMax,
+      backlogMax: options.webhookBacklogMax,
+    },
     quotas: options.quotas,
-    archive: archive && { outcomes: archive.outcomes, charges: archive.charges, deadLetters: archive.deadLetters, rollups: archive.rollups },
+    archive: archive && {
+      outcomes: archive.outcomes,
+      charges: archive.charges,
+      deadLetters: archive.deadLetters,
+      rollups: archive.rollups,
+    },
     deadLetterMaxEventBytes: options.dlqMaxEventBytes,
   });
 }

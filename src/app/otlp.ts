@@ -43,10 +43,27 @@ export interface OtlpIngress {
 export function startOtlpIngress(deps: OtlpIngressDeps): OtlpIngress {
   const { redis, keys, options } = deps;
   const metrics = createOtlpMetrics(deps.registry);
-  const hold = new TraceHold(redis, keys, { holdMs: options.otlpHoldMs, maxHeldSpans: options.otlpMaxHeldSpans, traceKeysTtlMs: Math.max(TRACE_KEYS_TTL_MS, options.otlpHoldMs * 2) });
+  const hold = new TraceHold(redis, keys, {
+    holdMs: options.otlpHoldMs,
+    maxHeldSpans: options.otlpMaxHeldSpans,
+    traceKeysTtlMs: Math.max(TRACE_KEYS_TTL_MS, options.otlpHoldMs * 2),
+  });
   const mappings = new MappingStore(redis, keys);
-  const ingest = new TraceIngest({ pipeline: deps.pipeline, hold, mappings, opener: new OutcomeOpener(deps.outcomes, deps.records), metrics, eventsPerSecond: options.quotas.eventsPerSecond });
-  const sweeper = startHoldSweeper(hold, Math.min(5000, Math.max(250, Math.floor(options.otlpHoldMs / 4))), deps.clock, metrics, deps.logger);
+  const ingest = new TraceIngest({
+    pipeline: deps.pipeline,
+    hold,
+    mappings,
+    opener: new OutcomeOpener(deps.outcomes, deps.records),
+    metrics,
+    eventsPerSecond: options.quotas.eventsPerSecond,
+  });
+  const sweeper = startHoldSweeper(
+    hold,
+    Math.min(5000, Math.max(250, Math.floor(options.otlpHoldMs / 4))),
+    deps.clock,
+    metrics,
+    deps.logger,
+  );
   const mappingRoutes = otlpMappingRoutes(mappings);
   return { routes: [...traceRoutes(ingest), ...mappingRoutes], mappingRoutes, stop: () => sweeper.stop() };
 }

@@ -24,7 +24,10 @@ export async function startWorker(core: Core, lifecycle: Lifecycle): Promise<Wor
     registry,
     outcomeCreator: () => {
       const reader = new BatchRecordReader(records);
-      return { prefetch: (event) => prefetchAgentRecords(reader, event), create: (event) => createAgentOutcome(reader, event) };
+      return {
+        prefetch: (event) => prefetchAgentRecords(reader, event),
+        create: (event) => createAgentOutcome(reader, event),
+      };
     },
     clock,
     archive,
@@ -33,7 +36,15 @@ export async function startWorker(core: Core, lifecycle: Lifecycle): Promise<Wor
   lifecycle.onStop(() => worker.stop());
   startDeadLetterArchiver(core, worker, lifecycle);
   if (archive) {
-    const rollupMover = new RollupMover({ redis, keys, sql: archive.sql, shards: () => worker.ownedShards, retentionMs: archive.retentionMs, logger, metrics: archive.metrics });
+    const rollupMover = new RollupMover({
+      redis,
+      keys,
+      sql: archive.sql,
+      shards: () => worker.ownedShards,
+      retentionMs: archive.retentionMs,
+      logger,
+      metrics: archive.metrics,
+    });
     rollupMover.start();
     lifecycle.onStop(() => rollupMover.stop());
   }
@@ -47,7 +58,11 @@ export async function startWorker(core: Core, lifecycle: Lifecycle): Promise<Wor
     retryScheduleMs: options.webhookRetryScheduleMs,
     allowPrivateUrls: options.webhookAllowPrivateUrls,
     disableAfterMs: options.webhookDisableAfterMs,
-    limits: { retentionMs: options.webhookRetentionMs, logMax: options.webhookLogMax, backlogMax: options.webhookBacklogMax },
+    limits: {
+      retentionMs: options.webhookRetentionMs,
+      logMax: options.webhookLogMax,
+      backlogMax: options.webhookBacklogMax,
+    },
     logger,
     metrics: createWebhookMetrics(registry),
   });

@@ -35,7 +35,12 @@ export type ArchiveLocation = string | { socketPath: string };
  */
 export function openArchive(location: ArchiveLocation, stallMs = DEFAULT_OPTIONS.archiveStallMs): ArchiveSql {
   // Notices (e.g. "relation already exists, skipping") are expected and not worth a log line each.
-  const common = { onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, idle_timeout: 30, backoff: reconnectBackoff };
+  const common = {
+    onnotice: () => {},
+    connect_timeout: CONNECT_TIMEOUT_S,
+    idle_timeout: 30,
+    backoff: reconnectBackoff,
+  };
   if (typeof location === "string") {
     // `socket` is a documented option postgres.js's types leave out; a variable, not a literal, passes it.
     const network = { ...common, max: 4, socket: stallGuardedSocket(stallMs, CONNECT_TIMEOUT_S * 1000) };
@@ -64,7 +69,9 @@ export async function migrate(sql: ArchiveSql): Promise<string[]> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
-    const done = new Set((await tx<{ version: string }[]>`SELECT version FROM schema_migrations`).map((row) => row.version));
+    const done = new Set(
+      (await tx<{ version: string }[]>`SELECT version FROM schema_migrations`).map((row) => row.version),
+    );
     const applied: string[] = [];
     for (const file of files) {
       const version = file.slice(0, -".sql".length);

@@ -35,7 +35,10 @@ export async function openConfiguredArchive(options: VerdictOptions): Promise<Co
 }
 
 /** The configured archive with its migrations applied (closed again when they fail), or undefined without one. */
-export async function openMigratedArchive(options: VerdictOptions, logger: Logger): Promise<ConfiguredArchive | undefined> {
+export async function openMigratedArchive(
+  options: VerdictOptions,
+  logger: Logger,
+): Promise<ConfiguredArchive | undefined> {
   const archive = await openConfiguredArchive(options);
   if (!archive) return undefined;
   logger.info({ archive: archive.where }, `archive: ${archive.where}`);

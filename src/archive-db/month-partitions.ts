@@ -23,7 +23,9 @@ export class MonthPartitions {
       const to = monthNumber === 12 ? `${year + 1}-01-01` : `${year}-${String(monthNumber + 1).padStart(2, "0")}-01`;
       // Bounds in UTC whatever the server's TimeZone: the month is the instant's UTC month.
       try {
-        await this.sql.unsafe(`CREATE TABLE IF NOT EXISTS ${partitionName(table, month)} PARTITION OF ${table} FOR VALUES FROM ('${month}-01 00:00+00') TO ('${to} 00:00+00')`);
+        await this.sql.unsafe(
+          `CREATE TABLE IF NOT EXISTS ${partitionName(table, month)} PARTITION OF ${table} FOR VALUES FROM ('${month}-01 00:00+00') TO ('${to} 00:00+00')`,
+        );
       } catch (error) {
         // Another worker created it at the same moment: IF NOT EXISTS does not cover that race.
         if ((error as { code?: string }).code !== "42P07") throw error;

@@ -21,7 +21,10 @@ export interface SocketTarget {
  * error on purpose: postgres.js counts error closes towards its reconnect backoff (up to 20 s), which
  * would delay the catch-up once PostgreSQL answers again.
  */
-export function stallGuardedSocket(stallMs: number, connectTimeoutMs: number): (target: SocketTarget) => Promise<Socket> {
+export function stallGuardedSocket(
+  stallMs: number,
+  connectTimeoutMs: number,
+): (target: SocketTarget) => Promise<Socket> {
   let attempt = 0;
   return (target) =>
     new Promise((resolve, reject) => {
@@ -29,7 +32,11 @@ export function stallGuardedSocket(stallMs: number, connectTimeoutMs: number): (
       const host = target.host[index] ?? "localhost";
       const port = target.port[index] ?? target.port[0] ?? 5432;
       const socket = connect(port, host);
-      const timer = setTimeout(() => socket.destroy(new Error(`connecting to the archive at ${host}:${port} took over ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      const timer = setTimeout(
+        () =>
+          socket.destroy(new Error(`connecting to the archive at ${host}:${port} took over ${connectTimeoutMs} ms`)),
+        connectTimeoutMs,
+      );
       socket.once("error", (error) => {
         clearTimeout(timer);
         reject(error);

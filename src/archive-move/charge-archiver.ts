@@ -90,7 +90,15 @@ export class ChargeArchiver extends Mover {
         });
         const step = redis.multi();
         for (const row of rows) {
-          if (row.entry_ms !== null) step.xadd(keys.chargesArchived(shard), "*", "a", String(row.account_id), "e", `${row.entry_ms}-${row.entry_seq}`);
+          if (row.entry_ms !== null)
+            step.xadd(
+              keys.chargesArchived(shard),
+              "*",
+              "a",
+              String(row.account_id),
+              "e",
+              `${row.entry_ms}-${row.entry_seq}`,
+            );
         }
         await step.xdel(queue, ...entries.map(([id]) => id)).exec();
         this.deps.metrics.chargesArchived.inc(entries.length);
@@ -121,9 +129,17 @@ function rowOf(shard: number, fields: string[]): ChargeRow {
   const { account_id, charge } = JSON.parse(fields[1]!) as QueuedCharge;
   // Entries queued before charges recorded their position carry none: those stay in Redis as well.
   // Neither do charges with a NUL character in a key, which PostgreSQL stores as U+FFFD (storable-text.ts).
-  const text = { account_id, outcome_key: charge.outcome_key, customer_key: charge.customer_key, agent_key: charge.agent_key, rate_card_key: charge.rate_card_key, currency: charge.currency };
+  const text = {
+    account_id,
+    outcome_key: charge.outcome_key,
+    customer_key: charge.customer_key,
+    agent_key: charge.agent_key,
+    rate_card_key: charge.rate_card_key,
+    currency: charge.currency,
+  };
   const exact = Object.values(text).every((value) => storableText(value) === value);
-  const position = exact && fields[2] === "p" && fields[3] !== undefined && isEntryId(fields[3]) ? fields[3].split("-") : undefined;
+  const position =
+    exact && fields[2] === "p" && fields[3] !== undefined && isEntryId(fields[3]) ? fields[3].split("-") : undefined;
   return {
     id: storableText(charge.id),
     account_id: storableText(account_id),

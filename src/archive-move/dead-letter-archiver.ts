@@ -140,10 +140,17 @@ export class DeadLetterArchiver extends Mover {
       if (moved >= excess && !(await this.agedFirst(stream, start, cutoff))) return [];
       const entries = (await redis.xrangeBuffer(stream, start, "+", "COUNT", PAGE)) as [Buffer, Buffer[]][];
       const read = entries.map(([id, fields]) => ({ entryId: id.toString(), letter: fields[1]! }));
-      return read.slice(0, countWhile(read, (entry, i) => moved + i < excess || entryTimeMs(entry.entryId) < cutoff));
+      return read.slice(
+        0,
+        countWhile(read, (entry, i) => moved + i < excess || entryTimeMs(entry.entryId) < cutoff),
+      );
     };
     await this.pageByPage(PAGE, due, async (selected) => {
-      await insertDeadLetters(this.deps.sql!, this.partitions!, selected.map((entry) => ({ accountId, shard, ...entry })));
+      await insertDeadLetters(
+        this.deps.sql!,
+        this.partitions!,
+        selected.map((entry) => ({ accountId, shard, ...entry })),
+      );
       faultPoint("dead-letters-before-record");
       const upTo = selected[selected.length - 1]!.entryId;
       await redis.xadd(keys.deadLettersCopied(shard), "*", "a", accountId, "e", upTo, "n", String(selected.length));

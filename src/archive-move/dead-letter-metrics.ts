@@ -12,13 +12,21 @@ export interface DeadLetterArchiveMetrics {
 export function createDeadLetterArchiveMetrics(registry: Registry): DeadLetterArchiveMetrics {
   const registers = [registry];
   return {
-    archived: new Counter({ name: "verdict_dead_letters_archived_total", help: "Dead letters moved to PostgreSQL (rows committed, then deleted from Redis)", registers }),
+    archived: new Counter({
+      name: "verdict_dead_letters_archived_total",
+      help: "Dead letters moved to PostgreSQL (rows committed, then deleted from Redis)",
+      registers,
+    }),
     dropped: new Counter({
       name: "verdict_dead_letters_dropped_total",
       help: "Dead letters deleted from Redis without an archive configured: past VERDICT_DLQ_RETENTION (reason age) or beyond VERDICT_DLQ_MAX_PER_ACCOUNT (reason count)",
       labelNames: ["reason"],
       registers,
     }),
-    errors: new Counter({ name: "verdict_dead_letters_archive_errors_total", help: "Dead-letter archive passes that failed; Redis keeps the letters and the next pass retries", registers }),
+    errors: new Counter({
+      name: "verdict_dead_letters_archive_errors_total",
+      help: "Dead-letter archive passes that failed; Redis keeps the letters and the next pass retries",
+      registers,
+    }),
   };
 }

@@ -51,7 +51,10 @@ export abstract class Mover {
           return await move(shard);
         } catch (error) {
           this.mover.errors.inc();
-          this.mover.logger.warn({ err: error, shard: typeof shard === "number" ? shard : shard.shard }, this.mover.failure);
+          this.mover.logger.warn(
+            { err: error, shard: typeof shard === "number" ? shard : shard.shard },
+            this.mover.failure,
+          );
           return failed;
         }
       }),

@@ -160,7 +160,10 @@ export class OutcomeArchiver extends Mover {
       const record = unpackOutcome(snapshot);
       if (!archivable(record)) {
         this.deps.metrics.outcomesUnarchivable.inc();
-        this.deps.logger.warn({ shard, account: record.accountId }, "settled outcome kept in Redis: its key holds a NUL character, which PostgreSQL cannot store");
+        this.deps.logger.warn(
+          { shard, account: record.accountId },
+          "settled outcome kept in Redis: its key holds a NUL character, which PostgreSQL cannot store",
+        );
         return;
       }
       due.push({ ref, record, snapshot, log: [] });
@@ -171,7 +174,10 @@ export class OutcomeArchiver extends Mover {
     due.forEach((outcome, i) => {
       const [error, entries] = read[i] ?? [new Error("no reply")];
       if (error) throw error;
-      outcome.log = (entries as [Buffer, Buffer[]][]).map(([id, fields]) => [id.toString(), fields[1] ?? Buffer.alloc(0)]);
+      outcome.log = (entries as [Buffer, Buffer[]][]).map(([id, fields]) => [
+        id.toString(),
+        fields[1] ?? Buffer.alloc(0),
+      ]);
     });
     return due;
   }
@@ -184,8 +190,14 @@ export class OutcomeArchiver extends Mover {
    */
   private async commitRows(due: readonly Due[]): Promise<void> {
     const { sql } = this.deps;
-    await this.partitions.ensure("outcomes", due.map(({ record }) => record.createdAt));
-    await this.partitions.ensure("outcome_events", due.map(({ record }) => record.createdAt));
+    await this.partitions.ensure(
+      "outcomes",
+      due.map(({ record }) => record.createdAt),
+    );
+    await this.partitions.ensure(
+      "outcome_events",
+      due.map(({ record }) => record.createdAt),
+    );
     const o = outcomeColumns(due);
     const e = eventColumns(due);
     await sql.begin(async (tx) => {
@@ -216,8 +228,14 @@ export class OutcomeArchiver extends Mover {
     });
     // Planner statistics as the partitions fill (month-partitions.ts); a failure costs a stale plan, not the page.
     try {
-      await this.partitions.inserted("outcomes", due.map(({ record }) => record.createdAt));
-      await this.partitions.inserted("outcome_events", due.flatMap(({ record, log }) => log.map(() => record.createdAt)));
+      await this.partitions.inserted(
+        "outcomes",
+        due.map(({ record }) => record.createdAt),
+      );
+      await this.partitions.inserted(
+        "outcome_events",
+        due.flatMap(({ record, log }) => log.map(() => record.createdAt)),
+      );
     } catch (error) {
       this.deps.logger.warn({ err: error }, "analysing the archive's partitions failed");
     }
@@ -226,7 +244,15 @@ export class OutcomeArchiver extends Mover {
   /** Step 2: deletes the outcomes' keys where they still hold what was archived (the script checks). */
   private async delete({ shard, leaseValue }: ShardLease, refs: readonly string[]): Promise<number | "lease-lost"> {
     const { keys } = this.deps;
-    const scriptKeys: string[] = [keys.lease(shard), keys.fence(shard), keys.archived(shard), keys.archivedDigests(shard), keys.settled(shard), keys.due(shard), keys.archivedFilter(shard)];
+    const scriptKeys: string[] = [
+      keys.lease(shard),
+      keys.fence(shard),
+      keys.archived(shard),
+      keys.archivedDigests(shard),
+      keys.settled(shard),
+      keys.due(shard),
+      keys.archivedFilter(shard),
+    ];
     const args: (string | number)[] = [leaseValue, this.now(), FILTER_HASHES];
     for (const ref of refs) {
       const { accountId, outcomeKey } = parseOutcomeRef(ref);

@@ -9,7 +9,18 @@
 // the grace period a rollup counts once, from PostgreSQL.
 import { randomBytes } from "node:crypto";
 import { msgpack } from "../codec/msgpack.js";
-import { DAY_MS, fieldOf, HOUR_MS, METRIC, moveMember, parseGroupField, parseMoveMember, parseRollupMember, TEXTS_HOUR, type GroupDay } from "../outcomes/insight-rollup.js";
+import {
+  DAY_MS,
+  fieldOf,
+  HOUR_MS,
+  METRIC,
+  moveMember,
+  parseGroupField,
+  parseMoveMember,
+  parseRollupMember,
+  TEXTS_HOUR,
+  type GroupDay,
+} from "../outcomes/insight-rollup.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
@@ -46,7 +57,8 @@ function hourRows(hash: Record<string, Buffer>): Map<number, Record<string, stri
     if (!group) continue;
     const cells = msgpack.unpack(value) as GroupDay;
     const texts = new Map<string, string>();
-    for (let j = 0; j < cells.length; j += 3) if (cells[j] === TEXTS_HOUR) texts.set(String(cells[j + 1]).slice(1), String(cells[j + 2]));
+    for (let j = 0; j < cells.length; j += 3)
+      if (cells[j] === TEXTS_HOUR) texts.set(String(cells[j + 1]).slice(1), String(cells[j + 2]));
     for (let j = 0; j < cells.length; j += 3) {
       const hour = Number(cells[j]);
       const metric = String(cells[j + 1]);
@@ -55,7 +67,9 @@ function hourRows(hash: Record<string, Buffer>): Map<number, Record<string, stri
       if (!row) rows.set(hour, (row = {}));
       row[storableText(fieldOf(group.dimension, metric, group.groupKey))] = Number(cells[j + 2]);
       const text = metric[0] === METRIC.clause ? texts.get(metric.slice(1)) : undefined;
-      if (text !== undefined) row[storableText(fieldOf(group.dimension, `${METRIC.clauseText}${metric.slice(1)}`, group.groupKey))] = storableText(text);
+      if (text !== undefined)
+        row[storableText(fieldOf(group.dimension, `${METRIC.clauseText}${metric.slice(1)}`, group.groupKey))] =
+          storableText(text);
     }
   }
   return rows;
@@ -118,9 +132,16 @@ export class RollupMover extends Mover {
       () => redis.zrangebyscore(moves, "-1", "-1", "LIMIT", 0, PAGE),
       async (members) => {
         const parsed = members.map(parseMoveMember);
-        const hashes = await Promise.all(parsed.map(({ moveId }) => redis.hgetallBuffer(keys.insightRollupMoving(shard, moveId))));
+        const hashes = await Promise.all(
+          parsed.map(({ moveId }) => redis.hgetallBuffer(keys.insightRollupMoving(shard, moveId))),
+        );
         const rows = parsed.flatMap(({ moveId, day, accountId }, i) =>
-          [...hourRows(hashes[i]!)].map(([hour, fields]) => ({ id: `${moveId}.${hour}`, accountId: storableText(accountId), hour: new Date(day + hour * HOUR_MS).toISOString(), fields: JSON.stringify(fields) })),
+          [...hourRows(hashes[i]!)].map(([hour, fields]) => ({
+            id: `${moveId}.${hour}`,
+            accountId: storableText(accountId),
+            hour: new Date(day + hour * HOUR_MS).toISOString(),
+            fields: JSON.stringify(fields),
+          })),
         );
         await sql`
           INSERT INTO insight_rollups (move_id, account_id, hour, shard, fields)

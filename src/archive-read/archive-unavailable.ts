@@ -6,6 +6,11 @@ export async function fromArchive<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    throw new ApiError("SERVICE_UNAVAILABLE", "the archive (PostgreSQL) does not answer; try again shortly", undefined, { cause: error, retryAfterSeconds: 1 });
+    throw new ApiError(
+      "SERVICE_UNAVAILABLE",
+      "the archive (PostgreSQL) does not answer; try again shortly",
+      undefined,
+      { cause: error, retryAfterSeconds: 1 },
+    );
   }
 }

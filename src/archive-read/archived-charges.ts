@@ -33,10 +33,16 @@ export class ArchivedCharges {
   constructor(private readonly sql: ArchiveSql) {}
 
   /** Up to `count` archived charges after `after` in listing order (entry id, then shard). */
-  async page(accountId: string, filter: ArchivedChargeFilter, after: StreamPosition | undefined, count: number): Promise<ShardEntry[]> {
+  async page(
+    accountId: string,
+    filter: ArchivedChargeFilter,
+    after: StreamPosition | undefined,
+    count: number,
+  ): Promise<ShardEntry[]> {
     const { sql } = this;
     const [ms, seq] = after ? after.entryId.split("-") : ["-1", "0"];
-    const rows = await fromArchive(() => sql<ChargeRow[]>`
+    const rows = await fromArchive(
+      () => sql<ChargeRow[]>`
       SELECT shard, entry_ms, entry_seq, id, outcome_key, customer_key, agent_key, rate_card_key, currency, unit_amount, attribution, amount, confirmed_at
       FROM charges
       WHERE account_id = ${accountId} AND entry_ms IS NOT NULL
@@ -44,7 +50,8 @@ export class ArchivedCharges {
         ${filter.customerKey === undefined ? sql`` : sql`AND customer_key = ${filter.customerKey}`}
         ${filter.from === undefined ? sql`` : sql`AND confirmed_at >= ${new Date(filter.from)}`}
         ${filter.to === undefined ? sql`` : sql`AND confirmed_at < ${new Date(filter.to)}`}
-      ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`);
+      ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`,
+    );
     return rows.map((row) => {
       // The fields in the order the charge stream holds them, so the JSON is the same before and after.
       const charge: ChargeRecord = {
@@ -59,7 +66,11 @@ export class ArchivedCharges {
         amount: Number(row.amount),
         confirmed_at: row.confirmed_at.toISOString(),
       };
-      return { shard: row.shard, entryId: `${row.entry_ms}-${row.entry_seq}`, payload: Buffer.from(JSON.stringify(charge)) };
+      return {
+        shard: row.shard,
+        entryId: `${row.entry_ms}-${row.entry_seq}`,
+        payload: Buffer.from(JSON.stringify(charge)),
+      };
     });
   }
 }

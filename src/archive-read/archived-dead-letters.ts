@@ -26,7 +26,12 @@ export interface DeadLetterRow {
  * Inserts rows not yet stored (a letter copied twice, or after a replay claimed it, is stored once). `whole`:
  * the rows are whole letters, which replace a stored truncated copy of the same letter.
  */
-export async function insertDeadLetters(sql: ArchiveSql, partitions: MonthPartitions, rows: readonly DeadLetterRow[], whole = false): Promise<void> {
+export async function insertDeadLetters(
+  sql: ArchiveSql,
+  partitions: MonthPartitions,
+  rows: readonly DeadLetterRow[],
+  whole = false,
+): Promise<void> {
   if (rows.length === 0) return;
   const instants = rows.map((row) => Number(row.entryId.split("-")[0]));
   await partitions.ensure("dead_letters", instants);
@@ -38,7 +43,10 @@ export async function insertDeadLetters(sql: ArchiveSql, partitions: MonthPartit
       ${rows.map((row) => row.shard)}::int4[], ${rows.map((row) => row.entryId.split("-")[0]!)}::int8[],
       ${rows.map((row) => row.entryId.split("-")[1]!)}::int8[], ${instants.map((ms) => new Date(ms).toISOString())}::timestamptz[],
       ${records.map((record) => record.code)}::text[], ${records.map((record) => storableText(record.event.outcomeKey))}::text[],
-      ${sql.array(rows.map((row) => row.letter), BYTEA)}::bytea[])
+      ${sql.array(
+        rows.map((row) => row.letter),
+        BYTEA,
+      )}::bytea[])
     ON CONFLICT (account_id, shard, entry_ms, entry_seq, dead_lettered_at) ${whole ? sql`DO UPDATE SET letter = EXCLUDED.letter` : sql`DO NOTHING`}`;
   await partitions.inserted("dead_letters", instants);
 }
@@ -51,15 +59,22 @@ export class ArchivedDeadLetters {
   }
 
   /** Up to `count` letters not replayed after `after` in listing order (entry id, then shard). */
-  async page(accountId: string, code: string | undefined, after: StreamPosition | undefined, count: number): Promise<ShardEntry[]> {
+  async page(
+    accountId: string,
+    code: string | undefined,
+    after: StreamPosition | undefined,
+    count: number,
+  ): Promise<ShardEntry[]> {
     const { sql } = this;
     const [ms, seq] = after ? after.entryId.split("-") : ["-1", "0"];
-    const rows = await fromArchive(() => sql<{ shard: number; entry_ms: string; entry_seq: string; letter: Buffer }[]>`
+    const rows = await fromArchive(
+      () => sql<{ shard: number; entry_ms: string; entry_seq: string; letter: Buffer }[]>`
       SELECT shard, entry_ms, entry_seq, letter FROM dead_letters
       WHERE account_id = ${accountId} AND replayed_at IS NULL
         ${code === undefined ? sql`` : sql`AND code = ${code}`}
         AND (entry_ms, entry_seq, shard) > (${ms!}::numeric, ${seq!}::numeric, ${after?.shard ?? -1})
-      ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`);
+      ORDER BY entry_ms, entry_seq, shard LIMIT ${count}`,
+    );
     return rows.map((row) => ({ shard: row.shard, entryId: `${row.entry_ms}-${row.entry_seq}`, payload: row.letter }));
   }
 
@@ -71,26 +86,32 @@ export class ArchivedDeadLetters {
   async count(accountId: string, hotFrom: readonly (string | undefined)[]): Promise<number> {
     const { sql } = this;
     const bounds = hotFrom.map((entryId) => (entryId ?? `${INT8_MAX}-0`).split("-"));
-    const rows = await fromArchive(() => sql<{ n: string }[]>`
+    const rows = await fromArchive(
+      () => sql<{ n: string }[]>`
       SELECT count(*) AS n FROM dead_letters d
         JOIN unnest(${hotFrom.map((_, shard) => shard)}::int4[], ${bounds.map(([ms]) => ms!)}::int8[], ${bounds.map(([, seq]) => seq!)}::int8[])
           AS hot(shard, entry_ms, entry_seq) ON d.shard = hot.shard
-      WHERE d.account_id = ${accountId} AND d.replayed_at IS NULL AND (d.entry_ms, d.entry_seq) < (hot.entry_ms, hot.entry_seq)`);
+      WHERE d.account_id = ${accountId} AND d.replayed_at IS NULL AND (d.entry_ms, d.entry_seq) < (hot.entry_ms, hot.entry_seq)`,
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
   /** The whole letter at a position, replayed or not (where a letter Redis keeps a prefix of is whole). */
   async whole(accountId: string, position: StreamPosition): Promise<DeadLetterRecord | undefined> {
     const { sql } = this;
-    const rows = await fromArchive(() => sql<{ letter: Buffer }[]>`SELECT letter FROM dead_letters WHERE ${this.at(accountId, position)}`);
+    const rows = await fromArchive(
+      () => sql<{ letter: Buffer }[]>`SELECT letter FROM dead_letters WHERE ${this.at(accountId, position)}`,
+    );
     return rows[0] && unpackDeadLetter(rows[0].letter);
   }
 
   /** Marks an archived letter replayed; its whole record when this call did, undefined when it was not there to claim. */
   async claim(accountId: string, position: StreamPosition): Promise<DeadLetterRecord | undefined> {
     const { sql } = this;
-    const rows = await fromArchive(() => sql<{ letter: Buffer }[]>`
-      UPDATE dead_letters SET replayed_at = now() WHERE ${this.at(accountId, position)} AND replayed_at IS NULL RETURNING letter`);
+    const rows = await fromArchive(
+      () => sql<{ letter: Buffer }[]>`
+      UPDATE dead_letters SET replayed_at = now() WHERE ${this.at(accountId, position)} AND replayed_at IS NULL RETURNING letter`,
+    );
     return rows[0] && unpackDeadLetter(rows[0].letter);
   }
 

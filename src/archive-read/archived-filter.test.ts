@@ -29,7 +29,8 @@ describe("filterOffsets", () => {
     const set = (ref: string): void => {
       for (const offset of filterOffsets(ref)) bits[offset >> 3]! |= 1 << (offset & 7);
     };
-    const held = (ref: string): boolean => filterOffsets(ref).every((offset) => (bits[offset >> 3]! & (1 << (offset & 7))) !== 0);
+    const held = (ref: string): boolean =>
+      filterOffsets(ref).every((offset) => (bits[offset >> 3]! & (1 << (offset & 7))) !== 0);
     for (let i = 0; i < 200_000; i++) set(`acct_${i % 7}\nticket-${i}`);
     for (let i = 0; i < 200_000; i++) expect(held(`acct_${i % 7}\nticket-${i}`)).toBe(true);
     let falsePositives = 0;

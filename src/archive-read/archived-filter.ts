@@ -79,7 +79,8 @@ export class ArchivedFilter {
     const slices: Promise<number[]>[] = [];
     for (let start = 0; start < refs.length; start += REFS_PER_CALL) {
       const args: (string | number)[] = ["GET", "u8", VERSION_OFFSET];
-      for (const ref of refs.slice(start, start + REFS_PER_CALL)) for (const offset of filterOffsets(ref)) args.push("GET", "u1", offset);
+      for (const ref of refs.slice(start, start + REFS_PER_CALL))
+        for (const offset of filterOffsets(ref)) args.push("GET", "u1", offset);
       slices.push(this.deps.redis.call("BITFIELD", this.deps.keys.archivedFilter(shard), ...args) as Promise<number[]>);
     }
     const answers = await Promise.all(slices);
@@ -113,7 +114,12 @@ export class ArchivedFilter {
     }
     this.lastAttempt = now;
     this.rebuilding = this.rebuildIfNeeded()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "rebuilding the archived-outcome filters failed; batches ask the archive meanwhile"))
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error },
+          "rebuilding the archived-outcome filters failed; batches ask the archive meanwhile",
+        ),
+      )
       .finally(() => (this.rebuilding = undefined));
   }
 
@@ -126,7 +132,17 @@ export class ArchivedFilter {
   /** Whether every shard's filter is of the current layout. */
   async ready(): Promise<boolean> {
     const versions = await Promise.all(
-      Array.from({ length: this.deps.shards }, (_, shard) => this.deps.redis.call("BITFIELD", this.deps.keys.archivedFilter(shard), "GET", "u8", VERSION_OFFSET) as Promise<number[]>),
+      Array.from(
+        { length: this.deps.shards },
+        (_, shard) =>
+          this.deps.redis.call(
+            "BITFIELD",
+            this.deps.keys.archivedFilter(shard),
+            "GET",
+            "u8",
+            VERSION_OFFSET,
+          ) as Promise<number[]>,
+      ),
     );
     return versions.every(([version]) => version === FILTER_LAYOUT_VERSION);
   }
@@ -159,13 +175,22 @@ export class ArchivedFilter {
           if (!args) sets.set(shard, (args = []));
           for (const offset of filterOffsets(outcomeRef(row.account_id, row.key))) args.push("SET", "u1", offset, 1);
         }
-        await Promise.all([...sets].map(([shard, args]) => redis.call("BITFIELD", keys.archivedFilter(shard), ...args)));
+        await Promise.all(
+          [...sets].map(([shard, args]) => redis.call("BITFIELD", keys.archivedFilter(shard), ...args)),
+        );
         await redis.pexpire(lockKey, REBUILD_LOCK_MS);
         count += rows.length;
         after = rows[rows.length - 1];
       }
-      await Promise.all(Array.from({ length: shards }, (_, shard) => redis.call("BITFIELD", keys.archivedFilter(shard), "SET", "u8", VERSION_OFFSET, FILTER_LAYOUT_VERSION)));
-      logger.info({ outcomes: count, ms: Math.round(performance.now() - started) }, "archived-outcome filters rebuilt from the archive");
+      await Promise.all(
+        Array.from({ length: shards }, (_, shard) =>
+          redis.call("BITFIELD", keys.archivedFilter(shard), "SET", "u8", VERSION_OFFSET, FILTER_LAYOUT_VERSION),
+        ),
+      );
+      logger.info(
+        { outcomes: count, ms: Math.round(performance.now() - started) },
+        "archived-outcome filters rebuilt from the archive",
+      );
     } finally {
       if ((await redis.get(lockKey)) === lock) await redis.del(lockKey);
     }

@@ -35,13 +35,23 @@ export interface ArchiveListFilter {
 /** A listing's order: by creation, or by one score ascending or descending. */
 export type ArchiveListOrder = { by: "created" } | { by: ScoreName; descending: boolean };
 
-const MEMBER_COLUMN = { created: "created_member", trajectory: "trajectory_member", anomaly: "anomaly_member", novelty: "novelty_member" } as const;
+const MEMBER_COLUMN = {
+  created: "created_member",
+  trajectory: "trajectory_member",
+  anomaly: "anomaly_member",
+  novelty: "novelty_member",
+} as const;
 
 export class ArchivedOutcomes {
   constructor(private readonly sql: ArchiveSql) {}
 
   async get(accountId: string, key: string): Promise<OutcomeRecord | undefined> {
-    const [row] = await fromArchive(() => this.sql<{ snapshot: Buffer }[]>`SELECT snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ${key} LIMIT 1`);
+    const [row] = await fromArchive(
+      () =>
+        this.sql<
+          { snapshot: Buffer }[]
+        >`SELECT snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ${key} LIMIT 1`,
+    );
     return row ? unpackOutcome(row.snapshot) : undefined;
   }
 
@@ -49,7 +59,12 @@ export class ArchivedOutcomes {
   async getMany(accountId: string, keys: readonly string[]): Promise<Map<string, OutcomeRecord>> {
     const found = new Map<string, OutcomeRecord>();
     if (keys.length === 0) return found;
-    const rows = await fromArchive(() => this.sql<{ key: string; snapshot: Buffer }[]>`SELECT key, snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ANY(${this.sql.array([...keys])})`);
+    const rows = await fromArchive(
+      () =>
+        this.sql<
+          { key: string; snapshot: Buffer }[]
+        >`SELECT key, snapshot FROM outcomes WHERE account_id = ${accountId} AND key = ANY(${this.sql.array([...keys])})`,
+    );
     for (const row of rows) found.set(row.key, unpackOutcome(row.snapshot));
     return found;
   }
@@ -57,10 +72,12 @@ export class ArchivedOutcomes {
   /** Up to `limit` log entries after the entry id `after` (all from the start when null), oldest first. */
   async events(accountId: string, key: string, after: string | null, limit: number): Promise<ArchivedLogEntry[]> {
     const [ms, seq] = after === null ? ["-1", "0"] : after.split("-");
-    const rows = await fromArchive(() => this.sql<{ id_ms: string; id_seq: string; envelope: Buffer }[]>`
+    const rows = await fromArchive(
+      () => this.sql<{ id_ms: string; id_seq: string; envelope: Buffer }[]>`
       SELECT id_ms, id_seq, envelope FROM outcome_events
       WHERE account_id = ${accountId} AND outcome_key = ${key} AND (id_ms, id_seq) > (${ms!}::numeric, ${seq!}::numeric)
-      ORDER BY id_ms, id_seq LIMIT ${limit}`);
+      ORDER BY id_ms, id_seq LIMIT ${limit}`,
+    );
     return rows.map((row) => ({ id: `${row.id_ms}-${row.id_seq}`, envelope: row.envelope }));
   }
 
@@ -68,12 +85,20 @@ export class ArchivedOutcomes {
    * Up to `count` archived outcomes of the listing after the member `after` (from its start when
    * undefined), with their listing members, in the order the Redis indexes use.
    */
-  async list(accountId: string, filter: ArchiveListFilter, order: ArchiveListOrder, after: string | undefined, count: number): Promise<{ member: string; record: OutcomeRecord }[]> {
+  async list(
+    accountId: string,
+    filter: ArchiveListFilter,
+    order: ArchiveListOrder,
+    after: string | undefined,
+    count: number,
+  ): Promise<{ member: string; record: OutcomeRecord }[]> {
     const { sql } = this;
     const column = sql(MEMBER_COLUMN[order.by]);
     const descending = order.by !== "created" && order.descending;
-    const position = after === undefined ? sql`` : descending ? sql`AND ${column} < ${after}` : sql`AND ${column} > ${after}`;
-    const rows = await fromArchive(() => sql<{ member: string; snapshot: Buffer }[]>`
+    const position =
+      after === undefined ? sql`` : descending ? sql`AND ${column} < ${after}` : sql`AND ${column} > ${after}`;
+    const rows = await fromArchive(
+      () => sql<{ member: string; snapshot: Buffer }[]>`
       SELECT ${column} AS member, snapshot FROM outcomes
       WHERE account_id = ${accountId} AND ${column} IS NOT NULL ${position}
         ${filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`}
@@ -81,7 +106,8 @@ export class ArchivedOutcomes {
         ${filter.agentKey === undefined ? sql`` : sql`AND agent_key = ${filter.agentKey}`}
         ${filter.customerKey === undefined ? sql`` : sql`AND customer_key = ${filter.customerKey}`}
         ${filter.failedClause === undefined ? sql`` : sql`AND status = 'FAILED'`}
-      ORDER BY ${column} ${descending ? sql`DESC` : sql`ASC`} LIMIT ${count}`);
+      ORDER BY ${column} ${descending ? sql`DESC` : sql`ASC`} LIMIT ${count}`,
+    );
     return rows.map((row) => ({ member: row.member, record: unpackOutcome(row.snapshot) }));
   }
 
@@ -97,7 +123,11 @@ export class ArchivedOutcomes {
       LEFT JOIN outcome_events e ON e.account_id = o.account_id AND e.outcome_key = o.key AND e.outcome_created_at = o.created_at
       WHERE (o.account_id, o.key) IN (SELECT * FROM unnest(${sql.array(refs.map((ref) => ref.accountId))}::text[], ${sql.array(refs.map((ref) => ref.outcomeKey))}::text[]))
       GROUP BY o.account_id, o.key, o.status`;
-    for (const row of rows) found.set(outcomeRef(row.account_id, row.key), { status: row.status, idempotencyKeys: new Set(row.idempotency_keys) });
+    for (const row of rows)
+      found.set(outcomeRef(row.account_id, row.key), {
+        status: row.status,
+        idempotencyKeys: new Set(row.idempotency_keys),
+      });
     return found;
   }
 }

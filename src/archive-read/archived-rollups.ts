@@ -23,11 +23,17 @@ export class ArchivedRollupsPg implements ArchivedRollups {
    * The account's archived rollups of hours in [from, to), and the moves they came in: a move is one day's
    * hash, stored as a row per hour under `<move id>.<hour of the day>` (rollup-mover.ts).
    */
-  async read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }> {
+  async read(
+    accountId: string,
+    from: number,
+    to: number,
+  ): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }> {
     const { sql } = this;
-    const rows = await fromArchive(() => sql<RollupRow[]>`
+    const rows = await fromArchive(
+      () => sql<RollupRow[]>`
       SELECT move_id, (extract(epoch FROM hour) * 1000)::int8 AS hour_ms, fields FROM insight_rollups
-      WHERE account_id = ${accountId} AND hour >= ${new Date(from)} AND hour < ${new Date(to)}`);
+      WHERE account_id = ${accountId} AND hour >= ${new Date(from)} AND hour < ${new Date(to)}`,
+    );
     const moves = new Set<string>();
     const hours: RollupHour[] = [];
     for (const row of rows) {

@@ -122,7 +122,9 @@ export class TokenVerifier {
           if (value !== null) this.learn(accountId, Number(value));
         })
         .catch((error: unknown) => {
-          throw new ApiError("TOKEN_INVALID", "token could not be checked against its account", undefined, { cause: error });
+          throw new ApiError("TOKEN_INVALID", "token could not be checked against its account", undefined, {
+            cause: error,
+          });
         })
         .finally(() => this.refreshes.delete(accountId));
       this.refreshes.set(accountId, pending);

@@ -18,7 +18,8 @@ function signature(secret: string, payload: string): Buffer {
 
 export function signToken(secret: string, claims: TokenClaims): string {
   if (!ACCOUNT_ID.test(claims.accountId)) throw new Error(`account id not allowed in a token: ${claims.accountId}`);
-  if (!Number.isSafeInteger(claims.generation) || claims.generation < 1) throw new Error("generation must be a positive integer");
+  if (!Number.isSafeInteger(claims.generation) || claims.generation < 1)
+    throw new Error("generation must be a positive integer");
   const payload = `${VERSION}.${claims.accountId}.${claims.generation}`;
   return `${payload}.${signature(secret, payload).toString("base64url")}`;
 }
@@ -28,12 +29,16 @@ export function verifyTokenSignature(secret: string, token: string): TokenClaims
   const parts = token.split(".");
   if (parts.length !== 4) return undefined;
   const [version, accountId, generation, sig] = parts as [string, string, string, string];
-  if (version !== VERSION || !ACCOUNT_ID.test(accountId) || !GENERATION.test(generation) || !SIGNATURE.test(sig)) return undefined;
+  if (version !== VERSION || !ACCOUNT_ID.test(accountId) || !GENERATION.test(generation) || !SIGNATURE.test(sig))
+    return undefined;
   // The text is compared, not the decoded bytes: Buffer's base64url decoding skips foreign characters,
   // stops at `=` and ignores the last character's two spare bits, so many spellings decode alike, and
   // each would be a distinct entry of the verified-token cache. Only the canonical one is the token.
   const given = Buffer.from(sig, "latin1");
-  const expected = Buffer.from(signature(secret, `${version}.${accountId}.${generation}`).toString("base64url"), "latin1");
+  const expected = Buffer.from(
+    signature(secret, `${version}.${accountId}.${generation}`).toString("base64url"),
+    "latin1",
+  );
   // Equal lengths first: timingSafeEqual throws otherwise, and the length of a SHA-256 MAC is public.
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   return { accountId, generation: Number(generation) };

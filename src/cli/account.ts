@@ -7,7 +7,9 @@ import { Keys } from "../redis/keys.js";
 import { silentLogger } from "../telemetry/logger.js";
 
 /** Runs `work` against the configured Redis (the embedded one too: started, or reused if serving). */
-export async function withAccounts<T>(work: (accounts: Accounts, redis: RedisClient, keys: Keys) => Promise<T>): Promise<T> {
+export async function withAccounts<T>(
+  work: (accounts: Accounts, redis: RedisClient, keys: Keys) => Promise<T>,
+): Promise<T> {
   const options = optionsFromEnv(process.env);
   const resolved = await resolveRedis(options.redis, silentLogger);
   try {

@@ -34,7 +34,14 @@ export async function queueSettled(redis: RedisClient, keys: Keys, shards: numbe
         if (!snapshot || shard === undefined) continue;
         const record = unpackOutcome(snapshot);
         if (record.status === "OPEN") continue;
-        added.push(node.zadd(keys.settled(shard), "NX", record.verdictAt ?? Date.now(), outcomeRef(record.accountId, record.key)));
+        added.push(
+          node.zadd(
+            keys.settled(shard),
+            "NX",
+            record.verdictAt ?? Date.now(),
+            outcomeRef(record.accountId, record.key),
+          ),
+        );
       }
       for (const count of await Promise.all(added)) queued += count;
     } while (cursor !== "0");
@@ -59,7 +66,9 @@ export async function run(args: string[]): Promise<number> {
   const options = optionsFromEnv(process.env);
   const archive = args.length === 1 && args[0] === "run" ? await openConfiguredArchive(options) : undefined;
   if (archive === undefined) {
-    process.stderr.write("usage: VERDICT_ARCHIVE_URL=postgres://... verdict archive run (or with the embedded Redis: no REDIS_URL)\n");
+    process.stderr.write(
+      "usage: VERDICT_ARCHIVE_URL=postgres://... verdict archive run (or with the embedded Redis: no REDIS_URL)\n",
+    );
     return 2;
   }
   try {

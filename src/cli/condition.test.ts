@@ -98,33 +98,88 @@ describe("verdict condition eval", () => {
 
   test("settlement is the forced verdict at now", async () => {
     const file = eventsFile([{ action: "review", properties: { score: 5 }, at: "2026-01-01T00:00:00Z" }]);
-    const result = await cli("eval", "--condition", "review:score>=4", "--events", file, "--now", "2026-01-01T00:00:10Z");
-    expect(JSON.parse(result.out)).toMatchObject({ annotated: "~review:score>=4[5]", value: "true", verdict: "none", settlement: "confirm" });
+    const result = await cli(
+      "eval",
+      "--condition",
+      "review:score>=4",
+      "--events",
+      file,
+      "--now",
+      "2026-01-01T00:00:10Z",
+    );
+    expect(JSON.parse(result.out)).toMatchObject({
+      annotated: "~review:score>=4[5]",
+      value: "true",
+      verdict: "none",
+      settlement: "confirm",
+    });
   });
 
   test("Variant B sees only value", async () => {
     const file = eventsFile([{ action: "csat", properties: { value: 5, score: 1 }, at: "2026-01-01T00:00:00Z" }]);
-    const result = await cli("eval", "--variant", "B", "--condition", "csat>=4", "--events", file, "--now", "2026-01-01T00:00:01Z");
+    const result = await cli(
+      "eval",
+      "--variant",
+      "B",
+      "--condition",
+      "csat>=4",
+      "--events",
+      file,
+      "--now",
+      "2026-01-01T00:00:01Z",
+    );
     expect(JSON.parse(result.out)).toMatchObject({ annotated: "~csat>=4[5]", value: "true" });
-    expect((await cli("eval", "--variant", "B", "--condition", "csat:score>=4", "--now", "2026-01-01T00:00:01Z")).code).toBe(1);
+    expect(
+      (await cli("eval", "--variant", "B", "--condition", "csat:score>=4", "--now", "2026-01-01T00:00:01Z")).code,
+    ).toBe(1);
   });
 
   test("created-at defaults to the first event, or now", async () => {
     const none = await cli("eval", "--condition", "IDLE(1h)", "--now", "2026-01-01T00:00:00Z");
-    expect(JSON.parse(none.out)).toMatchObject({ annotated: "✗IDLE(1h)[1h]", next_wake_at: "2026-01-01T01:00:00.000Z" });
-    const created = await cli("eval", "--condition", "IDLE(1h)", "--created-at", "2025-12-31T23:30:00Z", "--now", "2026-01-01T00:00:00Z");
+    expect(JSON.parse(none.out)).toMatchObject({
+      annotated: "✗IDLE(1h)[1h]",
+      next_wake_at: "2026-01-01T01:00:00.000Z",
+    });
+    const created = await cli(
+      "eval",
+      "--condition",
+      "IDLE(1h)",
+      "--created-at",
+      "2025-12-31T23:30:00Z",
+      "--now",
+      "2026-01-01T00:00:00Z",
+    );
     expect(JSON.parse(created.out)).toMatchObject({ annotated: "✗IDLE(1h)[30m]", progress: 0.5 });
   });
 
   test("ignores events after now, with a note", async () => {
     const file = eventsFile([{ action: "a", at: "2026-01-02T00:00:00Z" }]);
-    const result = await cli("eval", "--condition", "a", "--events", file, "--now", "2026-01-01T00:00:00Z", "--created-at", "2026-01-01T00:00:00Z");
+    const result = await cli(
+      "eval",
+      "--condition",
+      "a",
+      "--events",
+      file,
+      "--now",
+      "2026-01-01T00:00:00Z",
+      "--created-at",
+      "2026-01-01T00:00:00Z",
+    );
     expect(JSON.parse(result.out)).toMatchObject({ annotated: "✗a", verdict: "none" });
     expect(result.err).toBe("ignoring 1 event(s) after --now\n");
   });
 
   test("bad events exit 1 naming the line; bad options exit 2", async () => {
-    const bad = await cli("eval", "--condition", "a", "--events", eventsFile([{ action: "a", at: "2026-01-01T00:00:00Z" }, { action: "", at: "x" }]));
+    const bad = await cli(
+      "eval",
+      "--condition",
+      "a",
+      "--events",
+      eventsFile([
+        { action: "a", at: "2026-01-01T00:00:00Z" },
+        { action: "", at: "x" },
+      ]),
+    );
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^events line 2: "action" must be a non-empty string/);
     const badTime = await cli("eval", "--condition", "a", "--events", eventsFile([{ action: "a", at: "yesterday" }]));

@@ -103,7 +103,8 @@ function parseEvents(text: string, variant: "A" | "B"): ConditionEvent[] {
     }
     if (!isRecord(raw)) throw new InputError(`${where}: expected a JSON object`);
     const { action, properties } = raw;
-    if (typeof action !== "string" || action === "") throw new InputError(`${where}: "action" must be a non-empty string`);
+    if (typeof action !== "string" || action === "")
+      throw new InputError(`${where}: "action" must be a non-empty string`);
     if (properties !== undefined && properties !== null && !isRecord(properties)) {
       throw new InputError(`${where}: "properties" must be an object`);
     }
@@ -113,7 +114,12 @@ function parseEvents(text: string, variant: "A" | "B"): ConditionEvent[] {
     events.push({
       action,
       // Variant B's evaluator sees only `value`, as the service passes it.
-      properties: variant === "B" ? (props !== undefined && Object.hasOwn(props, "value") ? { value: props.value } : undefined) : props,
+      properties:
+        variant === "B"
+          ? props !== undefined && Object.hasOwn(props, "value")
+            ? { value: props.value }
+            : undefined
+          : props,
       at,
     });
   });
@@ -190,7 +196,10 @@ export async function run(args: string[], io: Io = processIo): Promise<number> {
     return sub === undefined || sub === "help" || sub === "--help" ? 0 : 2;
   } catch (error) {
     // parseArgs throws TypeError-like errors with a code for unknown or malformed options.
-    if (error instanceof UsageError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+    ) {
       io.err(`${error.message}\n\n${USAGE}`);
       return 2;
     }

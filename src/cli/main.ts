@@ -7,11 +7,20 @@ type Command = () => Promise<{ run(args: string[]): Promise<number> }>;
 const COMMANDS: Record<string, { summary: string; load: Command }> = {
   serve: { summary: "run the service [--role all|ingress|worker]", load: () => import("./serve.js") },
   account: { summary: "account create NAME: new account, prints its token", load: () => import("./account.js") },
-  token: { summary: "token show|rotate ACCOUNT_ID: print or replace an account's token", load: () => import("./token.js") },
+  token: {
+    summary: "token show|rotate ACCOUNT_ID: print or replace an account's token",
+    load: () => import("./token.js"),
+  },
   user: { summary: "user add ACCOUNT_ID EMAIL: a dashboard user (password on stdin)", load: () => import("./user.js") },
   condition: { summary: "check and try success conditions offline", load: () => import("./condition.js") },
-  migrate: { summary: "apply the archive's PostgreSQL migrations (VERDICT_ARCHIVE_URL)", load: () => import("./migrate.js") },
-  archive: { summary: "archive run: move every settled outcome due now (turning the archive on)", load: () => import("./archive.js") },
+  migrate: {
+    summary: "apply the archive's PostgreSQL migrations (VERDICT_ARCHIVE_URL)",
+    load: () => import("./migrate.js"),
+  },
+  archive: {
+    summary: "archive run: move every settled outcome due now (turning the archive on)",
+    load: () => import("./archive.js"),
+  },
 };
 
 function usage(): string {

@@ -9,7 +9,9 @@ export async function run(args: string[]): Promise<number> {
   const options = optionsFromEnv(process.env);
   const archive = args.length === 0 ? await openConfiguredArchive(options) : undefined;
   if (archive === undefined) {
-    process.stderr.write("usage: VERDICT_ARCHIVE_URL=postgres://... verdict migrate (or with the embedded Redis: no REDIS_URL)\n");
+    process.stderr.write(
+      "usage: VERDICT_ARCHIVE_URL=postgres://... verdict migrate (or with the embedded Redis: no REDIS_URL)\n",
+    );
     return 2;
   }
   try {

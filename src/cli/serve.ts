@@ -24,7 +24,8 @@ function parseRole(args: string[]): Role | undefined {
     const arg = args[i]!;
     const value = arg === "--role" ? args[i + 1] : arg.startsWith("--role=") ? arg.slice("--role=".length) : undefined;
     if (value === undefined) {
-      if (arg === "--role" || arg.startsWith("--role=")) throw new Error("--role needs a value: all, ingress or worker");
+      if (arg === "--role" || arg.startsWith("--role="))
+        throw new Error("--role needs a value: all, ingress or worker");
       throw new Error(`unknown argument ${arg}; usage: verdict serve [--role all|ingress|worker]`);
     }
     if (!ROLES.includes(value as Role)) throw new Error(`--role must be all, ingress or worker (got ${value})`);
@@ -131,7 +132,10 @@ async function runSupervisor(options: VerdictOptions): Promise<number> {
   const redis = options.redis.kind === "embedded" ? await resolveRedis(options.redis, logger) : undefined;
   const archive = await startArchive(options, logger);
   const port = options.port === 0 ? await freePort() : options.port;
-  const plan = processPlan(availableParallelism(), { ingress: options.ingressProcesses, worker: options.workerProcesses });
+  const plan = processPlan(availableParallelism(), {
+    ingress: options.ingressProcesses,
+    worker: options.workerProcesses,
+  });
   const supervisor = new Supervisor({
     plan,
     exec: process.argv[1]!,
@@ -141,7 +145,12 @@ async function runSupervisor(options: VerdictOptions): Promise<number> {
     stopGraceMs: STOP_GRACE_MS,
   });
   const metrics = { contentType: supervisor.registry.contentType, metrics: () => supervisor.metrics() };
-  const health = await startHealthServer(options.metricsPort, metrics, () => supervisor.failingChecks(), options.metricsHost);
+  const health = await startHealthServer(
+    options.metricsPort,
+    metrics,
+    () => supervisor.failingChecks(),
+    options.metricsHost,
+  );
   supervisor.start();
   logger.info({ port, metricsPort: health.port, ...plan }, "verdict started");
   await untilStopped(logger, ["SIGINT", "SIGTERM"]);

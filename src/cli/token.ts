@@ -9,7 +9,9 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   try {
-    const token = await withAccounts((accounts) => (sub === "show" ? accounts.show(accountId) : accounts.rotate(accountId)));
+    const token = await withAccounts((accounts) =>
+      sub === "show" ? accounts.show(accountId) : accounts.rotate(accountId),
+    );
     process.stdout.write(`${JSON.stringify(token)}\n`);
     return 0;
   } catch (error) {

@@ -15,7 +15,9 @@ async function readPassword(input: Readable): Promise<string> {
 export async function run(args: string[], input: Readable = process.stdin): Promise<number> {
   const [sub, accountId, email, ...extra] = args;
   if (sub !== "add" || !accountId || !email || extra.length > 0) {
-    process.stderr.write(`usage: verdict user add ACCOUNT_ID EMAIL   (password, at least ${MIN_PASSWORD_LENGTH} characters, on stdin)\n`);
+    process.stderr.write(
+      `usage: verdict user add ACCOUNT_ID EMAIL   (password, at least ${MIN_PASSWORD_LENGTH} characters, on stdin)\n`,
+    );
     return 2;
   }
   if ("isTTY" in input && input.isTTY) process.stderr.write("Password (then Enter, Ctrl+D): ");

@@ -7,8 +7,12 @@ import type { RetryOptions } from "./options.js";
  * draw below the exponential cap) spreads a fleet's retries, so clients refused together do not return
  * together; the service's `Retry-After` is a floor, since it knows when it expects to have room.
  */
-export function retryDelayMs(attempt: number, retry: RetryOptions, retryAfterMs = 0, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retry: RetryOptions,
+  retryAfterMs = 0,
+  random: () => number = Math.random,
+): number {
   const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** Math.min(attempt - 1, 52));
   return Math.max(random() * cap, retryAfterMs);
 }
-

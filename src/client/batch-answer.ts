@@ -41,7 +41,11 @@ export function decideAccepted(answer: BatchAccepted, maxAttempts: number): { de
     if (event.attempts < maxAttempts) return "retry";
     tally.givenUp++;
     const code = reason === "unconfirmed" ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
-    return new VerdictError(202, code, `the service answered ${reason} for this event on each of ${event.attempts} attempts`);
+    return new VerdictError(
+      202,
+      code,
+      `the service answered ${reason} for this event on each of ${event.attempts} attempts`,
+    );
   };
   return { decide, tally };
 }
@@ -50,7 +54,11 @@ export function decideAccepted(answer: BatchAccepted, maxAttempts: number): { de
  * The whole request failed: resend on a retryable answer, reject what the service refused otherwise;
  * `willRetry` says whether any of the batch's `count` events goes again.
  */
-export function decideRefused(error: VerdictError, maxAttempts: number, count: number): { decide: Decide; willRetry: boolean } {
+export function decideRefused(
+  error: VerdictError,
+  maxAttempts: number,
+  count: number,
+): { decide: Decide; willRetry: boolean } {
   let blamed: Map<number, ErrorDetail[]> | undefined;
   if (error.status === 400 && error.code === "VALIDATION_ERROR") blamed = blamedItems(error.details);
   const decide: Decide = (event, index) => {
@@ -62,7 +70,14 @@ export function decideRefused(error: VerdictError, maxAttempts: number, count: n
     if (error.retryable) return event.attempts < maxAttempts ? "retry" : error;
     if (blamed === undefined) return error;
     const details = blamed.get(index);
-    if (details) return new VerdictError(400, "VALIDATION_ERROR", details.map((d) => `${d.path}: ${d.message}`).join("; "), details, { requestId: error.requestId });
+    if (details)
+      return new VerdictError(
+        400,
+        "VALIDATION_ERROR",
+        details.map((d) => `${d.path}: ${d.message}`).join("; "),
+        details,
+        { requestId: error.requestId },
+      );
     // Valid, but the batch was refused whole for another item: nothing was enqueued, so this send
     // does not count against the event's attempts, and it may go again at once.
     event.attempts--;

@@ -66,7 +66,8 @@ export class EventSender {
   }
 
   track(event: VerdictEvent): Promise<void> {
-    if (this.closed) return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
+    if (this.closed)
+      return Promise.reject(new VerdictError(0, "CLIENT_CLOSED", "the client is closed: track() after close()"));
     const promise = new Promise<void>(captureResolvers);
     const pending: PendingEvent = {
       event,
@@ -123,7 +124,11 @@ export class EventSender {
     } catch (error) {
       // A BigInt or a cycle: nothing could send it.
       this.rejected++;
-      pending.reject(new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, { cause: error }));
+      pending.reject(
+        new VerdictError(0, "VALIDATION_ERROR", `the event cannot be serialised as JSON: ${String(error)}`, undefined, {
+          cause: error,
+        }),
+      );
       this.notifyFlush(pending.seq);
       return;
     }
@@ -140,11 +145,20 @@ export class EventSender {
     pending.json = json;
     // UTF-8 takes at most 3 bytes per UTF-16 unit: for small events that bound is as good as the exact count
     // (500 of them stay far below 5 MiB), which is only taken for large ones. The key field is ASCII.
-    pending.bytes = (json.length < 1024 ? json.length * 3 : Buffer.byteLength(json)) + (pending.idempotencyKey === undefined ? 0 : KEY_FIELD_BYTES);
+    pending.bytes =
+      (json.length < 1024 ? json.length * 3 : Buffer.byteLength(json)) +
+      (pending.idempotencyKey === undefined ? 0 : KEY_FIELD_BYTES);
     pending.lane = this.queue.lane(typeof key === "string" ? key : "");
     this.buffered++;
     if (pending.bytes + 1 + ENVELOPE_BYTES > MAX_BATCH_BODY_BYTES) {
-      this.reject(pending, new VerdictError(0, "PAYLOAD_TOO_LARGE", `the event is ${pending.bytes} bytes: no batch can carry it (5 MiB body limit)`));
+      this.reject(
+        pending,
+        new VerdictError(
+          0,
+          "PAYLOAD_TOO_LARGE",
+          `the event is ${pending.bytes} bytes: no batch can carry it (5 MiB body limit)`,
+        ),
+      );
       return;
     }
     this.queue.push(pending);
@@ -193,11 +207,19 @@ export class EventSender {
     let answer: BatchAccepted | undefined;
     let failure: VerdictError | undefined;
     try {
-      const body202 = await this.transport.request("POST", "/v1/events/batch", { body, traceparent: traceparent ?? null });
+      const body202 = await this.transport.request("POST", "/v1/events/batch", {
+        body,
+        traceparent: traceparent ?? null,
+      });
       if (isBatchAccepted(body202)) answer = body202;
       else failure = new VerdictError(202, "UNEXPECTED_RESPONSE", "the batch answer is not the service's 202 body");
     } catch (error) {
-      failure = error instanceof VerdictError ? error : new VerdictError(0, "UNEXPECTED_RESPONSE", `batch answer could not be read: ${String(error)}`, undefined, { cause: error });
+      failure =
+        error instanceof VerdictError
+          ? error
+          : new VerdictError(0, "UNEXPECTED_RESPONSE", `batch answer could not be read: ${String(error)}`, undefined, {
+              cause: error,
+            });
     }
     this.inFlight--;
     if (answer) this.answered(batch, answer);
@@ -221,11 +243,22 @@ export class EventSender {
     const count = tally.rejected + tally.unconfirmed;
     if (count > 0 && this.options.onError) {
       const code = tally.unconfirmed > 0 ? "EVENT_UNCONFIRMED" : "EVENT_REJECTED";
-      const error = new VerdictError(202, code, `batch answered 202 with ${tally.unconfirmed} unconfirmed and ${tally.rejected} rejected items`);
+      const error = new VerdictError(
+        202,
+        code,
+        `batch answered 202 with ${tally.unconfirmed} unconfirmed and ${tally.rejected} rejected items`,
+      );
       this.report(error, { events: count, willRetry: tally.givenUp < count });
     }
     if (tally.rateLimited > 0 && this.options.onError) {
-      this.report(new VerdictError(202, "QUOTA_EXCEEDED", `batch answered 202 with ${tally.rateLimited} items refused for the account's events-per-second quota`), { events: tally.rateLimited, willRetry: true });
+      this.report(
+        new VerdictError(
+          202,
+          "QUOTA_EXCEEDED",
+          `batch answered 202 with ${tally.rateLimited} items refused for the account's events-per-second quota`,
+        ),
+        { events: tally.rateLimited, willRetry: true },
+      );
     }
   }
 

@@ -78,7 +78,8 @@ export const DEFAULT_CLIENT_OPTIONS = Object.freeze({
 export const MAX_BATCH_EVENTS = 500;
 
 function positiveInteger(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new RangeError(`${name} must be an integer from 1 to ${max} (got ${value})`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new RangeError(`${name} must be an integer from 1 to ${max} (got ${value})`);
   return value;
 }
 
@@ -99,9 +100,16 @@ export function resolveOptions(options: VerdictClientOptions): ResolvedOptions {
   return {
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     token: options.token,
-    maxBatchSize: positiveInteger("maxBatchSize", options.maxBatchSize ?? DEFAULT_CLIENT_OPTIONS.maxBatchSize, MAX_BATCH_EVENTS),
+    maxBatchSize: positiveInteger(
+      "maxBatchSize",
+      options.maxBatchSize ?? DEFAULT_CLIENT_OPTIONS.maxBatchSize,
+      MAX_BATCH_EVENTS,
+    ),
     flushIntervalMs: nonNegative("flushIntervalMs", options.flushIntervalMs ?? DEFAULT_CLIENT_OPTIONS.flushIntervalMs),
-    maxBufferedEvents: positiveInteger("maxBufferedEvents", options.maxBufferedEvents ?? DEFAULT_CLIENT_OPTIONS.maxBufferedEvents),
+    maxBufferedEvents: positiveInteger(
+      "maxBufferedEvents",
+      options.maxBufferedEvents ?? DEFAULT_CLIENT_OPTIONS.maxBufferedEvents,
+    ),
     maxInFlight: positiveInteger("maxInFlight", options.maxInFlight ?? DEFAULT_CLIENT_OPTIONS.maxInFlight),
     retry: {
       maxAttempts: positiveInteger("retry.maxAttempts", retry.maxAttempts),

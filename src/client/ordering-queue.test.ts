@@ -19,7 +19,10 @@ function pending(lane: Lane, seq: number): PendingEvent {
 }
 
 /** What a driver may do next: track an event on one of a few outcomes, send a batch, or settle a sent one. */
-type Step = { kind: "push"; outcome: number } | { kind: "take"; max: number } | { kind: "settle"; which: number; failFrom: number };
+type Step =
+  | { kind: "push"; outcome: number }
+  | { kind: "take"; max: number }
+  | { kind: "settle"; which: number; failFrom: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("push" as const), outcome: fc.integer({ min: 0, max: 4 }) }),
@@ -60,15 +63,18 @@ describe("OrderingQueue", () => {
             for (const lane of lanes) {
               const own = batch.map((e, i) => ({ e, i })).filter(({ e }) => e.lane === lane);
               const retry = own.filter(({ i }) => i >= s.failFrom).map(({ e }) => e);
-              for (const { e, i } of own) if (i < s.failFrom) accepted.set(lane.key, [...(accepted.get(lane.key) ?? []), e.seq]);
+              for (const { e, i } of own)
+                if (i < s.failFrom) accepted.set(lane.key, [...(accepted.get(lane.key) ?? []), e.seq]);
               queue.settle(lane, retry, 0);
             }
           }
         }
         // Whatever is left settles in full.
         for (;;) {
-          for (const batch of inFlight.splice(0)) for (const e of batch) accepted.set(e.lane.key, [...(accepted.get(e.lane.key) ?? []), e.seq]);
-          for (const lane of new Set(steps.flatMap((s) => (s.kind === "push" ? [queue.lane(`o${s.outcome}`)] : [])))) if (lane.busy) queue.settle(lane, [], 0);
+          for (const batch of inFlight.splice(0))
+            for (const e of batch) accepted.set(e.lane.key, [...(accepted.get(e.lane.key) ?? []), e.seq]);
+          for (const lane of new Set(steps.flatMap((s) => (s.kind === "push" ? [queue.lane(`o${s.outcome}`)] : []))))
+            if (lane.busy) queue.settle(lane, [], 0);
           const batch = queue.take(1_000, 1_000_000);
           if (batch.length === 0) break;
           inFlight.push(batch);
@@ -97,7 +103,13 @@ describe("OrderingQueue", () => {
 
   it("takes from ready lanes in the order they became ready, within the byte budget", () => {
     const queue = new OrderingQueue(() => {});
-    for (const [key, seq] of [["b", 0], ["a", 1], ["b", 2], ["c", 3]] as const) queue.push(pending(queue.lane(key), seq));
+    for (const [key, seq] of [
+      ["b", 0],
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ] as const)
+      queue.push(pending(queue.lane(key), seq));
     expect(queue.readyEvents).toBe(4);
     // 11 bytes per event with its separator: 25 bytes carry two.
     expect(queue.take(10, 25).map((e) => e.seq)).toEqual([0, 2]);

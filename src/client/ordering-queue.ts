@@ -156,7 +156,8 @@ export class OrderingQueue {
    * event then finds its lane again instead of allocating one per event.
    */
   private sweep(): void {
-    for (const [key, lane] of this.lanes) if (lane.length === 0 && !lane.busy && lane.held === undefined) this.lanes.delete(key);
+    for (const [key, lane] of this.lanes)
+      if (lane.length === 0 && !lane.busy && lane.held === undefined) this.lanes.delete(key);
     this.sweepAt = Math.max(MIN_SWEEP_AT, this.lanes.size * 2);
   }
 }

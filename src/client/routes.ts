@@ -118,7 +118,11 @@ export function routes(transport: Transport): Routes {
   const send = <T>(method: "POST" | "PUT", at: string, body: unknown): Promise<T> =>
     transport.request(method, at, { body: JSON.stringify(body) }) as Promise<T>;
 
-  function paged<Field extends string, Item, Q extends PageQuery>(at: string, field: Field, query: Q | undefined): PagedList<Item, ListPage<Field, Item>> {
+  function paged<Field extends string, Item, Q extends PageQuery>(
+    at: string,
+    field: Field,
+    query: Q | undefined,
+  ): PagedList<Item, ListPage<Field, Item>> {
     return new PagedList<Item, ListPage<Field, Item>>(
       (cursor) => get<ListPage<Field, Item>>(at, { ...query, ...(cursor === undefined ? {} : { cursor }) }),
       (body) => body[field],
@@ -126,7 +130,10 @@ export function routes(transport: Transport): Routes {
     );
   }
 
-  function records<Item, PutBody, Field extends string>(segment: string, field: Field): RecordRoutes<Item, PutBody, ListPage<Field, Item>> {
+  function records<Item, PutBody, Field extends string>(
+    segment: string,
+    field: Field,
+  ): RecordRoutes<Item, PutBody, ListPage<Field, Item>> {
     return {
       put: (key, body) => send<Item>("PUT", `/v1/${segment}/${encodeURIComponent(key)}`, body),
       get: (key) => get<Item>(`/v1/${segment}/${encodeURIComponent(key)}`),
@@ -143,7 +150,8 @@ export function routes(transport: Transport): Routes {
       open: (body) => send<Outcome>("POST", "/v1/outcomes", body),
       get: (key) => get<Outcome>(path`/v1/outcomes/${key}`),
       list: (query) => paged<"outcomes", Outcome, OutcomeListQuery>("/v1/outcomes", "outcomes", query),
-      events: (key, query) => paged<"events", LoggedEvent, PageQuery>(path`/v1/outcomes/${key}/events`, "events", query),
+      events: (key, query) =>
+        paged<"events", LoggedEvent, PageQuery>(path`/v1/outcomes/${key}/events`, "events", query),
     },
     events: {
       send: (event) => send<EventAccepted>("POST", "/v1/events", event),

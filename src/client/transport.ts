@@ -80,7 +80,8 @@ export class HttpTransport implements Transport {
     }
     const body = parseJson(text);
     if (response.ok) {
-      if (body === PARSE_FAILED) throw new VerdictError(response.status, "UNEXPECTED_RESPONSE", `${method} ${path}: answer is not JSON`);
+      if (body === PARSE_FAILED)
+        throw new VerdictError(response.status, "UNEXPECTED_RESPONSE", `${method} ${path}: answer is not JSON`);
       return body;
     }
     const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
@@ -89,10 +90,16 @@ export class HttpTransport implements Transport {
       const { code, message, details, request_id } = body.error;
       throw new VerdictError(response.status, code, message, details, { requestId: request_id, retryAfterMs });
     }
-    throw new VerdictError(response.status, "UNEXPECTED_RESPONSE", `${method} ${path}: HTTP ${response.status} without the service's error body`, undefined, {
-      requestId,
-      retryAfterMs,
-    });
+    throw new VerdictError(
+      response.status,
+      "UNEXPECTED_RESPONSE",
+      `${method} ${path}: HTTP ${response.status} without the service's error body`,
+      undefined,
+      {
+        requestId,
+        retryAfterMs,
+      },
+    );
   }
 }
 
@@ -109,7 +116,9 @@ function parseJson(text: string): unknown {
 
 function transportError(error: unknown, timeoutMs: number, method: Method, path: string): VerdictError {
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return new VerdictError(0, "TIMEOUT", `${method} ${path}: no answer within ${timeoutMs} ms`, undefined, { cause: error });
+    return new VerdictError(0, "TIMEOUT", `${method} ${path}: no answer within ${timeoutMs} ms`, undefined, {
+      cause: error,
+    });
   }
   const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
   return new VerdictError(0, "NETWORK_ERROR", `${method} ${path}: ${reason}`, undefined, { cause: error });

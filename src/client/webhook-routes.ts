@@ -35,7 +35,11 @@ export function webhookRoutes(transport: Transport): WebhookRoutes {
   const get = <T>(at: string, query?: Query): Promise<T> => transport.request("GET", at, { query }) as Promise<T>;
   const send = <T>(method: "POST" | "PATCH", at: string, body?: unknown): Promise<T> =>
     transport.request(method, at, body === undefined ? {} : { body: JSON.stringify(body) }) as Promise<T>;
-  const paged = <Field extends string, Item>(at: string, field: Field, query: PageQuery | undefined): PagedList<Item, ListPage<Field, Item>> =>
+  const paged = <Field extends string, Item>(
+    at: string,
+    field: Field,
+    query: PageQuery | undefined,
+  ): PagedList<Item, ListPage<Field, Item>> =>
     new PagedList<Item, ListPage<Field, Item>>(
       (cursor) => get<ListPage<Field, Item>>(at, { ...query, ...(cursor === undefined ? {} : { cursor }) }),
       (body) => body[field],
@@ -51,8 +55,11 @@ export function webhookRoutes(transport: Transport): WebhookRoutes {
     },
     secret: (id) => get<{ secret: string }>(path`/v1/webhook-endpoints/${id}/secret`),
     rotateSecret: (id) => send<WebhookSecretRotated>("POST", path`/v1/webhook-endpoints/${id}/rotate-secret`),
-    messages: (id, query) => paged<"messages", WebhookMessage>(path`/v1/webhook-endpoints/${id}/messages`, "messages", query),
-    attempts: (id, messageId) => get<{ attempts: WebhookAttempt[] }>(path`/v1/webhook-endpoints/${id}/messages/${messageId}/attempts`),
-    resend: (id, messageId) => send<WebhookMessageResent>("POST", path`/v1/webhook-endpoints/${id}/messages/${messageId}/resend`),
+    messages: (id, query) =>
+      paged<"messages", WebhookMessage>(path`/v1/webhook-endpoints/${id}/messages`, "messages", query),
+    attempts: (id, messageId) =>
+      get<{ attempts: WebhookAttempt[] }>(path`/v1/webhook-endpoints/${id}/messages/${messageId}/attempts`),
+    resend: (id, messageId) =>
+      send<WebhookMessageResent>("POST", path`/v1/webhook-endpoints/${id}/messages/${messageId}/resend`),
   };
 }

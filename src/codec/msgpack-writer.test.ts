@@ -9,14 +9,35 @@ function read(out: MsgpackWriter): unknown {
 }
 
 describe("MsgpackWriter", () => {
-  it.each([0, 1, 127, 128, 255, 256, 65_535, 65_536, 0xffffffff, 0x100000000, Number.MAX_SAFE_INTEGER, -1, -32, -33, -128, -129, -0x80000000, -0x80000001, Number.MIN_SAFE_INTEGER, 0.5, -2.25, 1e300, 2 ** 60])(
-    "writes the number %d as msgpack reads it back",
-    (n) => {
-      const out = new MsgpackWriter();
-      out.number(n);
-      expect(read(out)).toBe(n);
-    },
-  );
+  it.each([
+    0,
+    1,
+    127,
+    128,
+    255,
+    256,
+    65_535,
+    65_536,
+    0xffffffff,
+    0x100000000,
+    Number.MAX_SAFE_INTEGER,
+    -1,
+    -32,
+    -33,
+    -128,
+    -129,
+    -0x80000000,
+    -0x80000001,
+    Number.MIN_SAFE_INTEGER,
+    0.5,
+    -2.25,
+    1e300,
+    2 ** 60,
+  ])("writes the number %d as msgpack reads it back", (n) => {
+    const out = new MsgpackWriter();
+    out.number(n);
+    expect(read(out)).toBe(n);
+  });
 
   // Each str header class (fixstr, 8, 16 and 32 bit) at its edges, in ASCII and in characters of two and three bytes.
   it.each([0, 1, 10, 11, 31, 32, 100, 255, 256, 65_535, 65_536, 100_000])("writes a text of %i characters", (n) => {
@@ -30,11 +51,16 @@ describe("MsgpackWriter", () => {
 
   it("writes any text, number and list as msgpack reads them back", () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ unit: "grapheme" }), fc.integer(), fc.double({ noNaN: true }), fc.maxSafeInteger())), (values) => {
-        const out = new MsgpackWriter(Buffer.allocUnsafe(4));
-        out.list(values);
-        expect(read(out)).toEqual(values.map((v) => (Object.is(v, -0) ? 0 : v)));
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(fc.string({ unit: "grapheme" }), fc.integer(), fc.double({ noNaN: true }), fc.maxSafeInteger()),
+        ),
+        (values) => {
+          const out = new MsgpackWriter(Buffer.allocUnsafe(4));
+          out.list(values);
+          expect(read(out)).toEqual(values.map((v) => (Object.is(v, -0) ? 0 : v)));
+        },
+      ),
     );
   });
 

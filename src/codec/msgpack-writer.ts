@@ -132,7 +132,8 @@ export class MsgpackWriter {
     const guessed = strHeaderBytes(s.length);
     const written = this.buffer.write(s, headerAt + guessed, "utf8");
     const actual = strHeaderBytes(written);
-    if (actual !== guessed) this.buffer.copy(this.buffer, headerAt + actual, headerAt + guessed, headerAt + guessed + written);
+    if (actual !== guessed)
+      this.buffer.copy(this.buffer, headerAt + actual, headerAt + guessed, headerAt + guessed + written);
     this.strHeader(written);
     this.at += written;
   }

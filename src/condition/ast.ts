@@ -80,7 +80,11 @@ export const DEFAULT_PATH = "value";
 
 export function isTerm(node: Condition): node is Term {
   return (
-    node.kind === "action" || node.kind === "count" || node.kind === "compare" || node.kind === "match" || node.kind === "idle"
+    node.kind === "action" ||
+    node.kind === "count" ||
+    node.kind === "compare" ||
+    node.kind === "match" ||
+    node.kind === "idle"
   );
 }
 

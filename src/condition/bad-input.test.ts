@@ -102,12 +102,13 @@ describe("text form", () => {
     [nested(17, "a", (x) => `NOT ${x}`), /^nesting deeper than 16 at column 65$/],
     [nested(17, "a", (x) => `(${x})`), /^nesting deeper than 16 at column 17$/],
     [nested(17, "a", (x) => `G(${x})`), /^nesting deeper than 16/],
-    [nested(16, "a", (x, ) => `b AND (c OR ${x})`), /^nesting deeper than 16/],
+    [nested(16, "a", (x) => `b AND (c OR ${x})`), /^nesting deeper than 16/],
   ];
   test.each(table)("%s", (input, message) => {
     const error = parseError(input);
     expect(error.message).toMatch(message);
-    if (/column (\d+)$/.test(error.message)) expect(error.column).toBe(Number(/column (\d+)$/.exec(error.message)?.[1]));
+    if (/column (\d+)$/.test(error.message))
+      expect(error.column).toBe(Number(/column (\d+)$/.exec(error.message)?.[1]));
   });
 
   test("limits are inclusive", () => {
@@ -128,7 +129,11 @@ describe("text form", () => {
 describe("JSON form", () => {
   const table: Array<[input: unknown, message: RegExp, path?: string]> = [
     ['{"fact": "x", "operator": "foo", "value": 1}', /^unknown operator "foo" .* at operator$/, "operator"],
-    ['{"all": [{"action": "a"}, {"fact": "x", "operator": "gte"}]}', /^missing "value" at all\[1\]\.value$/, "all[1].value"],
+    [
+      '{"all": [{"action": "a"}, {"fact": "x", "operator": "gte"}]}',
+      /^missing "value" at all\[1\]\.value$/,
+      "all[1].value",
+    ],
     ['{"all": []}', /^expected a non-empty array at all$/, "all"],
     ['{"any": {"action": "a"}}', /^expected a non-empty array at any$/],
     ['{"fact": "", "operator": "eq", "value": 1}', /^empty action name at fact$/],
@@ -143,7 +148,10 @@ describe("JSON form", () => {
     ['{"idle": "1y"}', /^invalid duration "1y"/, "idle"],
     ['{"idle": "0s"}', /at least 1s/],
     ['{"idle": 60}', /^expected a duration string/],
-    ['{"count": "a", "operator": "match", "value": 1}', /^unknown operator "match" \(expected one of eq, ne, gt, gte, lt, lte\)/],
+    [
+      '{"count": "a", "operator": "match", "value": 1}',
+      /^unknown operator "match" \(expected one of eq, ne, gt, gte, lt, lte\)/,
+    ],
     ['{"count": "a", "operator": "gte", "value": 1.5}', /^expected a non-negative integer at value$/],
     ['{"count": "a", "operator": "gte"}', /^missing "value"/],
     ['{"fact": "x", "operator": "eq", "value": null}', /^expected a literal/],
@@ -156,7 +164,10 @@ describe("JSON form", () => {
     ['{"all": ', /^invalid JSON/],
     ['{"all": [{"action": "a"}]} x', /^invalid JSON/],
     [nested(17, '{"action": "a"}', (x) => `{"not": ${x}}`), /^nesting deeper than 16/],
-    [JSON.stringify({ all: Array.from({ length: 65 }, (_, i) => ({ action: `a${i}` })) }), /^more than 64 terms at all\[64\]$/],
+    [
+      JSON.stringify({ all: Array.from({ length: 65 }, (_, i) => ({ action: `a${i}` })) }),
+      /^more than 64 terms at all\[64\]$/,
+    ],
     [`{"action": "a", "pad": "${"x".repeat(70_000)}"}`, /^condition longer than 64 KiB$/],
     [null, /^expected a condition object$/],
     [42, /^expected a condition object$/],
@@ -212,8 +223,41 @@ describe("fuzz: parse never throws anything but ConditionParseError", () => {
     }
   };
   const pieces = fc.constantFrom(
-    "a", "b:c.d", "COUNT", "G", "F", "IDLE", "NOT", "AND", "OR", "MATCHES", "(", ")", ":", ">=", "==", "!=", "<", "=",
-    '"x"', '"(a+)+$"', '"\\\\1"', "1", "-0", "1e5", "true", "null", "1d", "P1D", " ", "{", "}", "[", "]", ",", '"all"',
+    "a",
+    "b:c.d",
+    "COUNT",
+    "G",
+    "F",
+    "IDLE",
+    "NOT",
+    "AND",
+    "OR",
+    "MATCHES",
+    "(",
+    ")",
+    ":",
+    ">=",
+    "==",
+    "!=",
+    "<",
+    "=",
+    '"x"',
+    '"(a+)+$"',
+    '"\\\\1"',
+    "1",
+    "-0",
+    "1e5",
+    "true",
+    "null",
+    "1d",
+    "P1D",
+    " ",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    '"all"',
   );
 
   test("arbitrary strings", () => {
@@ -221,8 +265,20 @@ describe("fuzz: parse never throws anything but ConditionParseError", () => {
   });
 
   test("token soup", () => {
-    fc.assert(fc.property(fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join("")), check), { numRuns: 3000 });
-    fc.assert(fc.property(fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join(" ")), check), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join("")),
+        check,
+      ),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join(" ")),
+        check,
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   test("arbitrary JSON values and JSON texts", () => {

@@ -32,7 +32,11 @@ export interface CompiledNode {
 /** What one event of an action can change. */
 export interface ActionBinding {
   readonly countSlot: number;
-  readonly facts: ReadonlyArray<{ readonly slot: number; readonly segments: readonly string[]; readonly matchSlots: readonly number[] }>;
+  readonly facts: ReadonlyArray<{
+    readonly slot: number;
+    readonly segments: readonly string[];
+    readonly matchSlots: readonly number[];
+  }>;
 }
 
 export interface CompiledCondition {
@@ -79,7 +83,17 @@ export function compileCondition(condition: Condition): CompiledCondition {
   };
 }
 
-const BASE = { countSlot: -1, factSlot: -1, matchSlot: -1, memorySlot: -1, op: "==" as Comparator, bound: 0, literal: 0, children: [], text: "" };
+const BASE = {
+  countSlot: -1,
+  factSlot: -1,
+  matchSlot: -1,
+  memorySlot: -1,
+  op: "==" as Comparator,
+  bound: 0,
+  literal: 0,
+  children: [],
+  text: "",
+};
 
 /** Lays a condition tree out as nodes in post-order, giving each term the slots its evaluation reads. */
 class Compiler {
@@ -97,9 +111,23 @@ class Compiler {
       case "action":
         return this.add({ ...BASE, kind: "action", countSlot: this.countSlot(node.action), text: termText(node) });
       case "count":
-        return this.add({ ...BASE, kind: "count", countSlot: this.countSlot(node.action), op: node.op, bound: node.count, text: termText(node) });
+        return this.add({
+          ...BASE,
+          kind: "count",
+          countSlot: this.countSlot(node.action),
+          op: node.op,
+          bound: node.count,
+          text: termText(node),
+        });
       case "compare":
-        return this.add({ ...BASE, kind: "compare", factSlot: this.fact(node.action, node.path).slot, op: node.op, literal: node.value, text: termText(node) });
+        return this.add({
+          ...BASE,
+          kind: "compare",
+          factSlot: this.fact(node.action, node.path).slot,
+          op: node.op,
+          literal: node.value,
+          text: termText(node),
+        });
       case "match":
         return this.match(node);
       case "idle":

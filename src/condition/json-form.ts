@@ -77,7 +77,8 @@ class JsonReader {
       throw fail(`expected one of ${SHAPES.map((s) => `"${s.key}"`).join(", ")}`, path);
     }
     for (const key of keys) {
-      if (!shape.keys.includes(key)) throw fail(`unexpected key ${JSON.stringify(key)} beside "${shape.key}"`, child(path, key));
+      if (!shape.keys.includes(key))
+        throw fail(`unexpected key ${JSON.stringify(key)} beside "${shape.key}"`, child(path, key));
     }
     for (const key of shape.keys) {
       if (!Object.hasOwn(node, key)) throw fail(`missing "${key}"`, child(path, key));
@@ -117,7 +118,7 @@ class JsonReader {
   }
 
   private idle(value: unknown, path: string): Condition {
-    if (typeof value !== "string") throw fail("expected a duration string such as \"1d\"", path);
+    if (typeof value !== "string") throw fail('expected a duration string such as "1d"', path);
     let ms: number;
     try {
       ms = parseDuration(value);
@@ -131,7 +132,7 @@ class JsonReader {
 
   private fact(node: Record<string, unknown>, path: string): Condition {
     const factPath = child(path, "fact");
-    if (typeof node.fact !== "string") throw fail("expected a string such as \"review:score\"", factPath);
+    if (typeof node.fact !== "string") throw fail('expected a string such as "review:score"', factPath);
     const { action: rawAction, path: property } = splitFact(node.fact);
     const action = this.action(rawAction, factPath);
     const problem = pathProblem(property);
@@ -148,7 +149,13 @@ class JsonReader {
       if ("error" in compiled) throw fail(`invalid pattern (${compiled.error})`, valuePath);
       return { kind: "match", action, path: property, pattern: node.value };
     }
-    return { kind: "compare", action, path: property, op: this.comparator(operator, path, true), value: this.literal(node.value, valuePath) };
+    return {
+      kind: "compare",
+      action,
+      path: property,
+      op: this.comparator(operator, path, true),
+      value: this.literal(node.value, valuePath),
+    };
   }
 
   private count(node: Record<string, unknown>, path: string): Condition {
@@ -167,7 +174,10 @@ class JsonReader {
       return TO_COMPARATOR[operator as JsonComparator];
     }
     const allowed = `eq, ne, gt, gte, lt, lte${allowMatch ? ", match" : ""}`;
-    throw fail(`unknown operator ${JSON.stringify(operator) ?? "undefined"} (expected one of ${allowed})`, child(path, "operator"));
+    throw fail(
+      `unknown operator ${JSON.stringify(operator) ?? "undefined"} (expected one of ${allowed})`,
+      child(path, "operator"),
+    );
   }
 
   private literal(value: unknown, path: string): Literal {
@@ -205,7 +215,11 @@ export function toConditionJson(condition: Condition): ConditionJson {
     case "count":
       return { count: condition.action, operator: FROM_COMPARATOR[condition.op], value: condition.count };
     case "compare":
-      return { fact: factText(condition.action, condition.path), operator: FROM_COMPARATOR[condition.op], value: condition.value };
+      return {
+        fact: factText(condition.action, condition.path),
+        operator: FROM_COMPARATOR[condition.op],
+        value: condition.value,
+      };
     case "match":
       return { fact: factText(condition.action, condition.path), operator: "match", value: condition.pattern };
     case "idle":

@@ -104,7 +104,11 @@ export class Lexer {
       // -0 and 0 are the same JSON value; keep one so printing and reparsing give the same tree.
       return { type: "number", value: value === 0 ? 0 : value, start, end };
     }
-    if (char === "&" || char === "|") throw columnError(`unexpected '${char}' (use ${char === "&" ? "AND" : "OR"})`, start);
-    throw columnError(`unexpected character ${JSON.stringify(String.fromCodePoint(src.codePointAt(start) ?? code))}`, start);
+    if (char === "&" || char === "|")
+      throw columnError(`unexpected '${char}' (use ${char === "&" ? "AND" : "OR"})`, start);
+    throw columnError(
+      `unexpected character ${JSON.stringify(String.fromCodePoint(src.codePointAt(start) ?? code))}`,
+      start,
+    );
   }
 }

@@ -40,7 +40,9 @@ class Parser {
       this.lexer.next();
       operands.push(this.parseAnd());
     }
-    return operands.length === 1 && operands[0] !== undefined ? operands[0] : { kind: "or", operands: flatten("or", operands) };
+    return operands.length === 1 && operands[0] !== undefined
+      ? operands[0]
+      : { kind: "or", operands: flatten("or", operands) };
   }
 
   private parseAnd(): Condition {

@@ -38,7 +38,9 @@ interface Pools {
 /** Wide pools for printing and parsing: any legal name, any string, any finite number. */
 const wide: Pools = {
   action: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,12}$/).filter((name) => !RESERVED.has(name)),
-  path: fc.array(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/), { minLength: 1, maxLength: 3 }).map((s) => s.join(".")),
+  path: fc
+    .array(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/), { minLength: 1, maxLength: 3 })
+    .map((s) => s.join(".")),
   literal: fc.oneof(
     fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (n === 0 ? 0 : n)),
     fc.integer(),
@@ -64,7 +66,9 @@ const narrow: Pools = {
 function conditionArbitrary(pools: Pools, maxDepth: number): fc.Arbitrary<Condition> {
   const term: fc.Arbitrary<Condition> = fc.oneof(
     pools.action.map((action): Condition => ({ kind: "action", action })),
-    fc.record({ action: pools.action, op: comparator, count: pools.count }).map((t): Condition => ({ kind: "count", ...t })),
+    fc
+      .record({ action: pools.action, op: comparator, count: pools.count })
+      .map((t): Condition => ({ kind: "count", ...t })),
     fc
       .record({ action: pools.action, path: pools.path, op: comparator, value: pools.literal })
       .map((t): Condition => ({ kind: "compare", ...t })),
@@ -94,7 +98,9 @@ function normalize(node: Condition): Condition {
     case "or":
       return {
         kind: node.kind,
-        operands: node.operands.map(normalize).flatMap((child) => (child.kind === node.kind ? child.operands : [child])),
+        operands: node.operands
+          .map(normalize)
+          .flatMap((child) => (child.kind === node.kind ? child.operands : [child])),
       };
     case "not":
     case "always":
@@ -124,7 +130,11 @@ const events: fc.Arbitrary<ConditionEvent[]> = fc
       action: fc.constantFrom(...ACTIONS, "other"),
       properties: fc.option(
         fc.record(
-          { value: propertyValue, score: propertyValue, meta: fc.record({ overall: propertyValue }, { requiredKeys: [] }) },
+          {
+            value: propertyValue,
+            score: propertyValue,
+            meta: fc.record({ overall: propertyValue }, { requiredKeys: [] }),
+          },
           { requiredKeys: [] },
         ),
         { nil: undefined },
@@ -145,7 +155,10 @@ const events: fc.Arbitrary<ConditionEvent[]> = fc
  * Folds every event and the time between them, recording every node's value after each step. A verdict
  * is cleared so the fold goes on: this checks the terms, not the outcome (which would freeze).
  */
-function trajectory(compiled: CompiledCondition, trace: ConditionEvent[]): Array<{ at: number; values: string[]; state: ConditionState }> {
+function trajectory(
+  compiled: CompiledCondition,
+  trace: ConditionEvent[],
+): Array<{ at: number; values: string[]; state: ConditionState }> {
   const state = initialState(compiled, 0);
   const steps: Array<{ at: number; values: string[]; state: ConditionState }> = [];
   const record = (at: number): void => {

@@ -14,10 +14,12 @@ import {
   type ConditionState,
 } from "./index.js";
 
-const SIX = 'COUNT(agent_response)>=2 AND G(NOT escalated) AND review:score>=4 AND customer_csat_set AND IDLE(1d) AND reply MATCHES "^ok"';
+const SIX =
+  'COUNT(agent_response)>=2 AND G(NOT escalated) AND review:score>=4 AND customer_csat_set AND IDLE(1d) AND reply MATCHES "^ok"';
 
 function isPlain(value: unknown): boolean {
-  if (value === null || typeof value === "number" || typeof value === "string" || typeof value === "boolean") return true;
+  if (value === null || typeof value === "number" || typeof value === "string" || typeof value === "boolean")
+    return true;
   if (Array.isArray(value)) return value.every(isPlain);
   if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
     return Object.values(value).every((v) => v !== undefined && isPlain(v));
@@ -57,13 +59,20 @@ describe("condition state", () => {
     expect(state).toEqual(frozen);
     // Read at any later time, a terminal outcome shows the state at its verdict instant.
     expect(evaluate(compiled, state, 50_000_000)).toEqual(evaluate(compiled, state, 3_601_000));
-    expect(evaluate(compiled, state, 50_000_000)).toMatchObject({ annotated: "✓a AND ~IDLE(1h)[0s]", progress: 1, nextWakeAt: null });
+    expect(evaluate(compiled, state, 50_000_000)).toMatchObject({
+      annotated: "✓a AND ~IDLE(1h)[0s]",
+      progress: 1,
+      nextWakeAt: null,
+    });
   });
 
   test("an event processes the IDLE expiries before it even when the caller did not advance time", () => {
     const compiled = compileCondition(parseCondition("IDLE(1h)"));
     const state = initialState(compiled, 0);
-    expect(applyEvent(compiled, state, { action: "x", properties: undefined, at: 7_200_000 })).toEqual({ kind: "confirm", at: 3_600_000 });
+    expect(applyEvent(compiled, state, { action: "x", properties: undefined, at: 7_200_000 })).toEqual({
+      kind: "confirm",
+      at: 3_600_000,
+    });
   });
 
   test("an event earlier than the processed time is taken at the processed time", () => {
@@ -87,7 +96,10 @@ describe("condition state", () => {
     for (const [text, kind] of cases) {
       const compiled = compileCondition(parseCondition(text));
       const state: ConditionState = initialState(compiled, 0);
-      expect(settle(compiled, state, 5_000_000), text).toEqual({ kind, at: text === "IDLE(1h)" ? 3_600_000 : 5_000_000 });
+      expect(settle(compiled, state, 5_000_000), text).toEqual({
+        kind,
+        at: text === "IDLE(1h)" ? 3_600_000 : 5_000_000,
+      });
       expect(state.verdict?.kind).toBe(kind);
     }
   });

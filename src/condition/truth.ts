@@ -36,7 +36,10 @@ export function countTruth(count: number, op: Comparator, bound: number): number
 export function compareValues(actual: unknown, op: Comparator, literal: Literal): boolean {
   if (op === "==") return actual === literal;
   if (op === "!=") return actual !== literal;
-  if (!((typeof actual === "number" && typeof literal === "number") || (typeof actual === "string" && typeof literal === "string"))) {
+  if (!(
+    (typeof actual === "number" && typeof literal === "number") ||
+    (typeof actual === "string" && typeof literal === "string")
+  )) {
     return false;
   }
   switch (op) {
@@ -61,7 +64,12 @@ export function idleBase(state: ConditionState): number {
  * (`atPoint`), F records that its operand was true and G that its operand was false, before their own
  * value is read, so the memory includes this point.
  */
-export function computeTruth(compiled: CompiledCondition, state: ConditionState, now: number, atPoint: boolean): number {
+export function computeTruth(
+  compiled: CompiledCondition,
+  state: ConditionState,
+  now: number,
+  atPoint: boolean,
+): number {
   const { nodes, values } = compiled;
   const elapsed = now - idleBase(state);
   for (let i = 0; i < nodes.length; i++) {

@@ -3,7 +3,14 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { QUOTA_SETTINGS, type QuotaOptions } from "./quotas.js";
-import { ConfigError, DEFAULT_OPTIONS, validateOptions, type RedisTarget, type Role, type VerdictOptions } from "./options.js";
+import {
+  ConfigError,
+  DEFAULT_OPTIONS,
+  validateOptions,
+  type RedisTarget,
+  type Role,
+  type VerdictOptions,
+} from "./options.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -26,7 +33,9 @@ function redisTarget(env: Env, dataDir: string): RedisTarget {
     const nodes = clusterNodes.split(",").map((hostPort) => {
       const [host, port] = hostPort.trim().split(":");
       if (!host || !port || !Number.isInteger(Number(port))) {
-        throw new ConfigError(`REDIS_CLUSTER_NODES must be host:port[,host:port...] (got ${JSON.stringify(clusterNodes)})`);
+        throw new ConfigError(
+          `REDIS_CLUSTER_NODES must be host:port[,host:port...] (got ${JSON.stringify(clusterNodes)})`,
+        );
       }
       return { host, port: Number(port) };
     });
@@ -66,7 +75,8 @@ export function durationMs(text: string): number | undefined {
 /** One duration setting, in ms. */
 function parseDurationSetting(name: string, text: string): number {
   const ms = durationMs(text);
-  if (ms === undefined) throw new ConfigError(`${name} must be a duration such as 24h, 90m or 2s (got ${JSON.stringify(text)})`);
+  if (ms === undefined)
+    throw new ConfigError(`${name} must be a duration such as 24h, 90m or 2s (got ${JSON.stringify(text)})`);
   return ms;
 }
 
@@ -75,7 +85,10 @@ export function parseRetrySchedule(text: string): number[] {
   if (text.trim() === "") return [];
   return text.split(",").map((part) => {
     const ms = durationMs(part);
-    if (ms === undefined) throw new ConfigError(`VERDICT_WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,5m,30m,2h (got ${JSON.stringify(text)})`);
+    if (ms === undefined)
+      throw new ConfigError(
+        `VERDICT_WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,5m,30m,2h (got ${JSON.stringify(text)})`,
+      );
     return ms;
   });
 }
@@ -83,7 +96,8 @@ export function parseRetrySchedule(text: string): number[] {
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (raw !== "true" && raw !== "false") throw new ConfigError(`${name} must be true or false (got ${JSON.stringify(raw)})`);
+  if (raw !== "true" && raw !== "false")
+    throw new ConfigError(`${name} must be true or false (got ${JSON.stringify(raw)})`);
   return raw === "true";
 }
 
@@ -106,7 +120,8 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
   const dataDir = resolve(env.VERDICT_DATA_DIR ?? ".verdict");
   const redis = redisTarget(env, dataDir);
   const role = (env.VERDICT_ROLE ?? DEFAULT_OPTIONS.role) as Role;
-  if (!["all", "ingress", "worker"].includes(role)) throw new ConfigError(`VERDICT_ROLE must be all, ingress or worker`);
+  if (!["all", "ingress", "worker"].includes(role))
+    throw new ConfigError(`VERDICT_ROLE must be all, ingress or worker`);
   return validateOptions({
     role,
     port: int(env, "VERDICT_PORT", DEFAULT_OPTIONS.port),
@@ -138,21 +153,37 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     logLevel: env.VERDICT_LOG_LEVEL ?? DEFAULT_OPTIONS.logLevel,
     ingressProcesses: optionalInt(env, "VERDICT_INGRESS_PROCESSES"),
     workerProcesses: optionalInt(env, "VERDICT_WORKER_PROCESSES"),
-    dashboardSignup: (env.VERDICT_DASHBOARD_SIGNUP || DEFAULT_OPTIONS.dashboardSignup) as VerdictOptions["dashboardSignup"],
+    dashboardSignup: (env.VERDICT_DASHBOARD_SIGNUP ||
+      DEFAULT_OPTIONS.dashboardSignup) as VerdictOptions["dashboardSignup"],
     publicUrl: env.VERDICT_PUBLIC_URL || undefined,
     archiveUrl: env.VERDICT_ARCHIVE_URL || undefined,
-    hotRetentionMs: env.VERDICT_HOT_RETENTION ? parseDurationSetting("VERDICT_HOT_RETENTION", env.VERDICT_HOT_RETENTION) : DEFAULT_OPTIONS.hotRetentionMs,
-    archiveStallMs: env.VERDICT_ARCHIVE_STALL ? parseDurationSetting("VERDICT_ARCHIVE_STALL", env.VERDICT_ARCHIVE_STALL) : DEFAULT_OPTIONS.archiveStallMs,
-    dlqRetentionMs: env.VERDICT_DLQ_RETENTION ? parseDurationSetting("VERDICT_DLQ_RETENTION", env.VERDICT_DLQ_RETENTION) : DEFAULT_OPTIONS.dlqRetentionMs,
+    hotRetentionMs: env.VERDICT_HOT_RETENTION
+      ? parseDurationSetting("VERDICT_HOT_RETENTION", env.VERDICT_HOT_RETENTION)
+      : DEFAULT_OPTIONS.hotRetentionMs,
+    archiveStallMs: env.VERDICT_ARCHIVE_STALL
+      ? parseDurationSetting("VERDICT_ARCHIVE_STALL", env.VERDICT_ARCHIVE_STALL)
+      : DEFAULT_OPTIONS.archiveStallMs,
+    dlqRetentionMs: env.VERDICT_DLQ_RETENTION
+      ? parseDurationSetting("VERDICT_DLQ_RETENTION", env.VERDICT_DLQ_RETENTION)
+      : DEFAULT_OPTIONS.dlqRetentionMs,
     dlqMaxPerAccount: int(env, "VERDICT_DLQ_MAX_PER_ACCOUNT", DEFAULT_OPTIONS.dlqMaxPerAccount),
-    otlpHoldMs: env.VERDICT_OTLP_HOLD ? parseDurationSetting("VERDICT_OTLP_HOLD", env.VERDICT_OTLP_HOLD) : DEFAULT_OPTIONS.otlpHoldMs,
+    otlpHoldMs: env.VERDICT_OTLP_HOLD
+      ? parseDurationSetting("VERDICT_OTLP_HOLD", env.VERDICT_OTLP_HOLD)
+      : DEFAULT_OPTIONS.otlpHoldMs,
     otlpMaxHeldSpans: int(env, "VERDICT_OTLP_MAX_HELD_SPANS", DEFAULT_OPTIONS.otlpMaxHeldSpans),
     dlqMaxEventBytes: int(env, "VERDICT_DLQ_MAX_EVENT_BYTES", DEFAULT_OPTIONS.dlqMaxEventBytes),
-    webhookRetryScheduleMs: env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined ? DEFAULT_OPTIONS.webhookRetryScheduleMs : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
+    webhookRetryScheduleMs:
+      env.VERDICT_WEBHOOK_RETRY_SCHEDULE === undefined
+        ? DEFAULT_OPTIONS.webhookRetryScheduleMs
+        : parseRetrySchedule(env.VERDICT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool(env, "VERDICT_WEBHOOK_ALLOW_PRIVATE_URLS", DEFAULT_OPTIONS.webhookAllowPrivateUrls),
-    webhookDisableAfterMs: env.VERDICT_WEBHOOK_DISABLE_AFTER ? parseDurationSetting("VERDICT_WEBHOOK_DISABLE_AFTER", env.VERDICT_WEBHOOK_DISABLE_AFTER) : DEFAULT_OPTIONS.webhookDisableAfterMs,
+    webhookDisableAfterMs: env.VERDICT_WEBHOOK_DISABLE_AFTER
+      ? parseDurationSetting("VERDICT_WEBHOOK_DISABLE_AFTER", env.VERDICT_WEBHOOK_DISABLE_AFTER)
+      : DEFAULT_OPTIONS.webhookDisableAfterMs,
     quotas: quotas(env),
-    webhookRetentionMs: env.VERDICT_WEBHOOK_RETENTION ? parseDurationSetting("VERDICT_WEBHOOK_RETENTION", env.VERDICT_WEBHOOK_RETENTION) : DEFAULT_OPTIONS.webhookRetentionMs,
+    webhookRetentionMs: env.VERDICT_WEBHOOK_RETENTION
+      ? parseDurationSetting("VERDICT_WEBHOOK_RETENTION", env.VERDICT_WEBHOOK_RETENTION)
+      : DEFAULT_OPTIONS.webhookRetentionMs,
     webhookLogMax: int(env, "VERDICT_WEBHOOK_LOG_MAX", DEFAULT_OPTIONS.webhookLogMax),
     webhookBacklogMax: int(env, "VERDICT_WEBHOOK_BACKLOG_MAX", DEFAULT_OPTIONS.webhookBacklogMax),
     ...overrides,

@@ -181,7 +181,9 @@ export interface VerdictOptions {
 }
 
 /** Standard Webhooks' customary retry schedule. */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([
+  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+]);
 
 /** The issue's "an endpoint failing everything for 5 days is disabled". */
 export const DEFAULT_WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
@@ -270,13 +272,17 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (options.redis.kind === "cluster" && options.redis.nodes.length === 0) {
     problems.push("a cluster needs at least one node");
   }
-  if (options.dashboardSignup !== "open" && options.dashboardSignup !== "closed") problems.push("dashboardSignup must be open or closed");
+  if (options.dashboardSignup !== "open" && options.dashboardSignup !== "closed")
+    problems.push("dashboardSignup must be open or closed");
   if (options.archiveUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.archiveUrl)) {
     problems.push("archiveUrl must be a postgres:// or postgresql:// URL");
   }
-  if (!Number.isInteger(options.hotRetentionMs) || options.hotRetentionMs < 0) problems.push("hotRetentionMs must be a whole number of ms, 0 or more");
-  if (!Number.isInteger(options.archiveStallMs) || options.archiveStallMs < 1) problems.push("archiveStallMs must be a whole number of ms, 1 or more");
-  if (!Number.isInteger(options.dlqRetentionMs) || options.dlqRetentionMs < 0) problems.push("dlqRetentionMs must be a whole number of ms, 0 or more");
+  if (!Number.isInteger(options.hotRetentionMs) || options.hotRetentionMs < 0)
+    problems.push("hotRetentionMs must be a whole number of ms, 0 or more");
+  if (!Number.isInteger(options.archiveStallMs) || options.archiveStallMs < 1)
+    problems.push("archiveStallMs must be a whole number of ms, 1 or more");
+  if (!Number.isInteger(options.dlqRetentionMs) || options.dlqRetentionMs < 0)
+    problems.push("dlqRetentionMs must be a whole number of ms, 0 or more");
   intIn("dlqMaxPerAccount", options.dlqMaxPerAccount, 1, 100_000_000);
   intIn("otlpHoldMs", options.otlpHoldMs, 100, 3_600_000);
   intIn("otlpMaxHeldSpans", options.otlpMaxHeldSpans, 0, 100_000_000);
@@ -284,7 +290,10 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   if (options.publicUrl !== undefined && !/^https?:\/\/[^/]+\/?$/.test(options.publicUrl)) {
     problems.push(`publicUrl must be an http(s) origin such as https://verdict.example.com (got ${options.publicUrl})`);
   }
-  if (options.webhookRetryScheduleMs.length > 50 || options.webhookRetryScheduleMs.some((ms) => !Number.isInteger(ms) || ms < 0 || ms > 7 * 24 * 3600 * 1000)) {
+  if (
+    options.webhookRetryScheduleMs.length > 50 ||
+    options.webhookRetryScheduleMs.some((ms) => !Number.isInteger(ms) || ms < 0 || ms > 7 * 24 * 3600 * 1000)
+  ) {
     problems.push("webhookRetryScheduleMs must be at most 50 delays, each from 0 to 7 days");
   }
   intIn("webhookDisableAfterMs", options.webhookDisableAfterMs, 1, 365 * 24 * 3600 * 1000);

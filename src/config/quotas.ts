@@ -24,7 +24,8 @@ export interface QuotaOptions {
 }
 
 /** The quotas one `QUOTA_EXCEEDED` answer can name (its `quota` field). */
-export type QuotaName = "tasks" | "agents" | "customers" | "rate_cards" | "webhook_endpoints" | "open_outcomes" | "events_per_second";
+export type QuotaName =
+  "tasks" | "agents" | "customers" | "rate_cards" | "webhook_endpoints" | "open_outcomes" | "events_per_second";
 
 export const DEFAULT_QUOTAS: Readonly<QuotaOptions> = Object.freeze({
   tasks: 1000,
@@ -62,7 +63,8 @@ export function quotaProblems(quotas: QuotaOptions): string[] {
   const problems: string[] = [];
   for (const name of Object.keys(QUOTA_SETTINGS) as (keyof QuotaOptions)[]) {
     const value = quotas[name];
-    if (!Number.isInteger(value) || value < 1 || value > 1_000_000_000) problems.push(`${QUOTA_SETTINGS[name]} must be an integer from 1 to 1000000000 (got ${value})`);
+    if (!Number.isInteger(value) || value < 1 || value > 1_000_000_000)
+      problems.push(`${QUOTA_SETTINGS[name]} must be an integer from 1 to 1000000000 (got ${value})`);
   }
   return problems;
 }

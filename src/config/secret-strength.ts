@@ -25,7 +25,9 @@ export function estimatedSecretBits(secret: string): number {
 /** Why `secret` is refused, or undefined when it will do. */
 export function secretProblem(secret: string): string | undefined {
   const length = Buffer.byteLength(secret, "utf8");
-  if (length < MIN_SECRET_BYTES) return `tokenSecret must be at least ${MIN_SECRET_BYTES} bytes (got ${length}); generate one with: openssl rand -base64 32`;
-  if (estimatedSecretBits(secret) <= MIN_SECRET_BITS) return "tokenSecret is too regular to be a random secret; generate one with: openssl rand -base64 32";
+  if (length < MIN_SECRET_BYTES)
+    return `tokenSecret must be at least ${MIN_SECRET_BYTES} bytes (got ${length}); generate one with: openssl rand -base64 32`;
+  if (estimatedSecretBits(secret) <= MIN_SECRET_BITS)
+    return "tokenSecret is too regular to be a random secret; generate one with: openssl rand -base64 32";
   return undefined;
 }

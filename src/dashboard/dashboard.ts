@@ -57,7 +57,10 @@ const STATIC: Record<string, string> = {
 function loadStatic(): Map<string, { body: string; contentType: string }> {
   const files = new Map<string, { body: string; contentType: string }>();
   for (const [name, contentType] of Object.entries(STATIC)) {
-    files.set(`${BASE}/static/${name}`, { body: readFileSync(new URL(`./static/${name}`, import.meta.url), "utf8"), contentType });
+    files.set(`${BASE}/static/${name}`, {
+      body: readFileSync(new URL(`./static/${name}`, import.meta.url), "utf8"),
+      contentType,
+    });
   }
   return files;
 }
@@ -83,7 +86,14 @@ function decodedParams(rawParams: Record<string, string>): Record<string, string
 }
 
 function forbidden(message: string, back = BASE): WebResponse {
-  return page(403, publicLayout("Refused", html`<p>${message}</p><p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`));
+  return page(
+    403,
+    publicLayout(
+      "Refused",
+      html`<p>${message}</p>
+        <p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`,
+    ),
+  );
 }
 
 function dashboardServices(deps: DashboardDeps): DashboardServices {
@@ -97,7 +107,10 @@ function dashboardServices(deps: DashboardDeps): DashboardServices {
     stores: {
       outcomes: new OutcomeStore(deps.redis, deps.keys, deps.shards),
       // Letters are counted, never listed, here: their events' size does not matter.
-      deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards, { archive: deps.archivedDeadLetters, maxEventBytes: Number.POSITIVE_INFINITY }),
+      deadLetters: new DeadLetterStore(deps.redis, deps.keys, deps.shards, {
+        archive: deps.archivedDeadLetters,
+        maxEventBytes: Number.POSITIVE_INFINITY,
+      }),
       ingest: new IngestCounts(deps.redis, deps.keys, deps.shards),
     },
     signup: deps.signup,
@@ -119,7 +132,10 @@ export function createDashboard(deps: DashboardDeps): Dashboard {
  * Every request in turn: a static file, the page's route, the same-origin check of a form, then for
  * signed-in pages the session and CSRF checks.
  */
-function pageDispatch(services: DashboardServices, publicUrl: string | undefined): (req: WebRequest) => Promise<WebResponse> {
+function pageDispatch(
+  services: DashboardServices,
+  publicUrl: string | undefined,
+): (req: WebRequest) => Promise<WebResponse> {
   const expectedOrigin = publicUrl === undefined ? undefined : new URL(publicUrl).origin;
   const router = new Router<DashboardRoute>(dashboardPages);
   const files = loadStatic();
@@ -140,10 +156,19 @@ function pageDispatch(services: DashboardServices, publicUrl: string | undefined
     if (file && req.method === "GET") return page(200, file.body, { contentType: file.contentType });
     const path = req.path === BASE ? "/" : req.path.slice(BASE.length);
     const match = namesAPage(path) ? router.match(req.method, path) : { kind: "not_found" as const };
-    if (match.kind !== "found") return page(match.kind === "method_not_allowed" ? 405 : 404, publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`));
+    if (match.kind !== "found")
+      return page(
+        match.kind === "method_not_allowed" ? 405 : 404,
+        publicLayout(
+          "Not found",
+          html`<p>There is no such page.</p>
+            <p><a href="${BASE}">Dashboard home</a></p>`,
+        ),
+      );
     const { route } = match;
     const params = decodedParams(match.rawParams);
-    if (req.method === "POST" && !sameOrigin(req)) return forbidden("This form was sent from another site, so it was refused.");
+    if (req.method === "POST" && !sameOrigin(req))
+      return forbidden("This form was sent from another site, so it was refused.");
     const base: PublicContext = { req, params, services };
     if (route.public) return route.handle(base);
 
@@ -157,12 +182,22 @@ async function signedInPage(route: PageRoute, base: PublicContext): Promise<WebR
   const session = await services.sessions.touch(req.cookies.get(SESSION_COOKIE) ?? "");
   if (!session) {
     // A form sent without a live session changes nothing: 403, with the way back in.
-    if (req.method === "POST") return forbidden("Your session has ended, so this form was not applied. Sign in and try again.", `${BASE}/sign-in`);
-    return redirect(`${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`);
+    if (req.method === "POST")
+      return forbidden(
+        "Your session has ended, so this form was not applied. Sign in and try again.",
+        `${BASE}/sign-in`,
+      );
+    return redirect(
+      `${BASE}/sign-in?next=${encodeURIComponent(req.path + (req.query.size > 0 ? `?${req.query.toString()}` : ""))}`,
+    );
   }
   if (req.method === "POST" && !csrfMatches(session, req.form.get("_csrf") ?? undefined)) {
     return forbidden("This form has expired or did not come from this dashboard. Reload the page and try again.");
   }
-  const viewer: Viewer = { email: session.email, accountName: (await services.accounts.name(session.accountId)) ?? session.accountId, csrf: session.csrf };
+  const viewer: Viewer = {
+    email: session.email,
+    accountName: (await services.accounts.name(session.accountId)) ?? session.accountId,
+    csrf: session.csrf,
+  };
   return route.handle({ ...base, session, viewer, client: services.api.as(session.accountId) });
 }

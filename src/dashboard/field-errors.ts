@@ -22,7 +22,10 @@ function readable(message: string): string {
  * The errors of a failed API call by form field (the first segment of each detail's path), or undefined
  * when the error is neither a validation error nor a full quota (the caller rethrows it).
  */
-export function fieldErrors(error: unknown, fieldOf: (path: string) => string = (path) => path.split(/[.[]/)[0] ?? path): FieldErrors | undefined {
+export function fieldErrors(
+  error: unknown,
+  fieldOf: (path: string) => string = (path) => path.split(/[.[]/)[0] ?? path,
+): FieldErrors | undefined {
   // A full quota is the form's to say, in the service's own words (they name the quota and its limit).
   if (error instanceof VerdictError && error.code === "QUOTA_EXCEEDED") return { _form: sentence(error.message) };
   if (!(error instanceof VerdictError) || error.code !== "VALIDATION_ERROR") return undefined;

@@ -14,7 +14,10 @@ function recordingRoutes(seen: ApiRequest[]): Route[] {
       handler(req) {
         seen.push(req);
         if (req.params.key === "missing") return Promise.reject(new ApiError("TASK_NOT_FOUND", "no task missing"));
-        return Promise.resolve({ status: 200, body: { key: req.params.key, name: "n", goal: null, condition: "done", settlement_period: null } });
+        return Promise.resolve({
+          status: 200,
+          body: { key: req.params.key, name: "n", goal: null, condition: "done", settlement_period: null },
+        });
       },
     },
     {
@@ -29,7 +32,10 @@ function recordingRoutes(seen: ApiRequest[]): Route[] {
       method: "PUT",
       path: "/v1/tasks/:key",
       maxBodyBytes: 64,
-      admit: (accountId) => (accountId === "refused" ? new ApiError("QUOTA_EXCEEDED", "full", undefined, { retryAfterSeconds: 2 }) : undefined),
+      admit: (accountId) =>
+        accountId === "refused"
+          ? new ApiError("QUOTA_EXCEEDED", "full", undefined, { retryAfterSeconds: 2 })
+          : undefined,
       handler(req) {
         seen.push(req);
         return Promise.resolve({ status: 200, body: req.body });
@@ -53,17 +59,28 @@ describe("InProcessApi", () => {
 
   it("rejects with the VerdictError a fleet would get: status, code, message, Retry-After", async () => {
     const api = new InProcessApi(recordingRoutes([]), Date.now);
-    const missing = await api.as("acct-1").tasks.get("missing").catch((error: unknown) => error);
+    const missing = await api
+      .as("acct-1")
+      .tasks.get("missing")
+      .catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(VerdictError);
     expect(missing).toMatchObject({ status: 404, code: "TASK_NOT_FOUND", message: "no task missing" });
-    const refused = await api.as("refused").tasks.put("k", { name: "n", condition: "done" }).catch((error: unknown) => error);
+    const refused = await api
+      .as("refused")
+      .tasks.put("k", { name: "n", condition: "done" })
+      .catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 403, code: "QUOTA_EXCEEDED", retryAfterMs: 2000 });
-    const tooLarge = await api.as("acct-1").tasks.put("k", { name: "n".repeat(100), condition: "done" }).catch((error: unknown) => error);
+    const tooLarge = await api
+      .as("acct-1")
+      .tasks.put("k", { name: "n".repeat(100), condition: "done" })
+      .catch((error: unknown) => error);
     expect(tooLarge).toMatchObject({ status: 413, code: "PAYLOAD_TOO_LARGE" });
   });
 
   it("fails loudly on a route the API does not have", async () => {
     const api = new InProcessApi(recordingRoutes([]), Date.now);
-    await expect(api.as("acct-1").outcomes.get("x")).rejects.toThrow("the dashboard called a missing API route: GET /v1/outcomes/x");
+    await expect(api.as("acct-1").outcomes.get("x")).rejects.toThrow(
+      "the dashboard called a missing API route: GET /v1/outcomes/x",
+    );
   });
 });

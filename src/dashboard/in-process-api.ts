@@ -69,5 +69,9 @@ function searchParams(query: Query | undefined): URLSearchParams {
 /** The refusal as a fleet's client would see it from the error body. */
 function asVerdictError(error: ApiError): VerdictError {
   const retryAfterMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
-  return new VerdictError(error.status, error.code, error.message, error.details, { cause: error, requestId: REQUEST_ID, retryAfterMs });
+  return new VerdictError(error.status, error.code, error.message, error.details, {
+    cause: error,
+    requestId: REQUEST_ID,
+    retryAfterMs,
+  });
 }

@@ -56,7 +56,12 @@ export class LiveHub {
   watch<T>(channel: string, source: LiveSource<T>, viewer: Viewer): () => void {
     let found = this.channels.get(channel);
     if (!found) {
-      const created: Channel = { viewers: new Set(), joined: new Set(), busy: false, timer: setInterval(() => this.poll(created, source), this.pollMs) };
+      const created: Channel = {
+        viewers: new Set(),
+        joined: new Set(),
+        busy: false,
+        timer: setInterval(() => this.poll(created, source), this.pollMs),
+      };
       this.channels.set(channel, created);
       found = created;
     }

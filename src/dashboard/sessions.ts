@@ -28,7 +28,13 @@ export class Sessions {
   ) {}
 
   async create(accountId: string, email: string, now = Date.now()): Promise<Session> {
-    const session: Session = { id: randomBytes(32).toString("base64url"), accountId, email, csrf: randomBytes(32).toString("base64url"), createdAt: now };
+    const session: Session = {
+      id: randomBytes(32).toString("base64url"),
+      accountId,
+      email,
+      csrf: randomBytes(32).toString("base64url"),
+      createdAt: now,
+    };
     const key = this.keys.dashboardSession(hashId(session.id));
     await this.redis
       .multi()

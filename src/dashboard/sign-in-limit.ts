@@ -39,7 +39,11 @@ export class SignInLimit {
 
   /** Counts a sign-in attempt; the milliseconds to wait when it may not go ahead now, else 0. */
   async attempt(email: string, address: string): Promise<number> {
-    const byNetwork = await this.count(this.keys.signInAttempts("address", clientNetwork(address)), SIGN_IN_PER_NETWORK, SIGN_IN_WINDOW_MS);
+    const byNetwork = await this.count(
+      this.keys.signInAttempts("address", clientNetwork(address)),
+      SIGN_IN_PER_NETWORK,
+      SIGN_IN_WINDOW_MS,
+    );
     if (byNetwork > 0) return byNetwork;
     const args = [this.clock(), SIGN_IN_FREE_ATTEMPTS, SIGN_IN_FIRST_DELAY_MS, SIGN_IN_MAX_DELAY_MS, SIGN_IN_WINDOW_MS];
     return this.scripts.run("sign-in-gate", [this.keys.signInAttempts("email", emailHash(email))], args);
@@ -52,7 +56,11 @@ export class SignInLimit {
 
   /** Counts a sign-up attempt; the milliseconds to wait when it is over the limit, else 0. */
   async signUp(address: string): Promise<number> {
-    return this.count(this.keys.signInAttempts("signup", clientNetwork(address)), SIGN_UP_PER_NETWORK, SIGN_UP_WINDOW_MS);
+    return this.count(
+      this.keys.signInAttempts("signup", clientNetwork(address)),
+      SIGN_UP_PER_NETWORK,
+      SIGN_UP_WINDOW_MS,
+    );
   }
 
   private async count(key: string, limit: number, windowMs: number): Promise<number> {

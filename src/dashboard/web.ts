@@ -63,7 +63,11 @@ const LINE_BREAK = /\r\n|\r|\n/g;
 /** Forms and the condition check are small; anything larger is not the dashboard's. */
 const MAX_BODY_BYTES = 64 * 1024;
 
-export function page(status: number, body: string, extra: Partial<Omit<PageResponse, "kind" | "status" | "body">> = {}): PageResponse {
+export function page(
+  status: number,
+  body: string,
+  extra: Partial<Omit<PageResponse, "kind" | "status" | "body">> = {},
+): PageResponse {
   return { kind: "page", status, body, ...extra };
 }
 
@@ -118,17 +122,20 @@ export function webHandler(
       ex.stopStream?.();
     });
     const body = request.method === "POST" ? readBody(ex, MAX_BODY_BYTES) : Promise.resolve(Buffer.alloc(0));
-    void answer(handler, body, contentType, request).then((response) => {
-      if (ex.aborted) {
-        if (response.kind === "stream") response.abandon?.();
-        return;
-      }
-      res.cork(() => writeAnswer(res, response, onRefusedHeader));
-      if (response.kind === "stream" && !ex.aborted) startStream(ex, response, streams);
-    }, (error: unknown) => {
-      // A read the client abandoned has no one to answer; anything else escaped `answer` itself.
-      if (!ex.aborted) onError(error);
-    });
+    void answer(handler, body, contentType, request).then(
+      (response) => {
+        if (ex.aborted) {
+          if (response.kind === "stream") response.abandon?.();
+          return;
+        }
+        res.cork(() => writeAnswer(res, response, onRefusedHeader));
+        if (response.kind === "stream" && !ex.aborted) startStream(ex, response, streams);
+      },
+      (error: unknown) => {
+        // A read the client abandoned has no one to answer; anything else escaped `answer` itself.
+        if (!ex.aborted) onError(error);
+      },
+    );
   };
   return {
     handle,
@@ -138,7 +145,12 @@ export function webHandler(
   };
 
   /** The handler's answer once the body is read: 413 for a body too large, 500 for what escaped the handler. */
-  async function answer(handler: WebHandler, body: Promise<Buffer>, contentType: string, request: Omit<WebRequest, "form">): Promise<WebResponse> {
+  async function answer(
+    handler: WebHandler,
+    body: Promise<Buffer>,
+    contentType: string,
+    request: Omit<WebRequest, "form">,
+  ): Promise<WebResponse> {
     let bytes: Buffer;
     try {
       bytes = await body;
@@ -148,7 +160,10 @@ export function webHandler(
     }
     try {
       const isForm = contentType.startsWith("application/x-www-form-urlencoded");
-      return await handler({ ...request, form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams() });
+      return await handler({
+        ...request,
+        form: isForm ? new URLSearchParams(bytes.toString("utf8")) : new URLSearchParams(),
+      });
     } catch (error) {
       onError(error);
       return page(500, "Something went wrong. Try again in a moment.", { contentType: "text/plain; charset=utf-8" });
@@ -189,7 +204,10 @@ function startStream(ex: WebExchange, response: StreamResponse, streams: Set<() 
     if (ex.aborted) return;
     // A browser ends a stream line at CR, LF or CRLF alike: each becomes a data line of its own, so no
     // text in the data (an action, a key) can start a field or an event.
-    const lines = data.split(LINE_BREAK).map((line) => `data: ${line}`).join("\n");
+    const lines = data
+      .split(LINE_BREAK)
+      .map((line) => `data: ${line}`)
+      .join("\n");
     res.cork(() => res.write(`event: ${event.replace(LINE_BREAK, "")}\n${lines}\n\n`));
   };
   stop = response.start(send, end);

@@ -29,7 +29,12 @@ export class ApiError extends Error {
     readonly code: HttpErrorCode,
     message: string,
     readonly details?: readonly ErrorDetail[],
-    options?: { cause?: unknown; retryAfterSeconds?: number; status?: number; quota?: { name: QuotaName; limit: number } },
+    options?: {
+      cause?: unknown;
+      retryAfterSeconds?: number;
+      status?: number;
+      quota?: { name: QuotaName; limit: number };
+    },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.status = options?.status ?? HTTP_ERROR_STATUS[code];

@@ -11,7 +11,14 @@ const RETRY_AFTER_SECONDS = 1;
  */
 export function enqueueFailure(result: "rejected" | "unconfirmed", retrying: "event" | "replay"): ApiError {
   const options = { retryAfterSeconds: RETRY_AFTER_SECONDS };
-  if (result === "rejected") return new ApiError("QUEUE_REJECTED", "the queue did not accept the event; it was not enqueued, retry later", undefined, options);
-  const advice = retrying === "event" ? "retry with the same idempotency_key to be safe" : "retrying the replay is safe";
+  if (result === "rejected")
+    return new ApiError(
+      "QUEUE_REJECTED",
+      "the queue did not accept the event; it was not enqueued, retry later",
+      undefined,
+      options,
+    );
+  const advice =
+    retrying === "event" ? "retry with the same idempotency_key to be safe" : "retrying the replay is safe";
   return new ApiError("QUEUE_UNCONFIRMED", `the event could not be confirmed enqueued; ${advice}`, undefined, options);
 }

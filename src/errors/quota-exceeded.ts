@@ -4,14 +4,21 @@ import { ApiError } from "./api-error.js";
 
 /** A count quota (what the account stores): 403, since retrying changes nothing until something is deleted. */
 export function quotaExceeded(name: QuotaName, limit: number, what: string): ApiError {
-  return new ApiError("QUOTA_EXCEEDED", `the account has reached its quota of ${limit} ${what}`, undefined, { quota: { name, limit } });
+  return new ApiError("QUOTA_EXCEEDED", `the account has reached its quota of ${limit} ${what}`, undefined, {
+    quota: { name, limit },
+  });
 }
 
 /** The event rate: 429 with Retry-After, since the bucket refills. */
 export function rateExceeded(limit: number, retryAfterSeconds: number): ApiError {
-  return new ApiError("QUOTA_EXCEEDED", `the account sends more than its quota of ${limit} events per second; retry after ${retryAfterSeconds} s`, undefined, {
-    status: 429,
-    retryAfterSeconds,
-    quota: { name: "events_per_second", limit },
-  });
+  return new ApiError(
+    "QUOTA_EXCEEDED",
+    `the account sends more than its quota of ${limit} events per second; retry after ${retryAfterSeconds} s`,
+    undefined,
+    {
+      status: 429,
+      retryAfterSeconds,
+      quota: { name: "events_per_second", limit },
+    },
+  );
 }

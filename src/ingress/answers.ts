@@ -35,7 +35,10 @@ export class Answers {
       return sendStreamed(ex, response, bytes, this.writeStallMs, (refused) => this.answerRefusedHead(ex, refused));
     }
     ex.res.cork(() => {
-      const fixed = text === undefined ? { "X-Request-Id": ex.requestId } : { "X-Request-Id": ex.requestId, "Content-Type": "application/json" };
+      const fixed =
+        text === undefined
+          ? { "X-Request-Id": ex.requestId }
+          : { "X-Request-Id": ex.requestId, "Content-Type": "application/json" };
       const refused = writeHead(ex.res, statusLine(response.status), fixed, response.headers);
       if (refused !== undefined) return this.answerRefusedHead(ex, refused);
       // endWithoutBody(undefined, ...) makes this uWS write `Content-Length: 9223372036854775808`, which
@@ -77,7 +80,12 @@ export class Answers {
   /** An answer whose body is bytes of the route's own encoding (its Content-Type in `response.headers`). */
   private sendBytes(ex: Exchange, response: ApiResponse, bytes: Buffer, closeConnection: boolean): void {
     ex.res.cork(() => {
-      const refused = writeHead(ex.res, statusLine(response.status), { "X-Request-Id": ex.requestId }, response.headers);
+      const refused = writeHead(
+        ex.res,
+        statusLine(response.status),
+        { "X-Request-Id": ex.requestId },
+        response.headers,
+      );
       if (refused !== undefined) return this.answerRefusedHead(ex, refused);
       ex.res.end(bytes, closeConnection);
     });
@@ -88,8 +96,17 @@ export class Answers {
    * 400 because only request text can put a line break where a header comes from. Call inside `res.cork`.
    */
   private answerRefusedHead(ex: Exchange, refused: string): void {
-    this.logger.warn({ requestId: ex.requestId, route: ex.route, header: refused }, "answer refused: a header value held CR, LF or NUL");
-    const body: ErrorBody = { error: { code: "VALIDATION_ERROR", message: "the answer would have carried a header with CR, LF or NUL", request_id: ex.requestId } };
+    this.logger.warn(
+      { requestId: ex.requestId, route: ex.route, header: refused },
+      "answer refused: a header value held CR, LF or NUL",
+    );
+    const body: ErrorBody = {
+      error: {
+        code: "VALIDATION_ERROR",
+        message: "the answer would have carried a header with CR, LF or NUL",
+        request_id: ex.requestId,
+      },
+    };
     writeHead(ex.res, statusLine(400), { "X-Request-Id": ex.requestId, "Content-Type": "application/json" });
     ex.res.end(JSON.stringify(body));
   }

@@ -47,12 +47,17 @@ export function apiPipeline(deps: PipelineDeps): (res: HttpResponse, req: HttpRe
     const { route } = match;
     const account = authenticate(ex, req, route, deps, answers);
     if (account === undefined) return;
-    const head: Head = { rawParams: match.rawParams, rawQuery: req.getQuery() ?? "", contentEncoding: route.rawBody === true ? req.getHeader("content-encoding") : "" };
+    const head: Head = {
+      rawParams: match.rawParams,
+      rawQuery: req.getQuery() ?? "",
+      contentEncoding: route.rawBody === true ? req.getHeader("content-encoding") : "",
+    };
     const contentLength = req.getHeader("content-length");
     watchAbort(ex);
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const wantsBody = ex.method === "POST" || ex.method === "PUT" || ex.method === "PATCH";
-    if (wantsBody && contentLength !== "" && Number(contentLength) > limit) return refuseDeclaredSize(ex, account, Number(contentLength), limit, answers);
+    if (wantsBody && contentLength !== "" && Number(contentLength) > limit)
+      return refuseDeclaredSize(ex, account, Number(contentLength), limit, answers);
     const body = wantsBody ? readBody(ex, limit) : Promise.resolve(undefined);
     // Tracing on and the request sampled: its span, and its traceparent for what the handler does on the
     // request's behalf. A caller's W3C traceparent header (a fleet's span) is this request's parent.
@@ -71,7 +76,12 @@ export function apiPipeline(deps: PipelineDeps): (res: HttpResponse, req: HttpRe
 }
 
 /** The request's route, or undefined once its 404 or 405 is answered. */
-function matchRoute(ex: Exchange, req: HttpRequest, router: Router, answers: Answers): { route: Route; rawParams: Record<string, string> } | undefined {
+function matchRoute(
+  ex: Exchange,
+  req: HttpRequest,
+  router: Router,
+  answers: Answers,
+): { route: Route; rawParams: Record<string, string> } | undefined {
   const match = router.match(ex.method, ex.path);
   if (match.kind === "not_found") {
     answers.sendError(ex, new ApiError("NOT_FOUND", `no route ${ex.method} ${ex.path}`));
@@ -79,7 +89,12 @@ function matchRoute(ex: Exchange, req: HttpRequest, router: Router, answers: Ans
   }
   if (match.kind === "method_not_allowed") {
     const allow = match.allowed.join(", ");
-    answers.sendError(ex, new ApiError("METHOD_NOT_ALLOWED", `${ex.method} is not allowed on ${ex.path}; allowed: ${allow}`), false, { Allow: allow });
+    answers.sendError(
+      ex,
+      new ApiError("METHOD_NOT_ALLOWED", `${ex.method} is not allowed on ${ex.path}; allowed: ${allow}`),
+      false,
+      { Allow: allow },
+    );
     return undefined;
   }
   ex.route = match.route.path;
@@ -94,7 +109,13 @@ function matchRoute(ex: Exchange, req: HttpRequest, router: Router, answers: Ans
  * The token's account ("" outside /v1 and on anonymous routes), or undefined once a refusal is answered: a
  * bad token, or an account the route refuses now, before a byte of its body is read or parsed.
  */
-function authenticate(ex: Exchange, req: HttpRequest, route: Route, deps: PipelineDeps, answers: Answers): Account | undefined {
+function authenticate(
+  ex: Exchange,
+  req: HttpRequest,
+  route: Route,
+  deps: PipelineDeps,
+  answers: Answers,
+): Account | undefined {
   let account: Account = "";
   if (ex.path.startsWith("/v1/") && route.anonymous !== true) {
     try {
@@ -124,7 +145,14 @@ function refuseDeclaredSize(ex: Exchange, account: Account, declared: number, li
 }
 
 /** The steps after the first await: the account, a late admission, the body, the handler's answer. */
-async function handle(ex: Exchange, route: Route, account: Account, body: Promise<Buffer | undefined>, head: Head, answers: Answers): Promise<void> {
+async function handle(
+  ex: Exchange,
+  route: Route,
+  account: Account,
+  body: Promise<Buffer | undefined>,
+  head: Head,
+  answers: Answers,
+): Promise<void> {
   const accountId = typeof account === "string" ? account : await account;
   ex.span?.setAttribute("verdict.account_id", accountId);
   // A token verified only now: its body is being read already, but still not parsed.
@@ -143,7 +171,9 @@ async function handle(ex: Exchange, route: Route, account: Account, body: Promis
     receivedAt: ex.receivedAt,
     // Always present (see Exchange.span).
     traceparent: ex.span === undefined ? undefined : traceparentOf(ex.span),
-    raw: raw ? { bytes: bytes ?? Buffer.alloc(0), contentType: ex.contentType, contentEncoding: head.contentEncoding } : undefined,
+    raw: raw
+      ? { bytes: bytes ?? Buffer.alloc(0), contentType: ex.contentType, contentEncoding: head.contentEncoding }
+      : undefined,
   };
   answers.send(ex, await route.handler(request));
 }

@@ -26,7 +26,11 @@ interface Prepared {
 }
 
 function prepare(envelope: EventEnvelope, index: number, shards: number, traceparent: string | undefined): Prepared {
-  const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload: packEnvelope(envelope, traceparent) };
+  const item: EnqueueItem = {
+    accountId: envelope.accountId,
+    outcomeKey: envelope.outcomeKey,
+    payload: packEnvelope(envelope, traceparent),
+  };
   if (envelope.idempotencyKey !== undefined) item.idempotencyKey = envelope.idempotencyKey;
   return { index, shard: shardOf(envelope.accountId, envelope.outcomeKey, shards), item };
 }
@@ -37,7 +41,13 @@ export class EventPipeline {
 
   constructor(private readonly deps: EventPipelineDeps) {
     this.chunkBytes = deps.batchChunkBytes ?? 1024 * 1024;
-    this.counters = childrenByLabel(deps.metrics.events, ["accepted", "duplicate", "rejected", "unconfirmed", "rate_limited"] as const);
+    this.counters = childrenByLabel(deps.metrics.events, [
+      "accepted",
+      "duplicate",
+      "rejected",
+      "unconfirmed",
+      "rate_limited",
+    ] as const);
   }
 
   /**
@@ -60,7 +70,11 @@ export class EventPipeline {
    * beyond what the rate bucket grants are the last ones: an outcome whose event is refused has none of
    * its later ones sent either, as when an enqueue fails.
    */
-  async submit(accountId: string, events: readonly EventEnvelope[], traceparent: string | undefined): Promise<SubmitResult[]> {
+  async submit(
+    accountId: string,
+    events: readonly EventEnvelope[],
+    traceparent: string | undefined,
+  ): Promise<SubmitResult[]> {
     const granted = await this.deps.rate.take(accountId, events.length);
     const byShard = new Map<number, Prepared[]>();
     for (let index = 0; index < granted; index++) {
@@ -71,7 +85,13 @@ export class EventPipeline {
     }
     const results: SubmitResult[] = new Array<SubmitResult>(events.length).fill("rate_limited", granted);
     await Promise.all([...byShard].map(([shard, items]) => this.writeShard(shard, items, results, traceparent)));
-    const tally: Record<SubmitResult, number> = { appended: 0, duplicate: 0, rejected: 0, unconfirmed: 0, rate_limited: 0 };
+    const tally: Record<SubmitResult, number> = {
+      appended: 0,
+      duplicate: 0,
+      rejected: 0,
+      unconfirmed: 0,
+      rate_limited: 0,
+    };
     for (const result of results) tally[result]++;
     for (const [result, n] of Object.entries(tally) as [SubmitResult, number][]) if (n > 0) this.count(result, n);
     return results;
@@ -81,7 +101,12 @@ export class EventPipeline {
    * Writes one shard's share in send order, chunk after chunk. Once an outcome's event fails, its later
    * events are not sent (rejected: never sent); other outcomes carry on.
    */
-  private async writeShard(shard: number, items: Prepared[], results: SubmitResult[], traceparent: string | undefined): Promise<void> {
+  private async writeShard(
+    shard: number,
+    items: Prepared[],
+    results: SubmitResult[],
+    traceparent: string | undefined,
+  ): Promise<void> {
     const failedOutcomes = new Set<string>();
     let at = 0;
     while (at < items.length) {
@@ -97,7 +122,11 @@ export class EventPipeline {
         bytes += next.item.payload.length;
       }
       if (chunk.length === 0) continue;
-      const outcomes = await this.deps.enqueuer.submit(shard, chunk.map((p) => p.item), traceparent);
+      const outcomes = await this.deps.enqueuer.submit(
+        shard,
+        chunk.map((p) => p.item),
+        traceparent,
+      );
       chunk.forEach((prepared, i) => {
         const result = outcomes[i]!;
         results[prepared.index] = result;
@@ -107,7 +136,11 @@ export class EventPipeline {
   }
 
   /** Submits the single event of POST /v1/events, rate quota first; undefined when the quota refuses it. */
-  async submitOne(accountId: string, event: EventEnvelope, traceparent: string | undefined): Promise<EnqueueResult | undefined> {
+  async submitOne(
+    accountId: string,
+    event: EventEnvelope,
+    traceparent: string | undefined,
+  ): Promise<EnqueueResult | undefined> {
     const { shard, item } = prepare(event, 0, this.deps.shards, traceparent);
     if ((await this.deps.rate.take(accountId, 1)) === 0) {
       this.count("rate_limited");

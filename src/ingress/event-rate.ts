@@ -78,7 +78,10 @@ export class EventRateLimiter {
   refuses(accountId: string, events?: number): boolean {
     const dry = this.dry.get(accountId);
     if (!dry) return false;
-    const most = Math.min(this.options.eventBurst, dry.tokens + ((performance.now() - dry.sentAt) * this.options.eventsPerSecond) / 1000);
+    const most = Math.min(
+      this.options.eventBurst,
+      dry.tokens + ((performance.now() - dry.sentAt) * this.options.eventsPerSecond) / 1000,
+    );
     if (most >= dry.need) {
       this.dry.delete(accountId);
       return false;

@@ -16,10 +16,14 @@ export function checkFraming(req: HttpRequest): ApiError | undefined {
     else if (name === "transfer-encoding") codings++;
   });
   if (lengths > 1) {
-    return new ApiError("VALIDATION_ERROR", "more than one Content-Length header", [{ path: "Content-Length", message: "send exactly one" }]);
+    return new ApiError("VALIDATION_ERROR", "more than one Content-Length header", [
+      { path: "Content-Length", message: "send exactly one" },
+    ]);
   }
   if (codings > 1 || (codings === 1 && req.getHeader("transfer-encoding").toLowerCase() !== "chunked")) {
-    return new ApiError("VALIDATION_ERROR", "Transfer-Encoding must be exactly chunked", [{ path: "Transfer-Encoding", message: "only chunked is supported" }]);
+    return new ApiError("VALIDATION_ERROR", "Transfer-Encoding must be exactly chunked", [
+      { path: "Transfer-Encoding", message: "only chunked is supported" },
+    ]);
   }
   return undefined;
 }

@@ -5,7 +5,14 @@ import type { Metrics } from "../telemetry/metrics.js";
 import { Answers, type CountRequest } from "./answers.js";
 import { apiPipeline } from "./api-pipeline.js";
 import { Router, type Route } from "./router.js";
-import { assertNativeUws, uWS, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from "./uws.js";
+import {
+  assertNativeUws,
+  uWS,
+  type HttpRequest,
+  type HttpResponse,
+  type TemplatedApp,
+  type us_listen_socket,
+} from "./uws.js";
 
 /**
  * A path prefix answered by its own uWS handler, outside the JSON pipeline (the dashboard: HTML pages,
@@ -52,7 +59,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
   const inFlight = { count: 0 };
   const answers = new Answers(deps.logger, requestCounter(deps.metrics), deps.writeStallMs ?? DEFAULT_WRITE_STALL_MS);
   const authenticate = (header: string): string | Promise<string> => deps.authenticate(header);
-  app.any("/*", apiPipeline({ router: new Router(deps.routes), answers, authenticate, clock: deps.clock ?? Date.now, inFlight }));
+  app.any(
+    "/*",
+    apiPipeline({ router: new Router(deps.routes), answers, authenticate, clock: deps.clock ?? Date.now, inFlight }),
+  );
   return listen(app, deps, inFlight);
 }
 

@@ -19,7 +19,9 @@ function daysInMonth(year: number, month: number): number {
 export function parseInstant(text: string): number | undefined {
   const match = RFC3339.exec(text);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match
+    .slice(1)
+    .map((part) => (part === undefined ? 0 : Number(part)));
   if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth(year!, month!)) return undefined;
   // No leap seconds: JavaScript time has none, and 23:59:60 would silently become the next minute.
   if (hour! > 23 || minute! > 59 || second! > 59 || offsetHours! > 23 || offsetMinutes! > 59) return undefined;

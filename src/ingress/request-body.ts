@@ -48,6 +48,11 @@ export function parseJson(bytes: Buffer | undefined): unknown {
   try {
     return JSON.parse(bytes.toString("utf8")) as unknown;
   } catch (error) {
-    throw new ApiError("VALIDATION_ERROR", "request body is not valid JSON", [{ path: "$", message: (error as Error).message }], { cause: error });
+    throw new ApiError(
+      "VALIDATION_ERROR",
+      "request body is not valid JSON",
+      [{ path: "$", message: (error as Error).message }],
+      { cause: error },
+    );
   }
 }

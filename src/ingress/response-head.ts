@@ -3,7 +3,8 @@
 import type { HttpResponse } from "./uws.js";
 
 /** Headers by name, or as pairs where a name repeats (Set-Cookie); undefined for none. */
-export type HeaderGroup = Readonly<Record<string, string>> | readonly (readonly [name: string, value: string])[] | undefined;
+export type HeaderGroup =
+  Readonly<Record<string, string>> | readonly (readonly [name: string, value: string])[] | undefined;
 
 const STATUS_LINES: Record<number, string> = {
   200: "200 OK",

@@ -147,7 +147,12 @@ export function decodeParams(rawParams: Record<string, string>): Record<string, 
     try {
       params[name] = decodeURIComponent(raw);
     } catch (error) {
-      throw new ApiError("VALIDATION_ERROR", `path parameter ${name} is not valid percent-encoding`, [{ path: name, message: "invalid percent-encoding" }], { cause: error });
+      throw new ApiError(
+        "VALIDATION_ERROR",
+        `path parameter ${name} is not valid percent-encoding`,
+        [{ path: name, message: "invalid percent-encoding" }],
+        { cause: error },
+      );
     }
   }
   return params;

@@ -8,7 +8,13 @@ import type { ApiResponse } from "./router.js";
  * Writes `body` with tryEnd/onWritable and closes the connection when no byte has gone out for `stallMs`;
  * `refusedHead` answers instead when writeHead refuses a header (called inside `res.cork`).
  */
-export function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, stallMs: number, refusedHead: (header: string) => void): void {
+export function sendStreamed(
+  ex: Exchange,
+  response: ApiResponse,
+  body: Buffer,
+  stallMs: number,
+  refusedHead: (header: string) => void,
+): void {
   const { res } = ex;
   let startOffset = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -31,7 +37,12 @@ export function sendStreamed(ex: Exchange, response: ApiResponse, body: Buffer, 
   ex.stopWriting = () => clearTimeout(timer);
   let done = false;
   res.cork(() => {
-    const refused = writeHead(res, statusLine(response.status), { "X-Request-Id": ex.requestId, "Content-Type": "application/json" }, response.headers);
+    const refused = writeHead(
+      res,
+      statusLine(response.status),
+      { "X-Request-Id": ex.requestId, "Content-Type": "application/json" },
+      response.headers,
+    );
     if (refused !== undefined) {
       done = true;
       return refusedHead(refused);

@@ -18,7 +18,12 @@ export class NativeUwsMissingError extends Error {
 export function assertNativeUws(): void {
   const require = createRequire(import.meta.url);
   const entry = require.resolve("uWebSockets.js");
-  const binary = join(dirname(entry), "..", "binaries", `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+  const binary = join(
+    dirname(entry),
+    "..",
+    "binaries",
+    `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`,
+  );
   let native: unknown;
   try {
     native = require(binary);

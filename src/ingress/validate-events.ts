@@ -83,13 +83,17 @@ function propertiesProblem(value: unknown, path: string, depth: number): ErrorDe
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return { path, message: "must be a finite number" };
     if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-      return { path, message: "an integer must be within ±9007199254740991 to be kept exactly (send larger ones as strings)" };
+      return {
+        path,
+        message: "an integer must be within ±9007199254740991 to be kept exactly (send larger ones as strings)",
+      };
     }
     return undefined;
   }
   if (typeof value === "string") return isWellFormed(value) ? undefined : { path, message: WELL_FORMED_RULE };
   if (typeof value !== "object" || value === null) return undefined;
-  if (depth > MAX_PROPERTIES_DEPTH) return { path: "", message: `must not nest deeper than ${MAX_PROPERTIES_DEPTH} levels` };
+  if (depth > MAX_PROPERTIES_DEPTH)
+    return { path: "", message: `must not nest deeper than ${MAX_PROPERTIES_DEPTH} levels` };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const problem = propertiesProblem(value[i], `${path}[${i}]`, depth + 1);
@@ -98,7 +102,8 @@ function propertiesProblem(value: unknown, path: string, depth: number): ErrorDe
     return undefined;
   }
   for (const [name, child] of Object.entries(value)) {
-    if (name === "__proto__") return { path: `${path}.__proto__`, message: "the property name __proto__ is not allowed" };
+    if (name === "__proto__")
+      return { path: `${path}.__proto__`, message: "the property name __proto__ is not allowed" };
     if (!isWellFormed(name)) return { path: `${path}.${name}`, message: `the property name ${WELL_FORMED_RULE}` };
     const problem = propertiesProblem(child, `${path}.${name}`, depth + 1);
     if (problem) return problem;
@@ -118,7 +123,10 @@ function checkEvent(input: unknown, prefix: string, stamp: Stamp, details: Error
     return undefined;
   }
   if ("outcome_key" in input && "key" in input) {
-    details.push({ path: at("key"), message: "an event carries either outcome_key (task-based) or key (agent-based), not both" });
+    details.push({
+      path: at("key"),
+      message: "an event carries either outcome_key (task-based) or key (agent-based), not both",
+    });
     return undefined;
   }
   if (input.properties !== undefined) {
@@ -137,7 +145,13 @@ function checkEvent(input: unknown, prefix: string, stamp: Stamp, details: Error
       return undefined;
     }
     const event = result.data;
-    envelope = { accountId: stamp.accountId, outcomeKey: event.outcome_key, variant: "A", action: event.action, receivedAt: stamp.receivedAt };
+    envelope = {
+      accountId: stamp.accountId,
+      outcomeKey: event.outcome_key,
+      variant: "A",
+      action: event.action,
+      receivedAt: stamp.receivedAt,
+    };
   } else {
     const result = validateAgentEvent(input);
     if (!result.success) {
@@ -145,11 +159,20 @@ function checkEvent(input: unknown, prefix: string, stamp: Stamp, details: Error
       return undefined;
     }
     const event = result.data;
-    envelope = { accountId: stamp.accountId, outcomeKey: event.key, variant: "B", action: event.action, receivedAt: stamp.receivedAt };
+    envelope = {
+      accountId: stamp.accountId,
+      outcomeKey: event.key,
+      variant: "B",
+      action: event.action,
+      receivedAt: stamp.receivedAt,
+    };
     envelope.customerKey = event.customer_key;
     if (event.agent_key !== undefined) envelope.agentKey = event.agent_key;
   }
-  const { properties, idempotency_key: idempotencyKey } = input as { properties?: Record<string, unknown>; idempotency_key?: string };
+  const { properties, idempotency_key: idempotencyKey } = input as {
+    properties?: Record<string, unknown>;
+    idempotency_key?: string;
+  };
   for (const field of TEXT_FIELDS) {
     const text = input[field];
     if (typeof text === "string" && !isWellFormed(text)) {
@@ -174,7 +197,8 @@ function validationError(details: ErrorDetail[]): ApiError {
 
 /** The single event of POST /v1/events as its envelope, or VALIDATION_ERROR. */
 export function parseEvent(body: unknown, stamp: Stamp): EventEnvelope {
-  if (body === undefined) throw new ApiError("VALIDATION_ERROR", "request body is required", [{ path: "$", message: "is required" }]);
+  if (body === undefined)
+    throw new ApiError("VALIDATION_ERROR", "request body is required", [{ path: "$", message: "is required" }]);
   const details: ErrorDetail[] = [];
   const event = checkEvent(body, "", stamp, details);
   if (!event) throw validationError(details);
@@ -183,7 +207,8 @@ export function parseEvent(body: unknown, stamp: Stamp): EventEnvelope {
 
 /** Every event of POST /v1/events/batch, validated whole before any is enqueued, or VALIDATION_ERROR. */
 export function parseBatch(body: unknown, stamp: Stamp): EventEnvelope[] {
-  if (body === undefined) throw new ApiError("VALIDATION_ERROR", "request body is required", [{ path: "$", message: "is required" }]);
+  if (body === undefined)
+    throw new ApiError("VALIDATION_ERROR", "request body is required", [{ path: "$", message: "is required" }]);
   const shape = validateBatch(body);
   if (!shape.success) {
     throw validationError(shape.errors.map((error) => ({ path: pathOf("", error.path), message: describe(error) })));

@@ -20,8 +20,16 @@ describe("SettlementMonitor", () => {
   it("counts ticks missed while the event loop was busy, prints nothing itself, and keeps ticking", async () => {
     const registry = new Registry();
     const lines: string[] = [];
-    const logger = pino({ level: "debug" }, new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }));
-    const printed = [vi.spyOn(console, "warn"), vi.spyOn(console, "log"), vi.spyOn(console, "error"), vi.spyOn(console, "info")];
+    const logger = pino(
+      { level: "debug" },
+      new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
+    );
+    const printed = [
+      vi.spyOn(console, "warn"),
+      vi.spyOn(console, "log"),
+      vi.spyOn(console, "error"),
+      vi.spyOn(console, "info"),
+    ];
     let ticks = 0;
     const monitor = new SettlementMonitor({ requestTick: () => ticks++ }, registry, logger);
     monitor.start();

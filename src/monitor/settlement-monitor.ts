@@ -33,7 +33,8 @@ export class SettlementMonitor {
       logger: {
         info: (message: string) => this.logger.info({ component: "node-cron" }, message),
         warn: (message: string) => this.logger.warn({ component: "node-cron" }, message),
-        error: (message: string | Error, err?: Error) => this.logger.error({ component: "node-cron", err: err ?? message }, String(message)),
+        error: (message: string | Error, err?: Error) =>
+          this.logger.error({ component: "node-cron", err: err ?? message }, String(message)),
         debug: (message: string | Error) => this.logger.debug({ component: "node-cron" }, String(message)),
       },
     });

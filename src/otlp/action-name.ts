@@ -22,12 +22,16 @@ function named(prefix: string, name: string | undefined): string {
 }
 
 const MODEL_OPERATIONS = new Set(["chat", "text_completion", "generate_content", "embeddings"]);
-const OPENINFERENCE: Record<string, [string, SpanRole]> = { LLM: ["chat", "model"], EMBEDDING: ["embeddings", "model"] };
+const OPENINFERENCE: Record<string, [string, SpanRole]> = {
+  LLM: ["chat", "model"],
+  EMBEDDING: ["embeddings", "model"],
+};
 
 function genAi(span: OtlpSpan, operation: string): { action: string; role: SpanRole } {
   const a = span.attributes;
   if (operation === "execute_tool") return { action: named("tool", textOf(a.get("gen_ai.tool.name"))), role: "tool" };
-  if (operation === "invoke_agent") return { action: named("agent", textOf(a.get("gen_ai.agent.name"))), role: "agent" };
+  if (operation === "invoke_agent")
+    return { action: named("agent", textOf(a.get("gen_ai.agent.name"))), role: "agent" };
   return { action: operation, role: MODEL_OPERATIONS.has(operation) ? "model" : "other" };
 }
 
@@ -50,8 +54,10 @@ function base(span: OtlpSpan, family: SpanFamily): ActionResult {
     case "vercel":
       return vercel(span, family.operation);
     case "openinference": {
-      if (family.spanKind === "TOOL") return { action: named("tool", textOf(span.attributes.get("tool.name"))), role: "tool" };
-      if (family.spanKind === "AGENT") return { action: named("agent", span.name === "" ? undefined : span.name), role: "agent" };
+      if (family.spanKind === "TOOL")
+        return { action: named("tool", textOf(span.attributes.get("tool.name"))), role: "tool" };
+      if (family.spanKind === "AGENT")
+        return { action: named("agent", span.name === "" ? undefined : span.name), role: "agent" };
       const known = OPENINFERENCE[family.spanKind];
       return known ? { action: known[0], role: known[1] } : { action: family.spanKind.toLowerCase(), role: "other" };
     }
@@ -68,6 +74,7 @@ export function actionOf(span: OtlpSpan, family: SpanFamily): ActionResult {
   const result = base(span, family);
   if (!("action" in result)) return result;
   const action = conditionSafe(failed(span) ? `${result.action}.error` : result.action);
-  if (action.length > MAX_ACTION_LENGTH) return { invalid: `action ${action.slice(0, 40)}... is longer than ${MAX_ACTION_LENGTH} characters` };
+  if (action.length > MAX_ACTION_LENGTH)
+    return { invalid: `action ${action.slice(0, 40)}... is longer than ${MAX_ACTION_LENGTH} characters` };
   return { action, role: result.role };
 }

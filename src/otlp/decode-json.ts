@@ -1,13 +1,21 @@
 // ExportTraceServiceRequest from OTLP/JSON: lowerCamelCase names, hex ids, int64 as decimal strings, enums as
 // integers; unknown fields are ignored, as the OTLP specification asks of receivers.
-import { UndecodableBody, type AttributeValue, type Attributes, type OtlpSpan, type OtlpSpanEvent, type ResourceSpans } from "./spans.js";
+import {
+  UndecodableBody,
+  type AttributeValue,
+  type Attributes,
+  type OtlpSpan,
+  type OtlpSpanEvent,
+  type ResourceSpans,
+} from "./spans.js";
 
 type Json = Record<string, unknown>;
 
 const HEX = /^[0-9a-fA-F]*$/;
 
 function object(value: unknown, what: string): Json {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UndecodableBody(`${what} must be an object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UndecodableBody(`${what} must be an object`);
   return value as Json;
 }
 
@@ -62,7 +70,10 @@ function anyValue(raw: unknown, what: string): AttributeValue {
     if (d === "NaN" || d === "Infinity" || d === "-Infinity") return Number(d);
     throw new UndecodableBody(`${what}.doubleValue must be a number`);
   }
-  if ("arrayValue" in v) return list(object(v.arrayValue, `${what}.arrayValue`).values, `${what}.arrayValue.values`).map((x, i) => anyValue(x, `${what}.arrayValue.values[${i}]`));
+  if ("arrayValue" in v)
+    return list(object(v.arrayValue, `${what}.arrayValue`).values, `${what}.arrayValue.values`).map((x, i) =>
+      anyValue(x, `${what}.arrayValue.values[${i}]`),
+    );
   if ("kvlistValue" in v) {
     const out: { [key: string]: AttributeValue } = {};
     const into = new Map<string, AttributeValue>();
@@ -89,7 +100,10 @@ function span(raw: unknown, what: string): OtlpSpan {
   const s = object(raw, what);
   const events: OtlpSpanEvent[] = list(s.events, `${what}.events`).map((e, i) => {
     const event = object(e, `${what}.events[${i}]`);
-    return { name: text(event.name, `${what}.events[${i}].name`), attributes: attributes(event.attributes, `${what}.events[${i}].attributes`, new Map()) };
+    return {
+      name: text(event.name, `${what}.events[${i}].name`),
+      attributes: attributes(event.attributes, `${what}.events[${i}].attributes`, new Map()),
+    };
   });
   const status = s.status === undefined || s.status === null ? {} : object(s.status, `${what}.status`);
   return {
@@ -114,7 +128,9 @@ export function decodeJsonRequest(body: unknown): ResourceSpans[] {
     const resource = r.resource === undefined || r.resource === null ? {} : object(r.resource, `${at}.resource`);
     const spans: OtlpSpan[] = [];
     list(r.scopeSpans, `${at}.scopeSpans`).forEach((scope, j) => {
-      list(object(scope, `${at}.scopeSpans[${j}]`).spans, `${at}.scopeSpans[${j}].spans`).forEach((s, k) => spans.push(span(s, `${at}.scopeSpans[${j}].spans[${k}]`)));
+      list(object(scope, `${at}.scopeSpans[${j}]`).spans, `${at}.scopeSpans[${j}].spans`).forEach((s, k) =>
+        spans.push(span(s, `${at}.scopeSpans[${j}].spans[${k}]`)),
+      );
     });
     return { resource: attributes(resource.attributes, `${at}.resource.attributes`, new Map()), spans };
   });

@@ -2,11 +2,19 @@
 // Each message is a loop over its tags up to its end offset; unknown fields are skipped, known fields of
 // the wrong wire type refuse the body.
 import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from "./protobuf-reader.js";
-import { UndecodableBody, type AttributeValue, type Attributes, type OtlpSpan, type OtlpSpanEvent, type ResourceSpans } from "./spans.js";
+import {
+  UndecodableBody,
+  type AttributeValue,
+  type Attributes,
+  type OtlpSpan,
+  type OtlpSpanEvent,
+  type ResourceSpans,
+} from "./spans.js";
 
 /** The wire type a known field must have; the tag's own is in its low three bits. */
 function check(tag: number, wanted: number): void {
-  if ((tag & 7) !== wanted) throw new UndecodableBody(`field ${tag >>> 3} has wire type ${tag & 7}, expected ${wanted}`);
+  if ((tag & 7) !== wanted)
+    throw new UndecodableBody(`field ${tag >>> 3} has wire type ${tag & 7}, expected ${wanted}`);
 }
 
 /** Tags are small varints: read as numbers, field number tag >>> 3 (numbers here are far below 2^28). */
@@ -119,7 +127,17 @@ function statusCode(r: ProtoReader, end: number): number {
 }
 
 function span(r: ProtoReader, end: number): OtlpSpan {
-  const s: OtlpSpan = { traceId: "", spanId: "", parentSpanId: "", name: "", startNs: 0, endNs: 0, attributes: new Map(), events: [], statusCode: 0 };
+  const s: OtlpSpan = {
+    traceId: "",
+    spanId: "",
+    parentSpanId: "",
+    name: "",
+    startNs: 0,
+    endNs: 0,
+    attributes: new Map(),
+    events: [],
+    statusCode: 0,
+  };
   while (r.pos < end) {
     const tag = tagOf(r, end);
     switch (tag >>> 3) {

@@ -23,17 +23,24 @@ export function encodingOf(contentType: string): OtlpEncoding | undefined {
 }
 
 function undecodable(message: string, cause?: unknown): ApiError {
-  return new ApiError("VALIDATION_ERROR", `the body is not an OTLP ExportTraceServiceRequest: ${message}`, undefined, cause === undefined ? undefined : { cause });
+  return new ApiError(
+    "VALIDATION_ERROR",
+    `the body is not an OTLP ExportTraceServiceRequest: ${message}`,
+    undefined,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 async function inflated(raw: RawBody): Promise<Buffer> {
   const coding = raw.contentEncoding.trim().toLowerCase();
   if (coding === "" || coding === "identity") return raw.bytes;
-  if (coding !== "gzip") throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${coding} is not supported; send gzip or none`);
+  if (coding !== "gzip")
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Encoding ${coding} is not supported; send gzip or none`);
   try {
     return await gunzipBounded(raw.bytes, MAX_INFLATED_BYTES);
   } catch (error) {
-    if (error instanceof InflatedTooLarge) throw new ApiError("PAYLOAD_TOO_LARGE", error.message, undefined, { cause: error });
+    if (error instanceof InflatedTooLarge)
+      throw new ApiError("PAYLOAD_TOO_LARGE", error.message, undefined, { cause: error });
     if (error instanceof UndecodableBody) throw undecodable(error.message, error);
     throw error;
   }
@@ -42,7 +49,11 @@ async function inflated(raw: RawBody): Promise<Buffer> {
 /** The spans of a trace export; ApiError 415, 413 or 400 for a body that cannot be one. */
 export async function decodeTraceRequest(raw: RawBody): Promise<{ encoding: OtlpEncoding; request: ResourceSpans[] }> {
   const encoding = encodingOf(raw.contentType);
-  if (encoding === undefined) throw new ApiError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be application/x-protobuf or application/json, not ${JSON.stringify(raw.contentType)}`);
+  if (encoding === undefined)
+    throw new ApiError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `Content-Type must be application/x-protobuf or application/json, not ${JSON.stringify(raw.contentType)}`,
+    );
   const bytes = await inflated(raw);
   let request: ResourceSpans[];
   try {
@@ -53,6 +64,7 @@ export async function decodeTraceRequest(raw: RawBody): Promise<{ encoding: Otlp
     throw error;
   }
   const spans = countSpans(request);
-  if (spans > MAX_SPANS_PER_REQUEST) throw new ApiError("PAYLOAD_TOO_LARGE", `an export may hold at most ${MAX_SPANS_PER_REQUEST} spans (got ${spans})`);
+  if (spans > MAX_SPANS_PER_REQUEST)
+    throw new ApiError("PAYLOAD_TOO_LARGE", `an export may hold at most ${MAX_SPANS_PER_REQUEST} spans (got ${spans})`);
   return { encoding, request };
 }

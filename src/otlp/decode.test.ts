@@ -22,7 +22,12 @@ const span = {
     { key: "list", value: { arrayValue: { values: [{ stringValue: "a" }, { intValue: 2 }] } } },
     { key: "kv", value: { kvlistValue: { values: [{ key: "x", value: { stringValue: "y" } }] } } },
   ],
-  events: [{ name: "gen_ai.evaluation.result", attributes: [{ key: "gen_ai.evaluation.score.value", value: { doubleValue: 0.9 } }] }],
+  events: [
+    {
+      name: "gen_ai.evaluation.result",
+      attributes: [{ key: "gen_ai.evaluation.score.value", value: { doubleValue: 0.9 } }],
+    },
+  ],
   status: { code: 2 },
 };
 
@@ -52,7 +57,14 @@ const expected: ResourceSpans[] = [
   },
 ];
 
-const request = { resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "bot" } }] }, scopeSpans: [{ spans: [span] }] }] };
+const request = {
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: "service.name", value: { stringValue: "bot" } }] },
+      scopeSpans: [{ spans: [span] }],
+    },
+  ],
+};
 
 function asJson(): unknown {
   const hex = (b: Buffer): string => b.toString("hex");
@@ -60,7 +72,20 @@ function asJson(): unknown {
     resourceSpans: [
       {
         resource: request.resourceSpans[0]!.resource,
-        scopeSpans: [{ scope: { name: "ignored" }, spans: [{ ...span, traceId: hex(span.traceId).toUpperCase(), spanId: hex(span.spanId), parentSpanId: hex(span.parentSpanId), unknownField: 1 }] }],
+        scopeSpans: [
+          {
+            scope: { name: "ignored" },
+            spans: [
+              {
+                ...span,
+                traceId: hex(span.traceId).toUpperCase(),
+                spanId: hex(span.spanId),
+                parentSpanId: hex(span.parentSpanId),
+                unknownField: 1,
+              },
+            ],
+          },
+        ],
       },
     ],
   };
@@ -80,7 +105,8 @@ describe("OTLP decoders", () => {
 
   it("refuse truncated protobuf and wrong wire types", () => {
     const bytes = encodeExport(request);
-    for (const cut of [1, 10, bytes.length - 1]) expect(() => decodeProtobufRequest(bytes.subarray(0, cut))).toThrow(UndecodableBody);
+    for (const cut of [1, 10, bytes.length - 1])
+      expect(() => decodeProtobufRequest(bytes.subarray(0, cut))).toThrow(UndecodableBody);
     // resource_spans (field 1) sent as a varint.
     expect(() => decodeProtobufRequest(Buffer.from([0x08, 0x01]))).toThrow(/wire type/);
   });

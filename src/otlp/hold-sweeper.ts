@@ -8,7 +8,13 @@ export interface HoldSweeper {
 }
 
 /** Sweeps every `intervalMs` (single flight); any ingress may sweep, the script ends each hold once. */
-export function startHoldSweeper(hold: TraceHold, intervalMs: number, clock: () => number, metrics: OtlpMetrics, logger: Logger): HoldSweeper {
+export function startHoldSweeper(
+  hold: TraceHold,
+  intervalMs: number,
+  clock: () => number,
+  metrics: OtlpMetrics,
+  logger: Logger,
+): HoldSweeper {
   let running: Promise<void> | undefined;
   const tick = (): void => {
     if (running) return;
@@ -17,7 +23,10 @@ export function startHoldSweeper(hold: TraceHold, intervalMs: number, clock: () 
         let spans = 0;
         for (const n of traces.values()) spans += n;
         metrics.count("expired_no_outcome_key", spans);
-        logger.warn({ accountId, spans, traces: [...traces.keys()].slice(0, 20) }, "OTLP spans rejected: their trace named no outcome key within the hold");
+        logger.warn(
+          { accountId, spans, traces: [...traces.keys()].slice(0, 20) },
+          "OTLP spans rejected: their trace named no outcome key within the hold",
+        );
       })
       .catch((error: unknown) => logger.warn({ err: error }, "OTLP hold sweep failed; the next one retries"))
       .finally(() => (running = undefined));

@@ -47,14 +47,20 @@ const ZERO_SPAN_ID = "0".repeat(16);
 
 /** The decoders give ids as lowercase hex (spans.ts): what is left to refuse is a wrong length or all zeros. */
 function validIds(span: OtlpSpan): boolean {
-  return span.traceId.length === 32 && span.spanId.length === 16 && span.traceId !== ZERO_TRACE_ID && span.spanId !== ZERO_SPAN_ID;
+  return (
+    span.traceId.length === 32 &&
+    span.spanId.length === 16 &&
+    span.traceId !== ZERO_TRACE_ID &&
+    span.spanId !== ZERO_SPAN_ID
+  );
 }
 
 const EXPLICIT_OUTCOME = [OUTCOME_KEY_ATTRIBUTE];
 
 function keysOf(span: Attributes, resource: Attributes, mapping: OtlpMapping): SpanKeys {
   const keys: SpanKeys = {};
-  const outcome = firstKey(EXPLICIT_OUTCOME, span, resource) ?? firstKey(mapping.outcome_key_attributes, span, resource);
+  const outcome =
+    firstKey(EXPLICIT_OUTCOME, span, resource) ?? firstKey(mapping.outcome_key_attributes, span, resource);
   if (outcome !== undefined) keys.outcome = outcome;
   const task = firstKey(mapping.task_key_attributes, span, resource);
   if (task !== undefined) keys.task = task;
@@ -72,7 +78,9 @@ function evaluationEvents(span: OtlpSpan, idempotencyKey: string): MappedEvent[]
     if (event.name !== "gen_ai.evaluation.result") return;
     const action = conditionSafe(`eval.${textOf(event.attributes.get("gen_ai.evaluation.name")) ?? "result"}`);
     if (action.length > MAX_ACTION_LENGTH) return;
-    const properties: Record<string, unknown> = { value: numberOf(event.attributes.get("gen_ai.evaluation.score.value")) ?? null };
+    const properties: Record<string, unknown> = {
+      value: numberOf(event.attributes.get("gen_ai.evaluation.score.value")) ?? null,
+    };
     const label = textOf(event.attributes.get("gen_ai.evaluation.score.label"));
     if (label !== undefined) properties.label = label;
     properties.trace_id = span.traceId;
@@ -86,12 +94,21 @@ function evaluationEvents(span: OtlpSpan, idempotencyKey: string): MappedEvent[]
 export function mapSpan(span: OtlpSpan, resource: Attributes, mapping: OtlpMapping): SpanVerdict {
   const family = spanFamily(span);
   if (family === undefined) return { kind: "dropped", reason: "not_genai" };
-  if (!validIds(span)) return { kind: "rejected", reason: "bad_ids", message: "a span's trace id must be 16 bytes and its span id 8, not all zero" };
+  if (!validIds(span))
+    return {
+      kind: "rejected",
+      reason: "bad_ids",
+      message: "a span's trace id must be 16 bytes and its span id 8, not all zero",
+    };
   const action = actionOf(span, family);
   if ("skip" in action) return { kind: "dropped", reason: "vercel_wrapper" };
   if ("invalid" in action) return { kind: "rejected", reason: "bad_action", message: action.invalid };
   const idempotencyKey = `otlp:${span.traceId}:${span.spanId}`;
-  const own: MappedEvent = { action: action.action, properties: spanProperties(span, action.role, mapping.include_attributes), idempotencyKey };
+  const own: MappedEvent = {
+    action: action.action,
+    properties: spanProperties(span, action.role, mapping.include_attributes),
+    idempotencyKey,
+  };
   return {
     kind: "mapped",
     span: {

@@ -22,7 +22,12 @@ export interface OtlpMapping {
 }
 
 export const DEFAULT_OTLP_MAPPING: Readonly<OtlpMapping> = Object.freeze({
-  outcome_key_attributes: ["gen_ai.conversation.id", "session.id", "langfuse.session.id", "ai.telemetry.metadata.sessionId"],
+  outcome_key_attributes: [
+    "gen_ai.conversation.id",
+    "session.id",
+    "langfuse.session.id",
+    "ai.telemetry.metadata.sessionId",
+  ],
   task_key_attributes: ["verdict.task_key"],
   agent_key_attributes: ["verdict.agent_key", "gen_ai.agent.id", "gen_ai.agent.name"],
   customer_key_attributes: ["verdict.customer_key", "enduser.id", "user.id"],

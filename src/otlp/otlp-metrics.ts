@@ -27,7 +27,10 @@ export function createOtlpMetrics(registry: Registry): OtlpMetrics {
     labelNames: ["result"],
     registers: [registry],
   });
-  const children = Object.fromEntries(SPAN_RESULTS.map((r) => [r, spans.labels(r)])) as Record<SpanResult, { inc(n?: number): void }>;
+  const children = Object.fromEntries(SPAN_RESULTS.map((r) => [r, spans.labels(r)])) as Record<
+    SpanResult,
+    { inc(n?: number): void }
+  >;
   return {
     count(result, n = 1) {
       if (n > 0) children[result].inc(n);

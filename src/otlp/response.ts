@@ -3,7 +3,10 @@
 
 export type OtlpEncoding = "protobuf" | "json";
 
-export const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: "application/x-protobuf", json: "application/json" };
+export const CONTENT_TYPE: Record<OtlpEncoding, string> = {
+  protobuf: "application/x-protobuf",
+  json: "application/json",
+};
 
 function varint(value: number): number[] {
   const out: number[] = [];
@@ -23,7 +26,13 @@ function lengthDelimited(field: number, bytes: Buffer): Buffer {
 /** The 200 answer; `rejected` 0 leaves partial_success out, as the specification asks for full success. */
 export function exportResponse(encoding: OtlpEncoding, rejected: number, message: string): Buffer {
   if (encoding === "json") {
-    return Buffer.from(JSON.stringify(rejected === 0 && message === "" ? {} : { partialSuccess: { rejectedSpans: String(rejected), errorMessage: message } }));
+    return Buffer.from(
+      JSON.stringify(
+        rejected === 0 && message === ""
+          ? {}
+          : { partialSuccess: { rejectedSpans: String(rejected), errorMessage: message } },
+      ),
+    );
   }
   if (rejected === 0 && message === "") return Buffer.alloc(0);
   const parts: Buffer[] = [];
@@ -39,7 +48,10 @@ const GRPC_CODE: Record<number, number> = { 400: 3, 401: 16, 403: 7, 413: 3, 415
 export function statusBody(encoding: OtlpEncoding, status: number, message: string): Buffer {
   const code = GRPC_CODE[status] ?? 2;
   if (encoding === "json") return Buffer.from(JSON.stringify({ code, message }));
-  return Buffer.concat([Buffer.from([(1 << 3) | 0, ...varint(code)]), lengthDelimited(2, Buffer.from(message, "utf8"))]);
+  return Buffer.concat([
+    Buffer.from([(1 << 3) | 0, ...varint(code)]),
+    lengthDelimited(2, Buffer.from(message, "utf8")),
+  ]);
 }
 
 /** The OTLP/JSON answers, as the OpenAPI document shows them. */

@@ -5,8 +5,18 @@ import type { SpanRole } from "./action-name.js";
 import type { AttributeValue, OtlpSpan } from "./spans.js";
 
 const MODEL = ["gen_ai.response.model", "gen_ai.request.model", "ai.response.model", "ai.model.id", "llm.model_name"];
-const INPUT_TOKENS = ["gen_ai.usage.input_tokens", "ai.usage.inputTokens", "ai.usage.promptTokens", "llm.token_count.prompt"];
-const OUTPUT_TOKENS = ["gen_ai.usage.output_tokens", "ai.usage.outputTokens", "ai.usage.completionTokens", "llm.token_count.completion"];
+const INPUT_TOKENS = [
+  "gen_ai.usage.input_tokens",
+  "ai.usage.inputTokens",
+  "ai.usage.promptTokens",
+  "llm.token_count.prompt",
+];
+const OUTPUT_TOKENS = [
+  "gen_ai.usage.output_tokens",
+  "ai.usage.outputTokens",
+  "ai.usage.completionTokens",
+  "llm.token_count.completion",
+];
 const PROVIDER = ["gen_ai.provider.name", "gen_ai.system", "ai.model.provider", "llm.provider"];
 
 /** The property name an attribute is copied under: a condition property path segment. */
@@ -40,7 +50,8 @@ export function spanProperties(span: OtlpSpan, role: SpanRole, include: readonly
   if (toolType !== undefined) properties.tool_type = toolType;
   const errorType = textOf(a.get("error.type"));
   if (errorType !== undefined) properties.error_type = errorType;
-  if (span.endNs >= span.startNs && span.startNs > 0) properties.duration_ms = Math.round((span.endNs - span.startNs) / 1e3) / 1e3;
+  if (span.endNs >= span.startNs && span.startNs > 0)
+    properties.duration_ms = Math.round((span.endNs - span.startNs) / 1e3) / 1e3;
   const tokens = input === undefined && output === undefined ? undefined : (input ?? 0) + (output ?? 0);
   properties.value = numberOf(a.get("verdict.value")) ?? (role === "model" && tokens !== undefined ? tokens : 1);
   for (const name of include) {

@@ -59,7 +59,12 @@ export class TraceHold {
   async resolve(accountId: string, asks: readonly TraceAsk[], now: number): Promise<TraceAnswer[]> {
     if (asks.length === 0) return [];
     const keys = [this.keys.otlpHeldTraces(accountId), this.keys.otlpHeldCount(accountId)];
-    const args: (string | number | Buffer)[] = [now, this.options.holdMs, this.options.maxHeldSpans, this.options.traceKeysTtlMs];
+    const args: (string | number | Buffer)[] = [
+      now,
+      this.options.holdMs,
+      this.options.maxHeldSpans,
+      this.options.traceKeysTtlMs,
+    ];
     for (const ask of asks) {
       keys.push(this.keys.otlpTraceKeys(accountId, ask.traceId), this.keys.otlpHeldSpans(accountId, ask.traceId));
       if (ask.keys !== undefined) args.push(ask.traceId, msgpack.pack(ask.keys), 0);
@@ -75,7 +80,11 @@ export class TraceHold {
       if (answer === RESOLVED.HELD) return { status: "held" };
       if (answer === RESOLVED.FULL) return { status: "full" };
       const [packed, held] = answer;
-      return { status: "known", keys: msgpack.unpack(packed) as SpanKeys, released: held.map((b) => msgpack.unpack(b) as MappedSpan) };
+      return {
+        status: "known",
+        keys: msgpack.unpack(packed) as SpanKeys,
+        released: held.map((b) => msgpack.unpack(b) as MappedSpan),
+      };
     });
   }
 
@@ -94,7 +103,14 @@ export class TraceHold {
     const flat = await this.redis.zrange(holding, "0", "-1", "WITHSCORES");
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const accountId = flat[i]!;
-      const due = await this.redis.zrangebyscore(this.keys.otlpHeldTraces(accountId), "-inf", String(now), "LIMIT", 0, 500);
+      const due = await this.redis.zrangebyscore(
+        this.keys.otlpHeldTraces(accountId),
+        "-inf",
+        String(now),
+        "LIMIT",
+        0,
+        500,
+      );
       if (due.length > 0) {
         const ended = await this.end(accountId, now, due);
         const traces = new Map<string, number>();
@@ -110,7 +126,11 @@ export class TraceHold {
   }
 
   private async end(accountId: string, dueBy: "released" | number, traceIds: readonly string[]): Promise<number[]> {
-    const keys = [this.keys.otlpHeldTraces(accountId), this.keys.otlpHeldCount(accountId), ...traceIds.map((t) => this.keys.otlpHeldSpans(accountId, t))];
+    const keys = [
+      this.keys.otlpHeldTraces(accountId),
+      this.keys.otlpHeldCount(accountId),
+      ...traceIds.map((t) => this.keys.otlpHeldSpans(accountId, t)),
+    ];
     const reply = await this.scripts.run("release-traces", keys, [dueBy, ...traceIds]);
     return reply.map(Number);
   }

@@ -31,7 +31,10 @@ async function storeStep<T>(step: Promise<T>): Promise<T> {
     return await step;
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer; retry shortly", undefined, { cause: error, retryAfterSeconds: 1 });
+    throw new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer; retry shortly", undefined, {
+      cause: error,
+      retryAfterSeconds: 1,
+    });
   }
 }
 
@@ -73,7 +76,11 @@ function namesOutcome(keys: SpanKeys): keys is SpanKeys & { outcome: string } {
  * children: SDKs time a child on a clock of its own, which can read a millisecond off its parent's.
  */
 function applyOrder(a: Ready, b: Ready): number {
-  return (a.span.spanId === b.span.parentSpanId ? 1 : b.span.spanId === a.span.parentSpanId ? -1 : 0) || a.span.endNs - b.span.endNs || b.span.startNs - a.span.startNs;
+  return (
+    (a.span.spanId === b.span.parentSpanId ? 1 : b.span.spanId === a.span.parentSpanId ? -1 : 0) ||
+    a.span.endNs - b.span.endNs ||
+    b.span.startNs - a.span.startNs
+  );
 }
 
 /**
@@ -95,7 +102,12 @@ function inOutcomeOrder(ready: readonly Ready[]): Ready[] {
 export class TraceIngest {
   constructor(private readonly deps: TraceIngestDeps) {}
 
-  async ingest(accountId: string, request: readonly ResourceSpans[], receivedAt: number, traceparent: string | undefined): Promise<IngestAnswer> {
+  async ingest(
+    accountId: string,
+    request: readonly ResourceSpans[],
+    receivedAt: number,
+    traceparent: string | undefined,
+  ): Promise<IngestAnswer> {
     const { metrics } = this.deps;
     const mapping = await storeStep(this.deps.mappings.get(accountId));
     const rejections = new Rejections();
@@ -131,7 +143,12 @@ export class TraceIngest {
    * hold is full). `unheld`: the traces whose held spans came back, the only holds this request may end (a
    * trace whose keys are recorded gets no new held spans, so the others have none).
    */
-  private async resolve(accountId: string, mapped: MappedSpan[], now: number, rejections: Rejections): Promise<{ ready: Ready[]; unheld: Set<string> }> {
+  private async resolve(
+    accountId: string,
+    mapped: MappedSpan[],
+    now: number,
+    rejections: Rejections,
+  ): Promise<{ ready: Ready[]; unheld: Set<string> }> {
     const named = traceKeysOf(mapped);
     const byTrace = new Map<string, MappedSpan[]>();
     for (const span of mapped) {
@@ -139,7 +156,11 @@ export class TraceIngest {
       if (list) list.push(span);
       else byTrace.set(span.traceId, [span]);
     }
-    const asks: TraceAsk[] = [...byTrace].map(([traceId, spans]) => ({ traceId, keys: named.get(traceId), unkeyed: spans }));
+    const asks: TraceAsk[] = [...byTrace].map(([traceId, spans]) => ({
+      traceId,
+      keys: named.get(traceId),
+      unkeyed: spans,
+    }));
     const answers = await storeStep(this.deps.hold.resolve(accountId, asks, now));
     const ready: Ready[] = [];
     const unheld = new Set<string>();
@@ -147,7 +168,12 @@ export class TraceIngest {
       const { traceId } = asks[i]!;
       const spans = byTrace.get(traceId)!;
       if (answer.status === "held") this.deps.metrics.count("held", spans.length);
-      else if (answer.status === "full") rejections.add("rejected_hold_full", "no outcome key, and the account holds as many spans as it may", spans.length);
+      else if (answer.status === "full")
+        rejections.add(
+          "rejected_hold_full",
+          "no outcome key, and the account holds as many spans as it may",
+          spans.length,
+        );
       else {
         if (answer.released.length > 0) unheld.add(traceId);
         for (const list of [answer.released, spans]) {
@@ -164,7 +190,8 @@ export class TraceIngest {
   /** Opens each Variant A outcome a trace names a task for; a span whose outcome cannot be opened is rejected. */
   private async openOutcomes(accountId: string, ready: Ready[], now: number, rejections: Rejections): Promise<void> {
     const opens = new Map<string, string>();
-    for (const { keys } of ready) if (keys.task !== undefined && !opens.has(keys.outcome)) opens.set(keys.outcome, keys.task);
+    for (const { keys } of ready)
+      if (keys.task !== undefined && !opens.has(keys.outcome)) opens.set(keys.outcome, keys.task);
     const refused = new Map<string, string>();
     await Promise.all(
       [...opens].map(async ([outcome, task]) => {
@@ -182,7 +209,12 @@ export class TraceIngest {
   }
 
   /** The envelopes of the ready spans (the same validation as the event routes), with each one's trace. */
-  private envelopes(accountId: string, ready: Ready[], receivedAt: number, rejections: Rejections): { envelopes: EventEnvelope[]; traces: string[] } {
+  private envelopes(
+    accountId: string,
+    ready: Ready[],
+    receivedAt: number,
+    rejections: Rejections,
+  ): { envelopes: EventEnvelope[]; traces: string[] } {
     const envelopes: EventEnvelope[] = [];
     const traces: string[] = [];
     for (const { span, keys } of ready) {

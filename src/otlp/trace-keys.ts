@@ -22,7 +22,12 @@ export function traceKeysOf(spans: readonly MappedSpan[]): Map<string, SpanKeys>
 
 /** True when `from` names a key `keys` lacks. */
 function lends(from: SpanKeys, keys: SpanKeys): boolean {
-  return (keys.outcome === undefined && from.outcome !== undefined) || (keys.task === undefined && from.task !== undefined) || (keys.agent === undefined && from.agent !== undefined) || (keys.customer === undefined && from.customer !== undefined);
+  return (
+    (keys.outcome === undefined && from.outcome !== undefined) ||
+    (keys.task === undefined && from.task !== undefined) ||
+    (keys.agent === undefined && from.agent !== undefined) ||
+    (keys.customer === undefined && from.customer !== undefined)
+  );
 }
 
 /** A span's keys, its own first, its trace's for the rest (built in one field order, so every such object has one shape). */
@@ -43,8 +48,16 @@ export function inherit(own: SpanKeys, trace: SpanKeys): SpanKeys {
  * The body of an event (the shape POST /v1/events takes) for one mapped event with its keys: a task or
  * no customer makes a Variant A event (`outcome_key`), a customer without a task a Variant B one.
  */
-export function eventInput(event: MappedSpan["events"][number], keys: SpanKeys & { outcome: string }): Record<string, unknown> {
+export function eventInput(
+  event: MappedSpan["events"][number],
+  keys: SpanKeys & { outcome: string },
+): Record<string, unknown> {
   const common = { action: event.action, properties: event.properties, idempotency_key: event.idempotencyKey };
   if (keys.task !== undefined || keys.customer === undefined) return { outcome_key: keys.outcome, ...common };
-  return { key: keys.outcome, customer_key: keys.customer, ...(keys.agent !== undefined && { agent_key: keys.agent }), ...common };
+  return {
+    key: keys.outcome,
+    customer_key: keys.customer,
+    ...(keys.agent !== undefined && { agent_key: keys.agent }),
+    ...common,
+  };
 }

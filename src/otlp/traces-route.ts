@@ -9,7 +9,11 @@ import type { ApiResponse, Route } from "../ingress/router.js";
 /** A refusal as google.rpc.Status, protobuf for protobuf requests and JSON otherwise. */
 function refusal(error: ApiError, contentType: string): ApiResponse {
   const encoding = encodingOf(contentType) ?? "json";
-  return { status: error.status, bytes: statusBody(encoding, error.status, error.message), headers: { "Content-Type": CONTENT_TYPE[encoding] } };
+  return {
+    status: error.status,
+    bytes: statusBody(encoding, error.status, error.message),
+    headers: { "Content-Type": CONTENT_TYPE[encoding] },
+  };
 }
 
 export function traceRoutes(ingest: TraceIngest): Route[] {
@@ -23,7 +27,11 @@ export function traceRoutes(ingest: TraceIngest): Route[] {
       async handler(req) {
         const { encoding, request } = await decodeTraceRequest(req.raw!);
         const answer = await ingest.ingest(req.accountId, request, req.receivedAt, req.traceparent);
-        return { status: 200, bytes: exportResponse(encoding, answer.rejected, answer.message), headers: { "Content-Type": CONTENT_TYPE[encoding] } };
+        return {
+          status: 200,
+          bytes: exportResponse(encoding, answer.rejected, answer.message),
+          headers: { "Content-Type": CONTENT_TYPE[encoding] },
+        };
       },
     },
   ];

@@ -21,7 +21,10 @@ export function prefetchAgentRecords(records: BatchRecordReader, event: EventEnv
 }
 
 /** Resolves a new key's contract, rejecting in the order decisions.md fixes. */
-export async function createAgentOutcome(records: RecordReader, event: EventEnvelope): Promise<OutcomeRecord | TerminalRejection> {
+export async function createAgentOutcome(
+  records: RecordReader,
+  event: EventEnvelope,
+): Promise<OutcomeRecord | TerminalRejection> {
   const { accountId } = event;
   const customerKey = event.customerKey ?? "";
   const customer = await records.get<CustomerRecord>(accountId, "customer", customerKey);
@@ -32,7 +35,10 @@ export async function createAgentOutcome(records: RecordReader, event: EventEnve
     agent = await records.get<AgentRecord>(accountId, "agent", event.agentKey);
     if (!agent) return terminalRejection("AGENT_NOT_FOUND", `no agent ${event.agentKey}`);
   }
-  const rateCard = customer.rate_card_key === null ? undefined : await records.get<RateCardRecord>(accountId, "rate-card", customer.rate_card_key);
+  const rateCard =
+    customer.rate_card_key === null
+      ? undefined
+      : await records.get<RateCardRecord>(accountId, "rate-card", customer.rate_card_key);
   if (!rateCard) return terminalRejection("RATE_CARD_NOT_FOUND", `customer ${customerKey} has no rate card`);
 
   if (!agent) {
@@ -40,12 +46,19 @@ export async function createAgentOutcome(records: RecordReader, event: EventEnve
     const only = rateCard.entries.length === 1 ? rateCard.entries[0] : undefined;
     agent = only ? await records.get<AgentRecord>(accountId, "agent", only.agent_key) : undefined;
     if (!agent) {
-      return terminalRejection("AGENT_NOT_FOUND", `no agent_key given and it cannot be inferred from rate card ${rateCard.key}`);
+      return terminalRejection(
+        "AGENT_NOT_FOUND",
+        `no agent_key given and it cannot be inferred from rate card ${rateCard.key}`,
+      );
     }
   }
   const agentKey = agent.key;
   const entry = rateCard.entries.find((candidate) => candidate.agent_key === agentKey);
-  if (!entry) return terminalRejection("RATE_CARD_ENTRY_NOT_FOUND", `rate card ${rateCard.key} has no entry for agent ${agentKey}`);
+  if (!entry)
+    return terminalRejection(
+      "RATE_CARD_ENTRY_NOT_FOUND",
+      `rate card ${rateCard.key} has no entry for agent ${agentKey}`,
+    );
 
   return newOutcomeRecord({
     accountId,

@@ -19,7 +19,16 @@ const DIMENSION_OF: Readonly<Record<string, InsightDimension>> = { t: "task", a:
  * Fixed: a rollup written today adds to one written a year ago only while the buckets mean the same.
  */
 export const timeToVerdictBoundsMs: readonly number[] = [
-  1_000, 10_000, 60_000, 600_000, HOUR_MS, 6 * HOUR_MS, 24 * HOUR_MS, 72 * HOUR_MS, 168 * HOUR_MS, 720 * HOUR_MS,
+  1_000,
+  10_000,
+  60_000,
+  600_000,
+  HOUR_MS,
+  6 * HOUR_MS,
+  24 * HOUR_MS,
+  72 * HOUR_MS,
+  168 * HOUR_MS,
+  720 * HOUR_MS,
 ];
 
 /** The metric codes of a rollup field (after the dimension's letter); see fieldOf. */
@@ -77,7 +86,8 @@ export function parseField(field: string): { dimension: InsightDimension; metric
   const split = field.indexOf("\u001f");
   if (split < 2) return null;
   const code = field[0];
-  const dimension: InsightDimension | undefined = code === "t" ? "task" : code === "a" ? "agent" : code === "c" ? "customer" : undefined;
+  const dimension: InsightDimension | undefined =
+    code === "t" ? "task" : code === "a" ? "agent" : code === "c" ? "customer" : undefined;
   if (dimension === undefined) return null;
   return { dimension, metric: field.slice(1, split), groupKey: field.slice(split + 1) };
 }
@@ -141,7 +151,11 @@ export function moveMember(moveId: string, day: number, accountId: string): stri
 export function parseMoveMember(member: string): { moveId: string; day: number; accountId: string } {
   const first = member.indexOf("\u001f");
   const second = member.indexOf("\u001f", first + 1);
-  return { moveId: member.slice(0, first), day: Number(member.slice(first + 1, second)), accountId: member.slice(second + 1) };
+  return {
+    moveId: member.slice(0, first),
+    day: Number(member.slice(first + 1, second)),
+    accountId: member.slice(second + 1),
+  };
 }
 
 /** One group's additions to one hour: counters by metric code, and clause texts by clause id. */
@@ -194,7 +208,8 @@ export class RollupDelta {
     const field = groupFieldOf(dimension, key);
     const id = `${slot.hourOfDay}\u0000${field}`;
     let cell = slot.day.cells.get(id);
-    if (!cell) slot.day.cells.set(id, (cell = { field, hourOfDay: slot.hourOfDay, counts: new Map(), texts: new Map() }));
+    if (!cell)
+      slot.day.cells.set(id, (cell = { field, hourOfDay: slot.hourOfDay, counts: new Map(), texts: new Map() }));
     return cell;
   }
 

@@ -6,7 +6,10 @@ import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 
 /** What the opener decides; `settlesAt` is the deadline if one is known at creation. */
-export type NewOutcome = Pick<OutcomeRecord, "accountId" | "key" | "origin" | "goal" | "settlementPeriodMs" | "settlesAt"> & {
+export type NewOutcome = Pick<
+  OutcomeRecord,
+  "accountId" | "key" | "origin" | "goal" | "settlementPeriodMs" | "settlesAt"
+> & {
   /** Condition text (any valid form: the record keeps the canonical text). */
   condition: string;
   /** Creation instant (the business clock): the outcome's clock starts here. */

@@ -13,13 +13,16 @@ function strBody(bytes: Buffer): Buffer {
 
 describe("writeNotificationHeader", () => {
   // Each bin length class msgpack has (8, 16 and 32 bit), at its edges.
-  it.each([0, 1, 255, 256, 65_535, 65_536, 200_000])("followed by %i bytes is what msgpack packs for the notification", (length) => {
-    const out = new MsgpackWriter();
-    writeNotificationHeader(out, "outcome", "acct-é", length);
-    const bytes = Buffer.alloc(length, 7);
-    // The str's body, then the bytes: what commit.lua joins.
-    const joined = Buffer.concat([strBody(out.bytes()), bytes]);
-    expect(joined.equals(msgpack.pack(["outcome", "acct-é", bytes]))).toBe(true);
-    expect(unpackNotification(joined)).toEqual({ kind: "outcome", accountId: "acct-é", bytes });
-  });
+  it.each([0, 1, 255, 256, 65_535, 65_536, 200_000])(
+    "followed by %i bytes is what msgpack packs for the notification",
+    (length) => {
+      const out = new MsgpackWriter();
+      writeNotificationHeader(out, "outcome", "acct-é", length);
+      const bytes = Buffer.alloc(length, 7);
+      // The str's body, then the bytes: what commit.lua joins.
+      const joined = Buffer.concat([strBody(out.bytes()), bytes]);
+      expect(joined.equals(msgpack.pack(["outcome", "acct-é", bytes]))).toBe(true);
+      expect(unpackNotification(joined)).toEqual({ kind: "outcome", accountId: "acct-é", bytes });
+    },
+  );
 });

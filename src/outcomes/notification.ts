@@ -41,7 +41,12 @@ function stringsOf(kind: NotificationKind, accountId: string): Buffer {
  * bytes it is the whole notification (commit.lua joins the two, so the thing notified of goes to Redis
  * once per commit, not twice).
  */
-export function writeNotificationHeader(out: MsgpackWriter, kind: NotificationKind, accountId: string, length: number): void {
+export function writeNotificationHeader(
+  out: MsgpackWriter,
+  kind: NotificationKind,
+  accountId: string,
+  length: number,
+): void {
   const strings = stringsOf(kind, accountId);
   const binBytes = length < 0x100 ? 2 : length < 0x10000 ? 3 : 5;
   out.strHeader(strings.length + binBytes);

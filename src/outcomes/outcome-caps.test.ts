@@ -15,27 +15,61 @@ import { applyEventToOutcome, type EventEffect } from "./outcome-step.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 /** Caps far above anything here, for the caps a test does not look at. */
-const WIDE: OutcomeCaps = { maxActions: 1000, maxValueBytes: 1 << 24, maxEventBytes: 1 << 24, maxSnapshotBytes: 1 << 26 };
+const WIDE: OutcomeCaps = {
+  maxActions: 1000,
+  maxValueBytes: 1 << 24,
+  maxEventBytes: 1 << 24,
+  maxSnapshotBytes: 1 << 26,
+};
 
 function taskOutcome(condition = "done AND review:score>=4"): OutcomeRecord {
-  return newOutcomeRecord({ accountId: "acct", key: "o", origin: { kind: "task", taskKey: "t" }, goal: null, condition, settlementPeriodMs: null, settlesAt: null, at: T0 });
+  return newOutcomeRecord({
+    accountId: "acct",
+    key: "o",
+    origin: { kind: "task", taskKey: "t" },
+    goal: null,
+    condition,
+    settlementPeriodMs: null,
+    settlesAt: null,
+    at: T0,
+  });
 }
 
 function agentOutcome(): OutcomeRecord {
   return {
     ...taskOutcome("done"),
-    origin: { kind: "agent", agentKey: "agent", customerKey: "cust", rateCardKey: "card", currency: "USD", unitAmount: 100, attributionMethod: "last", attribution: emptyTally() },
+    origin: {
+      kind: "agent",
+      agentKey: "agent",
+      customerKey: "cust",
+      rateCardKey: "card",
+      currency: "USD",
+      unitAmount: 100,
+      attributionMethod: "last",
+      attribution: emptyTally(),
+    },
   };
 }
 
 /** An event at the outcome's own creation instant, so time passing changes nothing. */
 function ev(action: string, properties?: Record<string, unknown>, extra: Partial<EventEnvelope> = {}): EventEnvelope {
-  return { accountId: "acct", outcomeKey: "o", variant: "A", action, receivedAt: T0, ...(properties && { properties }), ...extra };
+  return {
+    accountId: "acct",
+    outcomeKey: "o",
+    variant: "A",
+    action,
+    receivedAt: T0,
+    ...(properties && { properties }),
+    ...extra,
+  };
 }
 
 let seq = 0;
 function apply(record: OutcomeRecord, event: EventEnvelope, caps: Partial<OutcomeCaps>): EventEffect {
-  return applyEventToOutcome(record, event, `${T0}-${++seq}`, { caps: { ...WIDE, ...caps }, envelopeBytes: packEnvelope(event).length });
+  return applyEventToOutcome(record, event, `${T0}-${++seq}`, {
+    caps: { ...WIDE, ...caps },
+    envelopeBytes: packEnvelope(event).length,
+  });
 }
 
 /** Applies `event` and expects it refused OUTCOME_TOO_LARGE naming `setting`, with the outcome exactly as it was. */
@@ -84,7 +118,12 @@ describe("outcome caps", () => {
     const cap = msgpack.pack(properties).length;
     const record = taskOutcome();
     expect(apply(record, ev("note", properties), { maxEventBytes: cap }).logged).toBe(true);
-    expectRefused(record, ev("note", { value: 1, note: text(501) }), { maxEventBytes: cap }, "VERDICT_OUTCOME_MAX_EVENT_BYTES");
+    expectRefused(
+      record,
+      ev("note", { value: 1, note: text(501) }),
+      { maxEventBytes: cap },
+      "VERDICT_OUTCOME_MAX_EVENT_BYTES",
+    );
   });
 
   it("takes an event that leaves the snapshot, with room for its scores, exactly at maxSnapshotBytes and refuses one byte more", () => {
@@ -104,28 +143,43 @@ describe("outcome caps", () => {
   it("refuses nothing by size when the outcome is already closed: a late event is OUTCOME_NOT_OPEN", () => {
     const record = taskOutcome("done");
     apply(record, ev("done"), {});
-    expect(apply(record, ev("late", { value: text(100) }), { maxValueBytes: 10 }).rejection?.code).toBe("OUTCOME_NOT_OPEN");
+    expect(apply(record, ev("late", { value: text(100) }), { maxValueBytes: 10 }).rejection?.code).toBe(
+      "OUTCOME_NOT_OPEN",
+    );
   });
 
   it("keeps every snapshot within maxSnapshotBytes, scores included, whatever events arrive", () => {
-    const property = fc.record({ action: fc.constantFrom("a", "b", "review", "note", "x.y"), score: fc.double({ noNaN: true }), value: fc.oneof(fc.string({ maxLength: 400 }), fc.double(), fc.array(fc.double(), { maxLength: 40 })) });
+    const property = fc.record({
+      action: fc.constantFrom("a", "b", "review", "note", "x.y"),
+      score: fc.double({ noNaN: true }),
+      value: fc.oneof(fc.string({ maxLength: 400 }), fc.double(), fc.array(fc.double(), { maxLength: 40 })),
+    });
     fc.assert(
-      fc.property(fc.array(property, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1200, max: 6000 }), (events, maxSnapshotBytes) => {
-        const record = taskOutcome('COUNT(a)>=3 AND review:score>=4 AND note MATCHES "ok" AND F(b)');
-        let at = T0;
-        for (const { action, score, value } of events) {
-          const event = ev(action, { score, value }, { receivedAt: (at += 1000) });
-          const effect = apply(record, event, { maxSnapshotBytes });
-          if (effect.logged) scoreAppliedEvent(record, event, EMPTY_MODEL, new ModelDelta());
-          // Packed as a copy: packing the record itself would reset the bound the next events build on.
-          expect(packOutcome(structuredClone(record)).length).toBeLessThanOrEqual(maxSnapshotBytes);
-        }
-      }),
+      fc.property(
+        fc.array(property, { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1200, max: 6000 }),
+        (events, maxSnapshotBytes) => {
+          const record = taskOutcome('COUNT(a)>=3 AND review:score>=4 AND note MATCHES "ok" AND F(b)');
+          let at = T0;
+          for (const { action, score, value } of events) {
+            const event = ev(action, { score, value }, { receivedAt: (at += 1000) });
+            const effect = apply(record, event, { maxSnapshotBytes });
+            if (effect.logged) scoreAppliedEvent(record, event, EMPTY_MODEL, new ModelDelta());
+            // Packed as a copy: packing the record itself would reset the bound the next events build on.
+            expect(packOutcome(structuredClone(record)).length).toBeLessThanOrEqual(maxSnapshotBytes);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it("defaults to 256 actions, 16 KiB values, 256 KiB event properties and a 64 KiB snapshot", () => {
-    expect(DEFAULT_OUTCOME_CAPS).toEqual({ maxActions: 256, maxValueBytes: 16_384, maxEventBytes: 262_144, maxSnapshotBytes: 65_536 });
+    expect(DEFAULT_OUTCOME_CAPS).toEqual({
+      maxActions: 256,
+      maxValueBytes: 16_384,
+      maxEventBytes: 262_144,
+      maxSnapshotBytes: 65_536,
+    });
   });
 });

@@ -43,23 +43,38 @@ function storedOver(value: unknown, envelopeBytes: number, limit: number): numbe
 }
 
 /** The cap an event would pass by its own size or by a new action, checked before anything is applied. */
-export function eventOverCap(record: OutcomeRecord, event: EventEnvelope, { caps, envelopeBytes }: EventLimits): TerminalRejection | undefined {
+export function eventOverCap(
+  record: OutcomeRecord,
+  event: EventEnvelope,
+  { caps, envelopeBytes }: EventLimits,
+): TerminalRejection | undefined {
   const properties = event.properties;
   if (properties) {
     const eventBytes = storedOver(properties, envelopeBytes, caps.maxEventBytes);
-    if (eventBytes !== undefined) return tooLarge("event properties take", eventBytes, caps.maxEventBytes, "VERDICT_OUTCOME_MAX_EVENT_BYTES");
-    const valueBytes = "value" in properties ? storedOver(properties.value, envelopeBytes, caps.maxValueBytes) : undefined;
-    if (valueBytes !== undefined) return tooLarge("properties.value takes", valueBytes, caps.maxValueBytes, "VERDICT_OUTCOME_MAX_VALUE_BYTES");
+    if (eventBytes !== undefined)
+      return tooLarge("event properties take", eventBytes, caps.maxEventBytes, "VERDICT_OUTCOME_MAX_EVENT_BYTES");
+    const valueBytes =
+      "value" in properties ? storedOver(properties.value, envelopeBytes, caps.maxValueBytes) : undefined;
+    if (valueBytes !== undefined)
+      return tooLarge("properties.value takes", valueBytes, caps.maxValueBytes, "VERDICT_OUTCOME_MAX_VALUE_BYTES");
   }
   if (!Object.hasOwn(record.observations, event.action) && Object.keys(record.observations).length >= caps.maxActions) {
-    return terminalRejection("OUTCOME_TOO_LARGE", `action ${event.action} is new and the outcome has ${caps.maxActions} distinct actions, the cap (VERDICT_OUTCOME_MAX_ACTIONS)`);
+    return terminalRejection(
+      "OUTCOME_TOO_LARGE",
+      `action ${event.action} is new and the outcome has ${caps.maxActions} distinct actions, the cap (VERDICT_OUTCOME_MAX_ACTIONS)`,
+    );
   }
   return undefined;
 }
 
 /** The outcome's snapshot, with room for the event's scores, would pass its cap: what the event is dead-lettered with. */
 export function snapshotOverCap(bytes: number, caps: OutcomeCaps): TerminalRejection {
-  return tooLarge("the outcome's snapshot with this event would take", bytes, caps.maxSnapshotBytes, "VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES");
+  return tooLarge(
+    "the outcome's snapshot with this event would take",
+    bytes,
+    caps.maxSnapshotBytes,
+    "VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES",
+  );
 }
 
 /**

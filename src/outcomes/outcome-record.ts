@@ -123,7 +123,16 @@ export function packOutcome(r: OutcomeRecord): Buffer {
     r.settlesAt,
     r.verdictAt,
     r.clock,
-    [state.createdAt, state.lastEventAt, state.processedUntil, state.counts, state.facts, state.matched, state.memory, state.verdict],
+    [
+      state.createdAt,
+      state.lastEventAt,
+      state.processedUntil,
+      state.counts,
+      state.facts,
+      state.matched,
+      state.memory,
+      state.verdict,
+    ],
     observations,
     r.lastEntryId,
     packScores(r.scores),
@@ -144,7 +153,8 @@ function unpackScores(p: PackedScores): ScoreState {
 export function unpackOutcome(bytes: Buffer): OutcomeRecord {
   const t = msgpack.unpack(bytes) as unknown[];
   // Version 1 (before scores) is version 2 without its last field.
-  if (!Array.isArray(t) || !((t[0] === 1 && t.length === 15) || (t[0] === 2 && t.length === 16))) throw new Error("not a version 1 or 2 outcome snapshot");
+  if (!Array.isArray(t) || !((t[0] === 1 && t.length === 15) || (t[0] === 2 && t.length === 16)))
+    throw new Error("not a version 1 or 2 outcome snapshot");
   const s = t[12] as [number, number | null, number, number[], FactValue[], boolean[], number[], Verdict | null];
   const observations: Record<string, ObservationRecord> = {};
   const packed = t[13] as Record<string, PackedObservation>;
@@ -165,7 +175,16 @@ export function unpackOutcome(bytes: Buffer): OutcomeRecord {
     settlesAt: t[9] as number | null,
     verdictAt: t[10] as number | null,
     clock: t[11] as number,
-    conditionState: { createdAt: s[0], lastEventAt: s[1], processedUntil: s[2], counts: s[3], facts: s[4], matched: s[5], memory: s[6], verdict: s[7] },
+    conditionState: {
+      createdAt: s[0],
+      lastEventAt: s[1],
+      processedUntil: s[2],
+      counts: s[3],
+      facts: s[4],
+      matched: s[5],
+      memory: s[6],
+      verdict: s[7],
+    },
     observations,
     lastEntryId: t[14] as string,
     scores: t[0] === 1 ? freshScoreState() : unpackScores(t[15] as PackedScores),

@@ -18,7 +18,9 @@ export interface Cohort {
 
 export function cohortOf(record: OutcomeRecord): Cohort {
   const origin = record.origin;
-  return origin.kind === "task" ? { accountId: record.accountId, kind: "task", key: origin.taskKey } : { accountId: record.accountId, kind: "agent", key: origin.agentKey };
+  return origin.kind === "task"
+    ? { accountId: record.accountId, kind: "task", key: origin.taskKey }
+    : { accountId: record.accountId, kind: "agent", key: origin.agentKey };
 }
 
 /** One string per cohort, for maps. */
@@ -35,11 +37,21 @@ function sampleValue(value: unknown): number | undefined {
 }
 
 /** Scores an event `applyEventToOutcome` just applied, at the instant it was applied, and trains `delta` with it. */
-export function scoreAppliedEvent(record: OutcomeRecord, event: EventEnvelope, model: CohortModel, delta: ModelDelta): void {
+export function scoreAppliedEvent(
+  record: OutcomeRecord,
+  event: EventEnvelope,
+  model: CohortModel,
+  delta: ModelDelta,
+): void {
   const at = record.clock;
   const progress = progressAt(compiledCondition(record.condition), record.conditionState, at);
   const cell = trajectoryCell(progress, record.createdAt, record.settlesAt, at);
-  scoreEvent(record.scores, model, { action: event.action, value: sampleValue(event.properties?.value), at, cell }, delta);
+  scoreEvent(
+    record.scores,
+    model,
+    { action: event.action, value: sampleValue(event.properties?.value), at, cell },
+    delta,
+  );
 }
 
 /** Scores and trains the verdict an outcome just reached. */

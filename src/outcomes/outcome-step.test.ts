@@ -12,10 +12,23 @@ const T0 = Date.parse("2026-01-01T00:00:00Z");
 
 function taskOutcome(condition: string, settlementPeriodMs: number | null = null): OutcomeRecord {
   const settlesAt = settlementPeriodMs === null ? null : T0 + settlementPeriodMs;
-  return newOutcomeRecord({ accountId: "acct", key: "o", origin: { kind: "task", taskKey: "t" }, goal: null, condition, settlementPeriodMs, settlesAt, at: T0 });
+  return newOutcomeRecord({
+    accountId: "acct",
+    key: "o",
+    origin: { kind: "task", taskKey: "t" },
+    goal: null,
+    condition,
+    settlementPeriodMs,
+    settlesAt,
+    at: T0,
+  });
 }
 
-function agentOutcome(condition: string, attributionMethod: AttributionMethod = "last", unitAmount = 250): OutcomeRecord {
+function agentOutcome(
+  condition: string,
+  attributionMethod: AttributionMethod = "last",
+  unitAmount = 250,
+): OutcomeRecord {
   return {
     ...taskOutcome(condition),
     origin: {
@@ -35,11 +48,22 @@ let seq = 0;
 /** An event, its entry id and its limits (the default caps, and its size packed as the ingress packs it). */
 function event(action: string, at: number, extra: Partial<EventEnvelope> = {}): [EventEnvelope, string, EventLimits] {
   seq++;
-  const envelope: EventEnvelope = { accountId: "acct", outcomeKey: "o", variant: "A", action, receivedAt: at, ...extra };
+  const envelope: EventEnvelope = {
+    accountId: "acct",
+    outcomeKey: "o",
+    variant: "A",
+    action,
+    receivedAt: at,
+    ...extra,
+  };
   return [envelope, `${at}-${seq}`, { caps: DEFAULT_OUTCOME_CAPS, envelopeBytes: packEnvelope(envelope).length }];
 }
 
-const B = (agentKey?: string, customerKey = "cust"): Partial<EventEnvelope> => ({ variant: "B", customerKey, ...(agentKey ? { agentKey } : {}) });
+const B = (agentKey?: string, customerKey = "cust"): Partial<EventEnvelope> => ({
+  variant: "B",
+  customerKey,
+  ...(agentKey ? { agentKey } : {}),
+});
 
 describe("applyEventToOutcome", () => {
   it("counts observations and keeps the latest value of events that carried one", () => {
@@ -75,14 +99,22 @@ describe("applyEventToOutcome", () => {
   });
 
   it("refuses Variant B events on a task outcome and on another customer's or agent's key", () => {
-    expect(applyEventToOutcome(taskOutcome("never"), ...event("a", T0 + 1, B("agent"))).rejection?.code).toBe("OUTCOME_IDENTITY_MISMATCH");
+    expect(applyEventToOutcome(taskOutcome("never"), ...event("a", T0 + 1, B("agent"))).rejection?.code).toBe(
+      "OUTCOME_IDENTITY_MISMATCH",
+    );
     const record = agentOutcome("never");
-    expect(applyEventToOutcome(record, ...event("a", T0 + 1, B("agent", "other"))).rejection?.code).toBe("OUTCOME_IDENTITY_MISMATCH");
-    expect(applyEventToOutcome(record, ...event("a", T0 + 1, B("other-agent"))).rejection?.code).toBe("OUTCOME_IDENTITY_MISMATCH");
+    expect(applyEventToOutcome(record, ...event("a", T0 + 1, B("agent", "other"))).rejection?.code).toBe(
+      "OUTCOME_IDENTITY_MISMATCH",
+    );
+    expect(applyEventToOutcome(record, ...event("a", T0 + 1, B("other-agent"))).rejection?.code).toBe(
+      "OUTCOME_IDENTITY_MISMATCH",
+    );
     expect(applyEventToOutcome(record, ...event("a", T0 + 1, B())).rejection).toBeUndefined();
     // Identity is checked before the open state.
     record.status = "CONFIRMED";
-    expect(applyEventToOutcome(record, ...event("a", T0 + 2, B("x"))).rejection?.code).toBe("OUTCOME_IDENTITY_MISMATCH");
+    expect(applyEventToOutcome(record, ...event("a", T0 + 2, B("x"))).rejection?.code).toBe(
+      "OUTCOME_IDENTITY_MISMATCH",
+    );
   });
 
   it("evaluates only properties.value for Variant B outcomes", () => {
@@ -99,17 +131,28 @@ describe("charges", () => {
   for (const method of Object.keys(expected) as AttributionMethod[]) {
     it(`bills unit_amount x the ${method} numeric attribution, rounded half up`, () => {
       const record = agentOutcome("done", method, 250);
-      sequence.forEach((attribution, i) => applyEventToOutcome(record, ...event("step", T0 + 1 + i, { ...B(), properties: { attribution } })));
+      sequence.forEach((attribution, i) =>
+        applyEventToOutcome(record, ...event("step", T0 + 1 + i, { ...B(), properties: { attribution } })),
+      );
       const effect = applyEventToOutcome(record, ...event("done", T0 + 100, B()));
-      expect(effect.charge).toMatchObject({ attribution: expected[method], amount: Math.floor(250 * expected[method] + 0.5), currency: "USD", unit_amount: 250 });
+      expect(effect.charge).toMatchObject({
+        attribution: expected[method],
+        amount: Math.floor(250 * expected[method] + 0.5),
+        currency: "USD",
+        unit_amount: 250,
+      });
     });
   }
 
   it("attributes 1 when no event carried a numeric attribution, and counts the confirming event's", () => {
     const none = agentOutcome("done");
-    expect(applyEventToOutcome(none, ...event("done", T0 + 1, { ...B(), properties: { attribution: "n/a" } })).charge).toMatchObject({ attribution: 1, amount: 250 });
+    expect(
+      applyEventToOutcome(none, ...event("done", T0 + 1, { ...B(), properties: { attribution: "n/a" } })).charge,
+    ).toMatchObject({ attribution: 1, amount: 250 });
     const confirming = agentOutcome("done", "sum", 3);
-    expect(applyEventToOutcome(confirming, ...event("done", T0 + 1, { ...B(), properties: { attribution: 0.5 } })).charge).toMatchObject({ attribution: 0.5, amount: 2 });
+    expect(
+      applyEventToOutcome(confirming, ...event("done", T0 + 1, { ...B(), properties: { attribution: 0.5 } })).charge,
+    ).toMatchObject({ attribution: 0.5, amount: 2 });
   });
 
   it("never charges a FAILED outcome", () => {
@@ -130,7 +173,10 @@ describe("charges", () => {
 describe("passTime", () => {
   it("settles a deadline an event set in the past, at that event's instant (the state already holds it)", () => {
     const record = taskOutcome("NOT escalated");
-    applyEventToOutcome(record, ...event("started", T0 + 5000, { properties: { settles_at: new Date(T0 + 1000).toISOString() } }));
+    applyEventToOutcome(
+      record,
+      ...event("started", T0 + 5000, { properties: { settles_at: new Date(T0 + 1000).toISOString() } }),
+    );
     expect(record.status).toBe("OPEN");
     passTime(record, record.clock);
     expect(record).toMatchObject({ status: "CONFIRMED", verdictAt: T0 + 5000 });

@@ -5,7 +5,13 @@ import type { EventEnvelope } from "../streams/event-envelope.js";
 import { applyAttribution, chargeFor, type ChargeRecord } from "./charge.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import { eventOverCap, scoreRoom, snapshotOverCap, snapshotRoom, type EventLimits } from "./outcome-caps.js";
-import { boundSnapshotBytes, packOutcome, snapshotBytesAtMost, unpackOutcome, type OutcomeRecord } from "./outcome-record.js";
+import {
+  boundSnapshotBytes,
+  packOutcome,
+  snapshotBytesAtMost,
+  unpackOutcome,
+  type OutcomeRecord,
+} from "./outcome-record.js";
 import { terminalRejection, type TerminalRejection } from "./terminal-rejection.js";
 
 /** What one event did: the outcome may change and the event may still be rejected (e.g. it arrived after a verdict due earlier). */
@@ -19,17 +25,24 @@ export interface EventEffect {
   charge?: ChargeRecord;
 }
 
-const NOT_OPEN = (record: OutcomeRecord): TerminalRejection => terminalRejection("OUTCOME_NOT_OPEN", `outcome ${record.key} is ${record.status}`);
+const NOT_OPEN = (record: OutcomeRecord): TerminalRejection =>
+  terminalRejection("OUTCOME_NOT_OPEN", `outcome ${record.key} is ${record.status}`);
 
 /** Variant B identity rules: the key's customer and agent never change, and a task outcome takes no Variant B event. */
 function identityMismatch(record: OutcomeRecord, event: EventEnvelope): TerminalRejection | undefined {
   if (event.variant !== "B") return undefined;
   const origin = record.origin;
   if (origin.kind === "task") {
-    return terminalRejection("OUTCOME_IDENTITY_MISMATCH", `outcome ${record.key} was opened from task ${origin.taskKey}`);
+    return terminalRejection(
+      "OUTCOME_IDENTITY_MISMATCH",
+      `outcome ${record.key} was opened from task ${origin.taskKey}`,
+    );
   }
   if (event.customerKey !== origin.customerKey) {
-    return terminalRejection("OUTCOME_IDENTITY_MISMATCH", `outcome ${record.key} belongs to customer ${origin.customerKey}`);
+    return terminalRejection(
+      "OUTCOME_IDENTITY_MISMATCH",
+      `outcome ${record.key} belongs to customer ${origin.customerKey}`,
+    );
   }
   if (event.agentKey !== undefined && event.agentKey !== origin.agentKey) {
     return terminalRejection("OUTCOME_IDENTITY_MISMATCH", `outcome ${record.key} belongs to agent ${origin.agentKey}`);
@@ -58,7 +71,8 @@ export function passTime(record: OutcomeRecord, until: number): { changed: boole
   const settlesAt = record.settlesAt;
   let verdict: Verdict | null;
   if (settlesAt !== null && settlesAt <= until) {
-    verdict = advanceTime(compiled, record.conditionState, settlesAt) ?? settle(compiled, record.conditionState, settlesAt);
+    verdict =
+      advanceTime(compiled, record.conditionState, settlesAt) ?? settle(compiled, record.conditionState, settlesAt);
   } else {
     verdict = advanceTime(compiled, record.conditionState, until);
   }
@@ -80,7 +94,12 @@ function nextSettlesAt(record: OutcomeRecord, event: EventEnvelope, at: number):
  * Folds one event into an existing outcome, in the order the spec gives: identity, open, then apply, which
  * the outcome's caps may refuse (OUTCOME_TOO_LARGE: nothing of the event applied; time still passes).
  */
-export function applyEventToOutcome(record: OutcomeRecord, event: EventEnvelope, entryId: string, limits: EventLimits): EventEffect {
+export function applyEventToOutcome(
+  record: OutcomeRecord,
+  event: EventEnvelope,
+  entryId: string,
+  limits: EventLimits,
+): EventEffect {
   const mismatch = identityMismatch(record, event);
   if (mismatch) return { changed: false, logged: false, rejection: mismatch };
   if (record.status !== "OPEN") return { changed: false, logged: false, rejection: NOT_OPEN(record) };
@@ -98,14 +117,22 @@ export function applyEventToOutcome(record: OutcomeRecord, event: EventEnvelope,
   }
   const over = eventOverCap(record, event, limits);
   if (over) return { changed: true, logged: false, rejection: over };
-  return atMost <= limits.caps.maxSnapshotBytes ? applyOpen(record, event, entryId, at) : applyMeasured(record, event, entryId, at, limits);
+  return atMost <= limits.caps.maxSnapshotBytes
+    ? applyOpen(record, event, entryId, at)
+    : applyMeasured(record, event, entryId, at, limits);
 }
 
 /**
  * Near the snapshot cap the bound is not enough: the event is applied, the snapshot measured, and the
  * outcome put back as it was when it would pass the cap (room is left for the scores, applied after).
  */
-function applyMeasured(record: OutcomeRecord, event: EventEnvelope, entryId: string, at: number, limits: EventLimits): EventEffect {
+function applyMeasured(
+  record: OutcomeRecord,
+  event: EventEnvelope,
+  entryId: string,
+  at: number,
+  limits: EventLimits,
+): EventEffect {
   const before = packOutcome(record);
   const effect = applyOpen(record, event, entryId, at);
   const bytes = packOutcome(record).length + scoreRoom(limits.envelopeBytes);
@@ -143,7 +170,12 @@ function applyOpen(record: OutcomeRecord, event: EventEnvelope, entryId: string,
 }
 
 function observe(record: OutcomeRecord, event: EventEnvelope, at: number): void {
-  const observation = (record.observations[event.action] ??= { count: 0, hasValue: false, lastValue: null, lastAt: at });
+  const observation = (record.observations[event.action] ??= {
+    count: 0,
+    hasValue: false,
+    lastValue: null,
+    lastAt: at,
+  });
   observation.count += 1;
   observation.lastAt = at;
   if (event.properties && "value" in event.properties) {

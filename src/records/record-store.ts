@@ -46,7 +46,11 @@ export class RecordStore {
   async put(accountId: string, kind: RecordKind, key: string, record: object): Promise<boolean> {
     const quota = QUOTA_OF[kind];
     const limit = this.quotas[quota.option];
-    const reply = await this.scripts.run("put-record", [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)], [JSON.stringify(record), key, limit]);
+    const reply = await this.scripts.run(
+      "put-record",
+      [this.keys.record(accountId, kind, key), this.keys.records(accountId, kind)],
+      [JSON.stringify(record), key, limit],
+    );
     if (reply === RECORD_REPLY.QUOTA_FULL) throw quotaExceeded(quota.name, limit, quota.what);
     return reply === RECORD_REPLY.CREATED;
   }
@@ -72,7 +76,8 @@ export class RecordStore {
     const from = cursor === null ? "-" : `(${cursor}`;
     const names = await this.client.zrangebylex(index, from, "+", "LIMIT", 0, limit + 1);
     const page = names.slice(0, limit);
-    const json = page.length === 0 ? [] : await this.client.mget(...page.map((key) => this.keys.record(accountId, kind, key)));
+    const json =
+      page.length === 0 ? [] : await this.client.mget(...page.map((key) => this.keys.record(accountId, kind, key)));
     const items = json.flatMap((text) => (text === null ? [] : [JSON.parse(text) as T]));
     return { items, nextCursor: names.length > limit ? (page[page.length - 1] ?? null) : null };
   }

@@ -2,7 +2,12 @@
 
 export type WebhookEventType = "outcome.confirmed" | "outcome.failed" | "dead_letter.created" | "charge.created";
 
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = ["outcome.confirmed", "outcome.failed", "dead_letter.created", "charge.created"];
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  "outcome.confirmed",
+  "outcome.failed",
+  "dead_letter.created",
+  "charge.created",
+];
 
 /** An endpoint as stored (JSON under the account's hash tag). */
 export interface WebhookEndpointRecord {

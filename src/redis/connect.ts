@@ -13,8 +13,10 @@ export interface ResolvedRedis {
 
 /** Where to connect; for the embedded default this starts the server first (or reuses a running one). */
 export async function resolveRedis(target: RedisTarget, logger: Logger): Promise<ResolvedRedis> {
-  if (target.kind === "standalone") return { endpoint: { kind: "standalone", url: target.url }, release: () => Promise.resolve() };
-  if (target.kind === "cluster") return { endpoint: { kind: "cluster", nodes: target.nodes }, release: () => Promise.resolve() };
+  if (target.kind === "standalone")
+    return { endpoint: { kind: "standalone", url: target.url }, release: () => Promise.resolve() };
+  if (target.kind === "cluster")
+    return { endpoint: { kind: "cluster", nodes: target.nodes }, release: () => Promise.resolve() };
   logger.info(
     { dataDir: target.dataDir },
     `no REDIS_URL or REDIS_CLUSTER_NODES: using an embedded redis-server (append-only persistence) owned by Verdict under ${target.dataDir}`,
@@ -22,7 +24,9 @@ export async function resolveRedis(target: RedisTarget, logger: Logger): Promise
   const embedded = await startEmbeddedRedis(target.dataDir);
   logger.info(
     { socket: embedded.socketPath, owned: embedded.owned },
-    embedded.owned ? "embedded redis-server started" : "embedded redis-server already running for this data dir; reusing it",
+    embedded.owned
+      ? "embedded redis-server started"
+      : "embedded redis-server already running for this data dir; reusing it",
   );
   return { endpoint: { kind: "socket", path: embedded.socketPath }, release: () => embedded.stop() };
 }
@@ -57,7 +61,11 @@ export function openShardSubscriber(endpoint: RedisEndpoint, connectionName: str
  * node the client learns of later is connected at once: ioredis opens node connections lazily, and a
  * client without offline queue would otherwise refuse the first command sent to each node.
  */
-export async function openClient(endpoint: RedisEndpoint, options: ConnectOptions, logger: Logger): Promise<RedisClient> {
+export async function openClient(
+  endpoint: RedisEndpoint,
+  options: ConnectOptions,
+  logger: Logger,
+): Promise<RedisClient> {
   const client = connectRedis(endpoint, options);
   logErrors(client, logger, options.connectionName);
   try {
@@ -66,7 +74,12 @@ export async function openClient(endpoint: RedisEndpoint, options: ConnectOption
       client.on("+node", (node: { status: string; connect(): Promise<void> }) => {
         if (node.status === "wait") node.connect().catch(() => {});
       });
-      await Promise.all(client.nodes("all").filter((node) => node.status === "wait").map((node) => node.connect()));
+      await Promise.all(
+        client
+          .nodes("all")
+          .filter((node) => node.status === "wait")
+          .map((node) => node.connect()),
+      );
       await waitReady(client);
     }
   } catch (error) {

@@ -23,7 +23,13 @@ export interface EmbeddedRedis {
 }
 
 async function answersPing(socketPath: string): Promise<boolean> {
-  const probe = new Redis({ path: socketPath, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const probe = new Redis({
+    path: socketPath,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   // No server yet is the expected answer here, not an error worth ioredis's "unhandled error" warning.
   probe.on("error", () => {});
   try {
@@ -51,18 +57,28 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   const child: ChildProcess = spawn(
     "redis-server",
     [
-      "--port", "0",
-      "--unixsocket", socketPath,
-      "--unixsocketperm", "700",
-      "--dir", dataDir,
-      "--appendonly", "yes",
-      "--appendfsync", "everysec",
-      "--save", "",
-      "--maxmemory-policy", "noeviction",
+      "--port",
+      "0",
+      "--unixsocket",
+      socketPath,
+      "--unixsocketperm",
+      "700",
+      "--dir",
+      dataDir,
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "everysec",
+      "--save",
+      "",
+      "--maxmemory-policy",
+      "noeviction",
       // Redis 7.0 gives every new stream node this many bytes at once, so each outcome's event log (a
       // stream of a few entries) held 4 KiB from its first event at the default 4096.
-      "--stream-node-max-bytes", String(STREAM_NODE_MAX_BYTES),
-      "--logfile", join(dataDir, "redis.log"),
+      "--stream-node-max-bytes",
+      String(STREAM_NODE_MAX_BYTES),
+      "--logfile",
+      join(dataDir, "redis.log"),
     ],
     // Its own process group: Ctrl-C in a terminal signals the whole foreground group, and Verdict must
     // finish its shutdown (committing, releasing leases) before its Redis goes. Verdict stops it last.
@@ -70,7 +86,8 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
   );
   const deadline = Date.now() + 10_000;
   while (!(await answersPing(socketPath))) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}; see ${join(dataDir, "redis.log")}`);
+    if (child.exitCode !== null)
+      throw new Error(`redis-server exited with ${child.exitCode}; see ${join(dataDir, "redis.log")}`);
     if (Date.now() > deadline) throw new Error(`redis-server did not answer on ${socketPath} within 10 s`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -32,7 +32,9 @@ export async function sampleRedisMemory(client: RedisClient): Promise<MemorySamp
         const info = await node.info("memory");
         const usedBytes = field(info, "used_memory");
         const maxBytes = field(info, "maxmemory");
-        return usedBytes === undefined || maxBytes === undefined ? undefined : { node: nodeName(node), usedBytes, maxBytes };
+        return usedBytes === undefined || maxBytes === undefined
+          ? undefined
+          : { node: nodeName(node), usedBytes, maxBytes };
       } catch {
         return undefined;
       }
@@ -47,7 +49,11 @@ export class RedisMemorySampler {
 
   constructor(client: RedisClient, record: (samples: MemorySample[]) => void, intervalMs: number) {
     // A sampler never keeps a process alive on its own; a sample that fails is left out.
-    this.samples = new Periodic(async () => record(await sampleRedisMemory(client)), { intervalMs, runAtStart: true, unref: true });
+    this.samples = new Periodic(async () => record(await sampleRedisMemory(client)), {
+      intervalMs,
+      runAtStart: true,
+      unref: true,
+    });
   }
 
   start(): void {

@@ -9,11 +9,20 @@ import type { RedisClient } from "./client.js";
  * True once `replicas` replicas hold everything this client wrote to `key`'s node, false when fewer did
  * within `timeoutMs` or the WAIT failed (the write's durability is then unknown, never assumed).
  */
-export async function replicated(client: RedisClient, key: string, replicas: number, timeoutMs: number): Promise<boolean> {
+export async function replicated(
+  client: RedisClient,
+  key: string,
+  replicas: number,
+  timeoutMs: number,
+): Promise<boolean> {
   if (replicas <= 0) return true;
   try {
     // WAIT 0 would block forever: a deadline already spent still waits a millisecond, then answers.
-    const results = await client.pipeline().exists(key).wait(replicas, Math.max(1, Math.round(timeoutMs))).exec();
+    const results = await client
+      .pipeline()
+      .exists(key)
+      .wait(replicas, Math.max(1, Math.round(timeoutMs)))
+      .exec();
     const [error, acknowledged] = results?.[1] ?? [new Error("no reply"), 0];
     return error === null && typeof acknowledged === "number" && acknowledged >= replicas;
   } catch {

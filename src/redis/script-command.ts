@@ -61,7 +61,11 @@ export function runScript(
   // (so the caller's arrays are never changed), and spreading them here first would copy them twice.
   const send = (name: "evalsha" | "eval"): Promise<unknown> =>
     client.sendCommand(
-      new ScriptCommand(name, [name === "eval" ? script.lua : script.sha, keys.length, keys as string[], args as ScriptArg[]], { replyEncoding }),
+      new ScriptCommand(
+        name,
+        [name === "eval" ? script.lua : script.sha, keys.length, keys as string[], args as ScriptArg[]],
+        { replyEncoding },
+      ),
     ) as Promise<unknown>;
   return send("evalsha").catch((error: unknown) => {
     if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return send("eval");

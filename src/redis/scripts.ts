@@ -46,13 +46,21 @@ export class Scripts<Replies extends object> {
   }
 
   /** Runs a script; bulk replies come back as strings. */
-  async run<Name extends ScriptName<Replies>>(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<Replies[Name]> {
+  async run<Name extends ScriptName<Replies>>(
+    name: Name,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+  ): Promise<Replies[Name]> {
     observers.get(this.client)?.(name);
     return (await runScript(this.client, this.script(name), keys, args, "utf8")) as Replies[Name];
   }
 
   /** Runs a script; bulk replies come back as Buffers (for msgpack payloads). */
-  async runBuffer<Name extends ScriptName<Replies>>(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<Replies[Name]> {
+  async runBuffer<Name extends ScriptName<Replies>>(
+    name: Name,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+  ): Promise<Replies[Name]> {
     observers.get(this.client)?.(name);
     return (await runScript(this.client, this.script(name), keys, args, null)) as Replies[Name];
   }

@@ -92,7 +92,15 @@ export function mergeModels(partials: readonly Readonly<Record<string, string>>[
       features.set(feature, stats);
     }
   }
-  return { outcomes: totals.get(OUTCOMES) ?? 0, settled: totals.get(SETTLED) ?? 0, actions, transitions, outgoing, cells, features };
+  return {
+    outcomes: totals.get(OUTCOMES) ?? 0,
+    settled: totals.get(SETTLED) ?? 0,
+    actions,
+    transitions,
+    outgoing,
+    cells,
+    features,
+  };
 }
 
 /**

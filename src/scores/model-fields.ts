@@ -49,7 +49,11 @@ export interface FeatureFields {
  * the scoring time). Bounded: past CACHE_LIMIT names a cache starts over.
  */
 const CACHE_LIMIT = 65_536;
-const featureCache: Record<FeatureKind, Map<string, FeatureFields>> = { value: new Map(), gap: new Map(), count: new Map() };
+const featureCache: Record<FeatureKind, Map<string, FeatureFields>> = {
+  value: new Map(),
+  gap: new Map(),
+  count: new Map(),
+};
 const transitionCache = new Map<string, Map<string, string>>();
 const outgoingCache = new Map<string, string>();
 let transitionNames = 0;

@@ -27,5 +27,14 @@ export function scoresOf(state: Scores): Scores {
 }
 
 export function freshScoreState(): ScoreState {
-  return { trajectory: null, anomaly: null, novelty: null, cells: [], lastAction: null, lastAt: null, surprisal: 0, steps: 0 };
+  return {
+    trajectory: null,
+    anomaly: null,
+    novelty: null,
+    cells: [],
+    lastAction: null,
+    lastAt: null,
+    surprisal: 0,
+    steps: 0,
+  };
 }

@@ -27,7 +27,12 @@ class Cohort {
     const state = freshScoreState();
     steps.forEach((step, i) => {
       const at = 1000 * (i + 1);
-      scoreEvent(state, this.model, { action: step.action, value: step.value, at, cell: trajectoryCell(step.progress ?? 0, 0, 100_000, at) }, delta);
+      scoreEvent(
+        state,
+        this.model,
+        { action: step.action, value: step.value, at, cell: trajectoryCell(step.progress ?? 0, 0, 100_000, at) },
+        delta,
+      );
     });
     if (verdict !== undefined) {
       const counts: Record<string, number> = {};
@@ -41,14 +46,25 @@ class Cohort {
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const normal = (i: number): Step[] => [{ action: "a", value: 9 + (i % 3) }, { action: "b", value: 10 + ((i * 7) % 5) / 4 }, { action: "c", value: 11 - (i % 2) }];
+const normal = (i: number): Step[] => [
+  { action: "a", value: 9 + (i % 3) },
+  { action: "b", value: 10 + ((i * 7) % 5) / 4 },
+  { action: "c", value: 11 - (i % 2) },
+];
 
 describe("scores against a trained cohort", () => {
   test("an outlying value scores anomaly >= 0.99 while the cohort's own stay below 0.9", () => {
     const cohort = new Cohort();
     for (let i = 0; i < 60; i++) cohort.run(normal(i), true);
     const normals = Array.from({ length: 20 }, (_, i) => cohort.run(normal(i + 60), true).anomaly!);
-    const outlier = cohort.run([{ action: "a", value: 10 }, { action: "b", value: 1000 }, { action: "c", value: 10 }], true);
+    const outlier = cohort.run(
+      [
+        { action: "a", value: 10 },
+        { action: "b", value: 1000 },
+        { action: "c", value: 10 },
+      ],
+      true,
+    );
     expect(outlier.anomaly).toBeGreaterThanOrEqual(0.99);
     expect(median(normals)).toBeLessThan(0.9);
   });
@@ -62,7 +78,11 @@ describe("scores against a trained cohort", () => {
 
   test("an open outcome further along the path that confirms has the higher trajectory", () => {
     const cohort = new Cohort();
-    const abc: Step[] = [{ action: "a", progress: 1 / 3 }, { action: "b", progress: 2 / 3 }, { action: "c", progress: 1 }];
+    const abc: Step[] = [
+      { action: "a", progress: 1 / 3 },
+      { action: "b", progress: 2 / 3 },
+      { action: "c", progress: 1 },
+    ];
     for (let i = 0; i < 40; i++) {
       cohort.run(abc, true);
       cohort.run(abc.slice(0, 1), false);
@@ -97,7 +117,8 @@ describe("scores against a trained cohort", () => {
     // Two shards each admit actions the other has not seen: the merge must still cap the vocabulary.
     for (let shard = 0; shard < 2; shard++) {
       const delta = new ModelDelta();
-      for (let i = 0; i < 200; i++) scoreEvent(freshScoreState(), model, { action: `s${shard}-a${i}`, value: i, at: 0, cell: 0 }, delta);
+      for (let i = 0; i < 200; i++)
+        scoreEvent(freshScoreState(), model, { action: `s${shard}-a${i}`, value: i, at: 0, cell: 0 }, delta);
       partials.push(delta.asHash());
     }
     model = mergeModels(partials);
@@ -130,10 +151,20 @@ describe("scores against a trained cohort", () => {
 });
 
 const action = fc.constantFrom("a", "b", "c", "d", "e");
-const step = fc.record({ action, value: fc.option(fc.integer({ min: -1000, max: 1000 }), { nil: undefined }), progress: fc.double({ min: 0, max: 1, noNaN: true }) });
-const outcome = fc.record({ steps: fc.array(step, { minLength: 1, maxLength: 8 }), verdict: fc.option(fc.boolean(), { nil: undefined }) });
+const step = fc.record({
+  action,
+  value: fc.option(fc.integer({ min: -1000, max: 1000 }), { nil: undefined }),
+  progress: fc.double({ min: 0, max: 1, noNaN: true }),
+});
+const outcome = fc.record({
+  steps: fc.array(step, { minLength: 1, maxLength: 8 }),
+  verdict: fc.option(fc.boolean(), { nil: undefined }),
+});
 
-function train(outcomes: readonly { steps: Step[]; verdict: boolean | undefined }[]): { cohort: Cohort; states: ScoreState[] } {
+function train(outcomes: readonly { steps: Step[]; verdict: boolean | undefined }[]): {
+  cohort: Cohort;
+  states: ScoreState[];
+} {
   const cohort = new Cohort();
   const states = outcomes.map(({ steps, verdict }) => cohort.run(steps, verdict));
   return { cohort, states };

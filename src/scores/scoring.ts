@@ -4,7 +4,16 @@
 import { modelAction, type CohortModel, type FeatureStats } from "./cohort-model.js";
 import { twoSided } from "./erf.js";
 import type { ModelDelta } from "./model-delta.js";
-import { featureFields, field, outgoingField, OUTCOMES, SETTLED, START, transitionField, type FeatureKind } from "./model-fields.js";
+import {
+  featureFields,
+  field,
+  outgoingField,
+  OUTCOMES,
+  SETTLED,
+  START,
+  transitionField,
+  type FeatureKind,
+} from "./model-fields.js";
 import type { ScoreState } from "./score-state.js";
 
 /** Cohort size (started outcomes for novelty, settled ones for trajectory, samples for a feature) before a score is given. */
@@ -64,7 +73,14 @@ export function featureAnomaly(stats: FeatureStats | undefined, x: number): numb
 }
 
 /** Scores one sample of a feature into the outcome's running maximum, then trains the feature with it. */
-function sample(state: ScoreState, model: CohortModel, delta: ModelDelta, kind: FeatureKind, action: string, x: number): void {
+function sample(
+  state: ScoreState,
+  model: CohortModel,
+  delta: ModelDelta,
+  kind: FeatureKind,
+  action: string,
+  x: number,
+): void {
   const fields = featureFields(kind, action);
   const score = featureAnomaly(model.features.get(fields.feature), x);
   if (score !== null) state.anomaly = round4(Math.max(state.anomaly ?? 0, score));
@@ -109,7 +125,12 @@ export function scoreEvent(state: ScoreState, model: CohortModel, event: EventOb
  * A verdict: each action's count is a last sample for the anomaly model, the outcome's cells go to the
  * cohort's table under its verdict, and the trajectory is settled (1 CONFIRMED, 0 FAILED).
  */
-export function scoreVerdict(state: ScoreState, model: CohortModel, verdict: VerdictObservation, delta: ModelDelta): void {
+export function scoreVerdict(
+  state: ScoreState,
+  model: CohortModel,
+  verdict: VerdictObservation,
+  delta: ModelDelta,
+): void {
   // Actions pooled into OTHER add up, as one action would.
   const counts = new Map<string, number>();
   for (const action of Object.keys(verdict.counts).sort()) {

@@ -32,7 +32,12 @@ export class ChargeStore {
   ) {}
 
   /** One page of charges in commit order, or undefined when the cursor is not one this store gave out. */
-  async list(accountId: string, filter: ChargeFilter, limit: number, cursor: string | null): Promise<{ items: ChargeRecord[]; nextCursor: string | null } | undefined> {
+  async list(
+    accountId: string,
+    filter: ChargeFilter,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ items: ChargeRecord[]; nextCursor: string | null } | undefined> {
     const after = cursor === null ? undefined : parseCursorPosition(decodeCursor(cursor), this.shards);
     if (cursor !== null && !after) return undefined;
     const { customerKey, from, to } = filter;
@@ -60,9 +65,12 @@ export class ChargeStore {
   /** Billable events per customer summed over the shards, in key byte order (as every list of keys). */
   async usage(accountId: string, customerKey: string | undefined): Promise<CustomerUsage[]> {
     const totals = new Map<string, number>();
-    const perShard = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.hgetall(this.keys.usage(shard, accountId))));
+    const perShard = await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) => this.client.hgetall(this.keys.usage(shard, accountId))),
+    );
     for (const counts of perShard) {
-      for (const [customer, count] of Object.entries(counts)) totals.set(customer, (totals.get(customer) ?? 0) + Number(count));
+      for (const [customer, count] of Object.entries(counts))
+        totals.set(customer, (totals.get(customer) ?? 0) + Number(count));
     }
     const usage = [...totals]
       .filter(([customer]) => customerKey === undefined || customer === customerKey)

@@ -5,7 +5,13 @@ import type { Keys } from "../redis/keys.js";
 import type { ArchivedDeadLetters } from "../archive-read/archived-dead-letters.js";
 import { ApiError } from "../errors/api-error.js";
 import { boundedLetter, packDeadLetter, unpackDeadLetter, type DeadLetterRecord } from "../outcomes/dead-letter.js";
-import { FILTERED_PAGE, filteredPage, formatPosition, parseCursorPosition, parsePosition } from "./merged-shard-streams.js";
+import {
+  FILTERED_PAGE,
+  filteredPage,
+  formatPosition,
+  parseCursorPosition,
+  parsePosition,
+} from "./merged-shard-streams.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** The spec's submitted Event, rebuilt from the envelope. */
@@ -44,7 +50,10 @@ export interface Located {
 
 export function submittedEvent(record: DeadLetterRecord): SubmittedEvent {
   const event = record.event;
-  const submitted: SubmittedEvent = event.variant === "A" ? { outcome_key: event.outcomeKey, action: event.action } : { key: event.outcomeKey, action: event.action };
+  const submitted: SubmittedEvent =
+    event.variant === "A"
+      ? { outcome_key: event.outcomeKey, action: event.action }
+      : { key: event.outcomeKey, action: event.action };
   if (event.properties !== undefined) submitted.properties = event.properties;
   if (event.idempotencyKey !== undefined) submitted.idempotency_key = event.idempotencyKey;
   if (event.agentKey !== undefined) submitted.agent_key = event.agentKey;
@@ -63,7 +72,9 @@ export function presentDeadLetter({ shard, entryId, record }: Located): DeadLett
     received_at: new Date(record.event.receivedAt).toISOString(),
     dead_lettered_at: new Date(Number(entryId.split("-")[0])).toISOString(),
     attempts: record.attempts,
-    ...(record.truncated && { event_truncated: { properties_bytes: record.truncated.bytes, properties_prefix: record.truncated.prefix } }),
+    ...(record.truncated && {
+      event_truncated: { properties_bytes: record.truncated.bytes, properties_prefix: record.truncated.prefix },
+    }),
   };
 }
 
@@ -103,30 +114,60 @@ export class DeadLetterStore {
     const streams = await Promise.all(
       Array.from({ length: this.shards }, async (_, shard) => {
         const key = this.keys.deadLetters(shard, accountId);
-        const [length, first] = await Promise.all([this.client.xlen(key), this.archive ? this.client.xrange(key, "-", "+", "COUNT", 1) : []]);
+        const [length, first] = await Promise.all([
+          this.client.xlen(key),
+          this.archive ? this.client.xrange(key, "-", "+", "COUNT", 1) : [],
+        ]);
         return { length, first: first[0]?.[0] };
       }),
     );
     const hot = streams.reduce((sum, stream) => sum + stream.length, 0);
-    return this.archive ? hot + (await this.archive.count(accountId, streams.map((stream) => stream.first))) : hot;
+    return this.archive
+      ? hot +
+          (await this.archive.count(
+            accountId,
+            streams.map((stream) => stream.first),
+          ))
+      : hot;
   }
 
-  async list(accountId: string, code: string | undefined, limit: number, cursor: string | null): Promise<{ items: DeadLetterView[]; nextCursor: string | null } | undefined> {
+  async list(
+    accountId: string,
+    code: string | undefined,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ items: DeadLetterView[]; nextCursor: string | null } | undefined> {
     const after = cursor === null ? undefined : parseCursorPosition(decodeCursor(cursor), this.shards);
     if (cursor !== null && !after) return undefined;
     const { archive } = this;
-    const page = await filteredPage(this.client, this.shards, (shard) => this.keys.deadLetters(shard, accountId), after, limit, (entry) => {
-      // An archived letter is whole: presented as Redis keeps it, so it reads the same before and after.
-      const record = boundedLetter(unpackDeadLetter(entry.payload), entry.payload.length, this.maxEventBytes);
-      return code !== undefined && record.code !== code ? undefined : presentDeadLetter({ shard: entry.shard, entryId: entry.entryId, record });
-    }, {}, code === undefined ? limit + 1 : Math.max(limit + 1, FILTERED_PAGE), archive && ((position, count) => archive.page(accountId, code, position, count)));
+    const page = await filteredPage(
+      this.client,
+      this.shards,
+      (shard) => this.keys.deadLetters(shard, accountId),
+      after,
+      limit,
+      (entry) => {
+        // An archived letter is whole: presented as Redis keeps it, so it reads the same before and after.
+        const record = boundedLetter(unpackDeadLetter(entry.payload), entry.payload.length, this.maxEventBytes);
+        return code !== undefined && record.code !== code
+          ? undefined
+          : presentDeadLetter({ shard: entry.shard, entryId: entry.entryId, record });
+      },
+      {},
+      code === undefined ? limit + 1 : Math.max(limit + 1, FILTERED_PAGE),
+      archive && ((position, count) => archive.page(accountId, code, position, count)),
+    );
     return { items: page.items, nextCursor: page.next ? encodeCursor(formatPosition(page.next)) : null };
   }
 
   async get(accountId: string, id: string): Promise<Located | undefined> {
     const parsed = parsePosition(id);
     if (!parsed || parsed.shard >= this.shards) return undefined;
-    const reply = (await this.client.xrangeBuffer(this.keys.deadLetters(parsed.shard, accountId), parsed.entryId, parsed.entryId)) as [Buffer, Buffer[]][];
+    const reply = (await this.client.xrangeBuffer(
+      this.keys.deadLetters(parsed.shard, accountId),
+      parsed.entryId,
+      parsed.entryId,
+    )) as [Buffer, Buffer[]][];
     const entry = reply[0];
     if (!entry) return undefined;
     return { ...parsed, record: unpackDeadLetter(entry[1][1] ?? Buffer.alloc(0)) };
@@ -172,8 +213,14 @@ export class DeadLetterStore {
     if (!this.archive) throw truncatedError(formatPosition(letter));
     const archived = await this.archive.whole(accountId, letter);
     if (archived && !archived.truncated) return archived;
-    if (archived || !(await this.client.exists(this.keys.deadLetterWholeEvents(letter.shard)))) throw truncatedError(formatPosition(letter));
-    throw new ApiError("SERVICE_UNAVAILABLE", "the whole event of this dead letter is not in the archive yet; try again shortly", undefined, { retryAfterSeconds: 1 });
+    if (archived || !(await this.client.exists(this.keys.deadLetterWholeEvents(letter.shard))))
+      throw truncatedError(formatPosition(letter));
+    throw new ApiError(
+      "SERVICE_UNAVAILABLE",
+      "the whole event of this dead letter is not in the archive yet; try again shortly",
+      undefined,
+      { retryAfterSeconds: 1 },
+    );
   }
 
   /** Removes a replayed letter; true when it was still there (a concurrent replay removes it once). */
@@ -201,5 +248,8 @@ function storableInstant(entryId: string): boolean {
 }
 
 function truncatedError(id: string): ApiError {
-  return new ApiError("DEAD_LETTER_TRUNCATED", `dead letter ${id} keeps only a prefix of its event (no archive held the whole event), so it cannot be replayed`);
+  return new ApiError(
+    "DEAD_LETTER_TRUNCATED",
+    `dead letter ${id} keeps only a prefix of its event (no archive held the whole event), so it cannot be replayed`,
+  );
 }

@@ -1,7 +1,13 @@
 // Reads an account's insight rollups for a range of hours: the archived ones from PostgreSQL, then the hot
 // ones from every shard, each counted once (docs/insights.md#where-rollups-live).
 import { ApiError } from "../errors/api-error.js";
-import { dayOf, parseMoveMember, parseRollupMember, type RollupDay, type RollupHour } from "../outcomes/insight-rollup.js";
+import {
+  dayOf,
+  parseMoveMember,
+  parseRollupMember,
+  type RollupDay,
+  type RollupHour,
+} from "../outcomes/insight-rollup.js";
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 
@@ -25,7 +31,10 @@ const TIMED_OUT = "Command timed out";
  */
 function readFailure(error: unknown): unknown {
   if (!(error instanceof Error) || !(error.message === TIMED_OUT || error instanceof SnapshotUnstable)) return error;
-  return new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer in time; retry shortly", undefined, { cause: error, retryAfterSeconds: 1 });
+  return new ApiError("SERVICE_UNAVAILABLE", "the data store did not answer in time; retry shortly", undefined, {
+    cause: error,
+    retryAfterSeconds: 1,
+  });
 }
 
 /** An account's rollups of a range: archived hours from PostgreSQL, and days' hashes from Redis. */
@@ -63,10 +72,14 @@ export class InsightStore {
    * after PostgreSQL committed it).
    */
   async read(accountId: string, from: number, to: number): Promise<Rollups> {
-    const archived = this.archive ? await this.archive.read(accountId, dayOf(from), to) : { moves: new Set<string>(), hours: [] };
+    const archived = this.archive
+      ? await this.archive.read(accountId, dayOf(from), to)
+      : { moves: new Set<string>(), hours: [] };
     const shards = Array.from({ length: this.shards }, (_, shard) => shard);
     try {
-      const hot = await Promise.all(shards.map((shard) => this.shardDays(shard, accountId, dayOf(from), to, archived.moves)));
+      const hot = await Promise.all(
+        shards.map((shard) => this.shardDays(shard, accountId, dayOf(from), to, archived.moves)),
+      );
       return { hours: archived.hours, days: hot.flat() };
     } catch (error) {
       throw readFailure(error);
@@ -74,7 +87,15 @@ export class InsightStore {
   }
 
   /** Which of the shard's rollup keys hold the account's days in range, live or being moved (not yet archived). */
-  private candidates(shard: number, accountId: string, from: number, to: number, live: string[], moves: string[], copied: ReadonlySet<string>): Array<{ day: number; key: string }> {
+  private candidates(
+    shard: number,
+    accountId: string,
+    from: number,
+    to: number,
+    live: string[],
+    moves: string[],
+    copied: ReadonlySet<string>,
+  ): Array<{ day: number; key: string }> {
     const found: Array<{ day: number; key: string }> = [];
     for (const member of live) {
       const { day, accountId: account } = parseRollupMember(member);
@@ -82,7 +103,8 @@ export class InsightStore {
     }
     for (const member of moves) {
       const { moveId, day, accountId: account } = parseMoveMember(member);
-      if (account === accountId && day >= from && day < to && !copied.has(moveId)) found.push({ day, key: this.keys.insightRollupMoving(shard, moveId) });
+      if (account === accountId && day >= from && day < to && !copied.has(moveId))
+        found.push({ day, key: this.keys.insightRollupMoving(shard, moveId) });
     }
     return found;
   }
@@ -92,14 +114,24 @@ export class InsightStore {
    * tag). Native HGETALL with bytes kept as bytes: Redis writes each stored value straight into its reply,
    * and each group's day reaches insight-series as the msgpack it is stored as.
    */
-  private async snapshot(daysKey: string, movesKey: string, from: number, to: number, keys: readonly string[]): Promise<{ live: string[]; moves: string[]; hashes: Buffer[][] }> {
+  private async snapshot(
+    daysKey: string,
+    movesKey: string,
+    from: number,
+    to: number,
+    keys: readonly string[],
+  ): Promise<{ live: string[]; moves: string[]; hashes: Buffer[][] }> {
     const multi = this.redis.multi();
     multi.zrangebyscore(daysKey, String(from), `(${to}`);
     multi.zrange(movesKey, "0", "-1");
     for (const key of keys) multi.callBuffer("HGETALL", key);
     const replies = await multi.exec();
     if (!replies) throw new Error("a rollup read's MULTI was discarded");
-    return { live: replyOf(replies[0]), moves: replyOf(replies[1]), hashes: keys.map((_, i) => replyOf<Buffer[]>(replies[i + 2])) };
+    return {
+      live: replyOf(replies[0]),
+      moves: replyOf(replies[1]),
+      hashes: keys.map((_, i) => replyOf<Buffer[]>(replies[i + 2])),
+    };
   }
 
   /**
@@ -108,16 +140,32 @@ export class InsightStore {
    * a day first written, since the keys were listed). A key read that no longer holds anything (moved
    * away, or deleted after its grace period) adds nothing.
    */
-  private async shardDays(shard: number, accountId: string, from: number, to: number, copied: ReadonlySet<string>): Promise<RollupDay[]> {
+  private async shardDays(
+    shard: number,
+    accountId: string,
+    from: number,
+    to: number,
+    copied: ReadonlySet<string>,
+  ): Promise<RollupDay[]> {
     const daysKey = this.keys.insightRollupDays(shard);
     const movesKey = this.keys.insightRollupMoves(shard);
-    const [live, moves] = await Promise.all([this.redis.zrangebyscore(daysKey, String(from), `(${to}`), this.redis.zrange(movesKey, "0", "-1")]);
+    const [live, moves] = await Promise.all([
+      this.redis.zrangebyscore(daysKey, String(from), `(${to}`),
+      this.redis.zrange(movesKey, "0", "-1"),
+    ]);
     let wanted = this.candidates(shard, accountId, from, to, live, moves, copied);
     for (let tries = 1; ; tries++) {
-      const read = await this.snapshot(daysKey, movesKey, from, to, wanted.map(({ key }) => key));
+      const read = await this.snapshot(
+        daysKey,
+        movesKey,
+        from,
+        to,
+        wanted.map(({ key }) => key),
+      );
       const now = this.candidates(shard, accountId, from, to, read.live, read.moves, copied);
       const seen = new Set(wanted.map(({ key }) => key));
-      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ day }, i) => ({ day, fields: fieldsOf(read.hashes[i]!) }));
+      if (now.every(({ key }) => seen.has(key)))
+        return wanted.map(({ day }, i) => ({ day, fields: fieldsOf(read.hashes[i]!) }));
       if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }

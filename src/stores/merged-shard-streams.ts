@@ -64,14 +64,30 @@ export async function filteredPage<T>(
   const end = range.to === undefined ? "+" : String(range.to);
   // Where each shard starts: entries at the cursor's id in later shards still follow it in the merged order.
   const start = (shard: number): string =>
-    after ? (shard > after.shard ? after.entryId : `(${after.entryId}`) : range.from === undefined ? "-" : String(range.from);
+    after
+      ? shard > after.shard
+        ? after.entryId
+        : `(${after.entryId}`
+      : range.from === undefined
+        ? "-"
+        : String(range.from);
   const entries = new ShardMerge<ShardEntry>(
     extra ? shards + 1 : shards,
     {
       read: async (shard, last, count) => {
         if (shard === shards && extra) return extra(last ?? after, count);
-        const reply = (await client.xrangeBuffer(keyOf(shard), last === undefined ? start(shard) : `(${last.entryId}`, end, "COUNT", count)) as [Buffer, Buffer[]][];
-        return reply.map(([id, fields]): ShardEntry => ({ shard, entryId: id.toString(), payload: fields[1] ?? Buffer.alloc(0) }));
+        const reply = (await client.xrangeBuffer(
+          keyOf(shard),
+          last === undefined ? start(shard) : `(${last.entryId}`,
+          end,
+          "COUNT",
+          count,
+        )) as [Buffer, Buffer[]][];
+        return reply.map(([id, fields]): ShardEntry => ({
+          shard,
+          entryId: id.toString(),
+          payload: fields[1] ?? Buffer.alloc(0),
+        }));
       },
       compare,
       // The extra source is read after the streams in each round: see outcome-archiver.ts on why that and a

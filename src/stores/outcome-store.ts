@@ -40,7 +40,8 @@ export interface OpenRequest {
   now: number;
 }
 
-export type OpenResult = { kind: "created" | "existing"; record: OutcomeRecord } | { kind: "conflict"; record: OutcomeRecord };
+export type OpenResult =
+  { kind: "created" | "existing"; record: OutcomeRecord } | { kind: "conflict"; record: OutcomeRecord };
 
 export interface LoggedEvent {
   id: string;
@@ -114,7 +115,8 @@ export class OutcomeStore {
    */
   async open(request: OpenRequest): Promise<OpenResult> {
     const { accountId, key, now } = request;
-    const settlesAt = request.settlesAt ?? (request.settlementPeriodMs === null ? null : now + request.settlementPeriodMs);
+    const settlesAt =
+      request.settlesAt ?? (request.settlementPeriodMs === null ? null : now + request.settlementPeriodMs);
     const record = newOutcomeRecord({
       accountId,
       key,
@@ -155,7 +157,12 @@ export class OutcomeStore {
         dayOf(now),
       ],
     );
-    if (existing === OPEN_QUOTA_FULL) throw quotaExceeded("open_outcomes", this.openQuota, `open outcomes (${perShard} on each of its ${this.shards} shards)`);
+    if (existing === OPEN_QUOTA_FULL)
+      throw quotaExceeded(
+        "open_outcomes",
+        this.openQuota,
+        `open outcomes (${perShard} on each of its ${this.shards} shards)`,
+      );
     if (!Buffer.isBuffer(existing)) return { kind: "created", record };
     const current = unpackOutcome(existing);
     return { kind: sameTask(current, request.taskKey) ? "existing" : "conflict", record: current };
@@ -184,7 +191,8 @@ export class OutcomeStore {
     const batchSize = filtered ? Math.max(limit + 1, FILTERED_PAGE) : limit + 1;
     const descending = sort?.order === "desc";
     const start = after === null ? (descending ? "+" : "-") : `(${after}`;
-    const indexKey = (shard: number): string => (sort ? this.keys.scoreIndex(shard, accountId, sort.score) : this.keys.outcomeIndex(shard, accountId));
+    const indexKey = (shard: number): string =>
+      sort ? this.keys.scoreIndex(shard, accountId, sort.score) : this.keys.outcomeIndex(shard, accountId);
     // Archived outcomes are one more sorted source, after the shards, read with their records.
     const archive = this.archive;
     const archived = new Map<string, OutcomeRecord>();
@@ -245,7 +253,10 @@ export class OutcomeStore {
     await Promise.all(
       Array.from({ length: this.shards }, async (_, shard) => {
         const index = this.keys.outcomeIndex(shard, accountId);
-        const [count, members] = await Promise.all([this.client.zlexcount(index, from, "+"), this.client.zrangebylex(index, from, "+", "LIMIT", 0, perShard)]);
+        const [count, members] = await Promise.all([
+          this.client.zlexcount(index, from, "+"),
+          this.client.zrangebylex(index, from, "+", "LIMIT", 0, perShard),
+        ]);
         tally.created += count;
         const records = await this.loadAll(accountId, members.map(keyOfIndexMember));
         for (const record of records) {
@@ -263,7 +274,11 @@ export class OutcomeStore {
    * each. `known` holds records already read (from the archive); a snapshot gone from Redis since its
    * index was read has moved to the archive and is read there.
    */
-  private async loadAll(accountId: string, outcomeKeys: string[], known: (OutcomeRecord | undefined)[] = []): Promise<(OutcomeRecord | undefined)[]> {
+  private async loadAll(
+    accountId: string,
+    outcomeKeys: string[],
+    known: (OutcomeRecord | undefined)[] = [],
+  ): Promise<(OutcomeRecord | undefined)[]> {
     const byShard = new Map<number, number[]>();
     const records = new Array<OutcomeRecord | undefined>(outcomeKeys.length);
     outcomeKeys.forEach((key, i) => {
@@ -280,7 +295,9 @@ export class OutcomeStore {
     const gone: number[] = [];
     await Promise.all(
       [...byShard].map(async ([shard, positions]) => {
-        const bytes = await this.client.mgetBuffer(...positions.map((i) => this.keys.outcome(shard, accountId, outcomeKeys[i]!)));
+        const bytes = await this.client.mgetBuffer(
+          ...positions.map((i) => this.keys.outcome(shard, accountId, outcomeKeys[i]!)),
+        );
         positions.forEach((i, n) => {
           const snapshot = bytes[n];
           if (snapshot) records[i] = unpackOutcome(snapshot);
@@ -289,7 +306,10 @@ export class OutcomeStore {
       }),
     );
     if (this.archive && gone.length > 0) {
-      const moved = await this.archive.getMany(accountId, gone.map((i) => outcomeKeys[i]!));
+      const moved = await this.archive.getMany(
+        accountId,
+        gone.map((i) => outcomeKeys[i]!),
+      );
       for (const i of gone) records[i] = moved.get(outcomeKeys[i]!);
     }
     return records;
@@ -299,13 +319,24 @@ export class OutcomeStore {
    * The outcome's applied events, oldest first; the cursor is the last entry id returned. The archive keeps
    * the log's entry ids, so a cursor handed out before the outcome moved pages on after it.
    */
-  async events(accountId: string, key: string, limit: number, cursor: string | null): Promise<{ events: LoggedEvent[]; nextCursor: string | null }> {
+  async events(
+    accountId: string,
+    key: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ events: LoggedEvent[]; nextCursor: string | null }> {
     const shard = this.shardOf(accountId, key);
     const log = this.keys.eventLog(shard, accountId, key);
     const from = cursor === null ? "-" : `(${cursor}`;
-    let reply = ((await this.client.xrangeBuffer(log, from, "+", "COUNT", limit + 1)) as [Buffer, Buffer[]][]).map(([id, fields]): [string, Buffer] => [id.toString(), fields[1] ?? Buffer.alloc(0)]);
+    let reply = ((await this.client.xrangeBuffer(log, from, "+", "COUNT", limit + 1)) as [Buffer, Buffer[]][]).map(
+      ([id, fields]): [string, Buffer] => [id.toString(), fields[1] ?? Buffer.alloc(0)],
+    );
     // An empty page may be a log that moved to the archive meanwhile (the snapshot goes with it).
-    if (reply.length === 0 && this.archive && (await this.client.exists(this.keys.outcome(shard, accountId, key))) === 0) {
+    if (
+      reply.length === 0 &&
+      this.archive &&
+      (await this.client.exists(this.keys.outcome(shard, accountId, key))) === 0
+    ) {
       reply = (await this.archive.events(accountId, key, cursor, limit + 1)).map(({ id, envelope }) => [id, envelope]);
     }
     const page = reply.slice(0, limit);
@@ -334,7 +365,8 @@ function matches(record: OutcomeRecord, filter: ListFilter): boolean {
   const origin = record.origin;
   if (filter.taskKey !== undefined && !(origin.kind === "task" && origin.taskKey === filter.taskKey)) return false;
   if (filter.agentKey !== undefined && !(origin.kind === "agent" && origin.agentKey === filter.agentKey)) return false;
-  if (filter.customerKey !== undefined && !(origin.kind === "agent" && origin.customerKey === filter.customerKey)) return false;
+  if (filter.customerKey !== undefined && !(origin.kind === "agent" && origin.customerKey === filter.customerKey))
+    return false;
   if (filter.failedClause !== undefined) return failedOn(record, filter.failedClause);
   return true;
 }
@@ -342,5 +374,7 @@ function matches(record: OutcomeRecord, filter: ListFilter): boolean {
 /** Whether the outcome failed with this clause false: what the insight rollups count it under (insight-rollup.ts). */
 function failedOn(record: OutcomeRecord, clauseId: string): boolean {
   if (record.status !== "FAILED") return false;
-  return falseClausesAtVerdict(compiledCondition(record.condition), record.conditionState).some((clause) => clause.id === clauseId);
+  return falseClausesAtVerdict(compiledCondition(record.condition), record.conditionState).some(
+    (clause) => clause.id === clauseId,
+  );
 }

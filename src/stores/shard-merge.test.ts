@@ -29,7 +29,9 @@ describe("ShardMerge", () => {
         fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 10 }),
         fc.integer({ min: 1, max: 50 }),
         async (values, shards, pageSizes, firstChunk) => {
-          const perShard = Array.from({ length: shards }, (_, shard) => values.filter((v) => v % shards === shard).sort((a, b) => a - b));
+          const perShard = Array.from({ length: shards }, (_, shard) =>
+            values.filter((v) => v % shards === shard).sort((a, b) => a - b),
+          );
           const merge = new ShardMerge(shards, arraySource(perShard), firstChunk);
           const seen: number[] = [];
           for (let page = 0; ; page++) {
@@ -47,7 +49,9 @@ describe("ShardMerge", () => {
 
   it("reads each item once on a walk, not once per page, in chunks that grow", async () => {
     const shards = 64;
-    const perShard = Array.from({ length: shards }, (_, shard) => Array.from({ length: 1_000 }, (_, i) => i * shards + shard));
+    const perShard = Array.from({ length: shards }, (_, shard) =>
+      Array.from({ length: 1_000 }, (_, i) => i * shards + shard),
+    );
     const source = arraySource(perShard);
     const merge = new ShardMerge(shards, source, Math.ceil((2 * 500) / shards));
     let walked = 0;

@@ -34,7 +34,14 @@ export class ShardMerge<T> {
     private readonly source: ShardSource<T>,
     firstChunk: number,
   ) {
-    this.buffers = Array.from({ length: shards }, (_, shard) => ({ shard, items: [], at: 0, last: undefined, chunk: Math.max(1, firstChunk), exhausted: false }));
+    this.buffers = Array.from({ length: shards }, (_, shard) => ({
+      shard,
+      items: [],
+      at: 0,
+      last: undefined,
+      chunk: Math.max(1, firstChunk),
+      exhausted: false,
+    }));
   }
 
   /** The next `count` items of the merged order (fewer at its end). */
@@ -54,7 +61,9 @@ export class ShardMerge<T> {
    */
   private async head(): Promise<ShardBuffer<T> | undefined> {
     if (this.buffers.some((buffer) => buffer.at === buffer.items.length && !buffer.exhausted)) {
-      const low = this.buffers.filter((buffer) => !buffer.exhausted && buffer.items.length - buffer.at <= buffer.chunk / 4);
+      const low = this.buffers.filter(
+        (buffer) => !buffer.exhausted && buffer.items.length - buffer.at <= buffer.chunk / 4,
+      );
       const last = this.source.readLast;
       await Promise.all(low.filter((buffer) => buffer.shard !== last).map((buffer) => this.refill(buffer)));
       await Promise.all(low.filter((buffer) => buffer.shard === last).map((buffer) => this.refill(buffer)));

@@ -35,7 +35,11 @@ export interface EnqueuerOptions {
 }
 
 /** Told once per script call, for metrics. */
-export type CallObserver = (outcome: "ok" | "backlog" | "rejected" | "unconfirmed" | "replicas", events: number, seconds: number) => void;
+export type CallObserver = (
+  outcome: "ok" | "backlog" | "rejected" | "unconfirmed" | "replicas",
+  events: number,
+  seconds: number,
+) => void;
 
 interface Submission {
   items: readonly EnqueueItem[];
@@ -49,7 +53,8 @@ interface Submission {
 }
 
 /** Redis replies that mean the script never ran, so nothing of the call was written. */
-const REFUSED_BEFORE_RUNNING = /^(OOM|BUSY|LOADING|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOSCRIPT|MISCONF|NOPERM|NOAUTH|MOVED|ASK)\b/;
+const REFUSED_BEFORE_RUNNING =
+  /^(OOM|BUSY|LOADING|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN|NOSCRIPT|MISCONF|NOPERM|NOAUTH|MOVED|ASK)\b/;
 /** ioredis errors for a command it refused to send (offline queue disabled and not connected). */
 const NOT_SENT = /enableOfflineQueue options is false/;
 
@@ -126,7 +131,10 @@ export class ShardEnqueuer {
       let events = 0;
       let bytes = 0;
       for (const submission of submissions) {
-        if (call.length > 0 && (events + submission.items.length > this.maxEvents || bytes + submission.bytes > this.maxBytes)) {
+        if (
+          call.length > 0 &&
+          (events + submission.items.length > this.maxEvents || bytes + submission.bytes > this.maxBytes)
+        ) {
           void this.send(shard, call);
           call = [];
           events = 0;
@@ -151,7 +159,10 @@ export class ShardEnqueuer {
     for (const submission of submissions) if (submission.caller !== undefined) (callers ??= []).push(submission.caller);
     if (callers === undefined) return this.call(shard, submissions);
     // Not made active (see traceparentOf): the call's outcome is set on it by `call`.
-    const span = startCallerSpan("enqueue", callers, { kind: SpanKind.CLIENT, attributes: { "verdict.shard": shard, "verdict.requests": submissions.length } });
+    const span = startCallerSpan("enqueue", callers, {
+      kind: SpanKind.CLIENT,
+      attributes: { "verdict.shard": shard, "verdict.requests": submissions.length },
+    });
     if (span === undefined) return this.call(shard, submissions);
     return this.call(shard, submissions, span).finally(() => span.end());
   }
@@ -199,19 +210,22 @@ export class ShardEnqueuer {
     }
     if (reply === BACKLOG_FULL) return this.fail(span, submissions, "rejected", count, started, "backlog");
     // Any other shape: the script ran but answered in a way we do not know, so the events may be in the stream.
-    if (typeof reply !== "string" || reply.length !== count) return this.fail(span, submissions, "unconfirmed", count, started);
+    if (typeof reply !== "string" || reply.length !== count)
+      return this.fail(span, submissions, "unconfirmed", count, started);
     // One WAIT per script call: appended on the master is not yet safe from its failover.
     const replicas = this.options.replicaAcks ?? 0;
     if (replicas > 0) {
       const left = (this.options.enqueueTimeoutMs ?? 2000) - (performance.now() - started);
-      if (!(await replicated(this.redis, keys[0]!, replicas, left))) return this.fail(span, submissions, "unconfirmed", count, started, "replicas");
+      if (!(await replicated(this.redis, keys[0]!, replicas, left)))
+        return this.fail(span, submissions, "unconfirmed", count, started, "replicas");
     }
     this.observe("ok", count, (performance.now() - started) / 1000);
     span?.setAttributes({ "verdict.events": count, "verdict.enqueue.result": "ok" });
     let at = 0;
     for (const submission of submissions) {
       const results: EnqueueResult[] = [];
-      for (let i = 0; i < submission.items.length; i++) results.push(reply.charCodeAt(at++) === 49 ? "appended" : "duplicate");
+      for (let i = 0; i < submission.items.length; i++)
+        results.push(reply.charCodeAt(at++) === 49 ? "appended" : "duplicate");
       submission.resolve(results);
     }
   }

@@ -52,7 +52,14 @@ export function packEnvelope(e: EventEnvelope, traceparent: string | undefined =
 /** The envelope packed by packEnvelope; throws when the bytes are not one. */
 export function unpackEnvelope(bytes: Buffer): EventEnvelope {
   const t: unknown = msgpack.unpack(bytes);
-  if (!Array.isArray(t) || t[0] !== FORMAT || (t.length !== 10 && t.length !== 11) || typeof t[1] !== "string" || typeof t[2] !== "string" || typeof t[4] !== "string") {
+  if (
+    !Array.isArray(t) ||
+    t[0] !== FORMAT ||
+    (t.length !== 10 && t.length !== 11) ||
+    typeof t[1] !== "string" ||
+    typeof t[2] !== "string" ||
+    typeof t[4] !== "string"
+  ) {
     throw new Error("not a packed event envelope");
   }
   const envelope: EventEnvelope = {

@@ -17,7 +17,9 @@ export function hourOfMinute(minute: number): number {
 }
 
 /** Events per account and minute of receipt. */
-export function countByMinute(events: Iterable<{ accountId: string; receivedAt: number }>): Map<string, Map<number, number>> {
+export function countByMinute(
+  events: Iterable<{ accountId: string; receivedAt: number }>,
+): Map<string, Map<number, number>> {
   const counts = new Map<string, Map<number, number>>();
   for (const { accountId, receivedAt } of events) {
     let minutes = counts.get(accountId);

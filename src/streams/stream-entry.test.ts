@@ -12,7 +12,9 @@ function entryValue(count: number, ...runs: Buffer[]): Buffer {
 describe("stream entry", () => {
   it("reads back framed payloads of every bin width, in order", () => {
     const payloads = [0, 1, 255, 256, 65_535, 65_536, 200_000].map((n, i) => Buffer.alloc(n, i + 1));
-    const events = entryEvents(entryValue(payloads.length, frameEvents(payloads.slice(0, 3)), frameEvents(payloads.slice(3))));
+    const events = entryEvents(
+      entryValue(payloads.length, frameEvents(payloads.slice(0, 3)), frameEvents(payloads.slice(3))),
+    );
     expect(events?.map((e) => e.length)).toEqual(payloads.map((p) => p.length));
     events!.forEach((event, i) => expect(event.equals(payloads[i]!)).toBe(true));
   });
@@ -25,7 +27,9 @@ describe("stream entry", () => {
 
   it("reads 20 events behind a 16-bit array header", () => {
     const payloads = Array.from({ length: 20 }, (_, i) => msgpack.pack({ i }));
-    expect(entryEvents(entryValue(20, frameEvents(payloads)))?.map((e): unknown => msgpack.unpack(e))).toEqual(payloads.map((_, i) => ({ i })));
+    expect(entryEvents(entryValue(20, frameEvents(payloads)))?.map((e): unknown => msgpack.unpack(e))).toEqual(
+      payloads.map((_, i) => ({ i })),
+    );
   });
 
   it("refuses values that are not arrays of byte strings", () => {

@@ -35,7 +35,8 @@ export class ChildLink {
 
   private async answer(kind: "readiness" | "metrics", id: number): Promise<ChildReply> {
     const app = this.app;
-    if (kind === "readiness") return { verdict: "readiness", id, failing: app ? await app.failingChecks() : ["starting"] };
+    if (kind === "readiness")
+      return { verdict: "readiness", id, failing: app ? await app.failingChecks() : ["starting"] };
     return { verdict: "metrics", id, metrics: app ? await app.registry.getMetricsAsJSON() : [] };
   }
 }

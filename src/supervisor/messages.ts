@@ -6,10 +6,17 @@ export type ChildMetrics = MetricObjectWithValues<MetricValue<string>>[];
 
 export type SupervisorRequest = { verdict: "readiness"; id: number } | { verdict: "metrics"; id: number };
 
-export type ChildReply = { verdict: "readiness"; id: number; failing: string[] } | { verdict: "metrics"; id: number; metrics: ChildMetrics };
+export type ChildReply =
+  { verdict: "readiness"; id: number; failing: string[] } | { verdict: "metrics"; id: number; metrics: ChildMetrics };
 
 function tagged(message: unknown): message is { verdict: unknown; id: unknown } {
-  return typeof message === "object" && message !== null && "verdict" in message && "id" in message && typeof message.id === "number";
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    "verdict" in message &&
+    "id" in message &&
+    typeof message.id === "number"
+  );
 }
 
 export function isSupervisorRequest(message: unknown): message is SupervisorRequest {

@@ -6,7 +6,10 @@ export interface ProcessPlan {
   worker: number;
 }
 
-export function processPlan(cores: number, overrides: { ingress: number | undefined; worker: number | undefined }): ProcessPlan {
+export function processPlan(
+  cores: number,
+  overrides: { ingress: number | undefined; worker: number | undefined },
+): ProcessPlan {
   const ingress = overrides.ingress ?? Math.max(1, cores - 1);
   const worker = overrides.worker ?? Math.max(1, cores - ingress);
   return { ingress, worker };

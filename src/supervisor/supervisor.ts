@@ -69,7 +69,8 @@ export class Supervisor {
 
   constructor(private readonly deps: SupervisorDeps) {
     for (const role of ["ingress", "worker"] as const) {
-      for (let i = 0; i < deps.plan[role]; i++) this.slots.push({ name: `${role}-${i}`, role, child: undefined, exits: [], restart: undefined });
+      for (let i = 0; i < deps.plan[role]; i++)
+        this.slots.push({ name: `${role}-${i}`, role, child: undefined, exits: [], restart: undefined });
     }
     cluster.on("message", (_child, message: unknown) => {
       if (!isChildReply(message)) return;
@@ -80,7 +81,10 @@ export class Supervisor {
   start(): void {
     cluster.setupPrimary({ exec: this.deps.exec, args: [...this.deps.args] });
     for (const slot of this.slots) this.fork(slot);
-    this.deps.logger.info({ ingress: this.deps.plan.ingress, worker: this.deps.plan.worker }, "supervisor started its children");
+    this.deps.logger.info(
+      { ingress: this.deps.plan.ingress, worker: this.deps.plan.worker },
+      "supervisor started its children",
+    );
   }
 
   private fork(slot: Slot): void {
@@ -93,7 +97,10 @@ export class Supervisor {
       const now = Date.now();
       slot.exits = [...slot.exits.filter((at) => now - at < CRASH_WINDOW_MS), now];
       const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (slot.exits.length - 1));
-      this.deps.logger.error({ child: slot.name, pid: child.process.pid, code, signal, restartInMs: delay }, "child exited; restarting");
+      this.deps.logger.error(
+        { child: slot.name, pid: child.process.pid, code, signal, restartInMs: delay },
+        "child exited; restarting",
+      );
       this.restarts.inc({ role: slot.role });
       slot.restart = setTimeout(() => this.fork(slot), delay);
     });
@@ -126,7 +133,8 @@ export class Supervisor {
     const perSlot = await Promise.all(
       this.slots.map(async (slot): Promise<string[]> => {
         const recentExits = slot.exits.filter((at) => now - at < CRASH_WINDOW_MS).length;
-        const loop = recentExits >= CRASH_LOOP_EXITS ? [`${slot.name} crash loop (${recentExits} exits in a minute)`] : [];
+        const loop =
+          recentExits >= CRASH_LOOP_EXITS ? [`${slot.name} crash loop (${recentExits} exits in a minute)`] : [];
         const child = slot.child;
         if (!child?.isConnected()) return [...loop, `${slot.name} not running`];
         const reply = await this.ask(child, "readiness");

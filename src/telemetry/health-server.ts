@@ -34,7 +34,12 @@ export async function failingChecks(checks: readonly ReadinessCheck[]): Promise<
 }
 
 /** `failing` is asked on every /readyz, so checks added after start count. `host` undefined listens on every interface. */
-export function startHealthServer(port: number, registry: MetricsSource, failing: () => Promise<string[]>, host?: string): Promise<HealthServer> {
+export function startHealthServer(
+  port: number,
+  registry: MetricsSource,
+  failing: () => Promise<string[]>,
+  host?: string,
+): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const reply = (status: number, type: string, body: string): void => {
@@ -45,7 +50,12 @@ export function startHealthServer(port: number, registry: MetricsSource, failing
     if (path === "/healthz") return reply(200, "application/json", '{"status":"ok"}\n');
     if (path === "/readyz") {
       failing().then(
-        (down) => reply(down.length === 0 ? 200 : 503, "application/json", `${JSON.stringify({ ready: down.length === 0, failing: down })}\n`),
+        (down) =>
+          reply(
+            down.length === 0 ? 200 : 503,
+            "application/json",
+            `${JSON.stringify({ ready: down.length === 0, failing: down })}\n`,
+          ),
         () => reply(503, "application/json", '{"ready":false}\n'),
       );
       return;

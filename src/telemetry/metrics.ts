@@ -26,7 +26,11 @@ export interface Metrics {
  * gauges, so this counts the processes behind any /metrics, supervised or not.
  */
 function processCount(registry: Registry): void {
-  new Gauge({ name: "verdict_processes", help: "Verdict processes behind this /metrics endpoint, by role", registers: [registry] }).set(1);
+  new Gauge({
+    name: "verdict_processes",
+    help: "Verdict processes behind this /metrics endpoint, by role",
+    registers: [registry],
+  }).set(1);
 }
 
 export function createMetrics(): Metrics {
@@ -95,6 +99,9 @@ export function createMetrics(): Metrics {
  * label set on every call, which on a per-request path costs more than the count itself. The children
  * exist from the start, so their series read 0 before their first event.
  */
-export function childrenByLabel<V extends string, Child>(metric: { labels(...values: string[]): Child }, values: readonly V[]): Record<V, Child> {
+export function childrenByLabel<V extends string, Child>(
+  metric: { labels(...values: string[]): Child },
+  values: readonly V[],
+): Record<V, Child> {
   return Object.fromEntries(values.map((value) => [value, metric.labels(value)])) as Record<V, Child>;
 }

@@ -13,10 +13,12 @@ import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { resourceRecord, spanRecord, type ResourceRecord, type SpanRecord } from "./span-records.js";
 
 /** Main thread to export thread. */
-export type ExportRequest = { kind: "export"; id: number; resource: ResourceRecord; spans: SpanRecord[] } | { kind: "shutdown" };
+export type ExportRequest =
+  { kind: "export"; id: number; resource: ResourceRecord; spans: SpanRecord[] } | { kind: "shutdown" };
 
 /** Export thread to main thread. */
-export type ExportReply = { kind: "exported"; id: number; code: ExportResultCode; error?: string } | { kind: "shutdown" };
+export type ExportReply =
+  { kind: "exported"; id: number; code: ExportResultCode; error?: string } | { kind: "shutdown" };
 
 /**
  * The thread's module: beside this one once built. The tests run this file from src, where only the built
@@ -24,7 +26,9 @@ export type ExportReply = { kind: "exported"; id: number; code: ExportResultCode
  */
 function threadModule(): URL {
   const here = import.meta.url;
-  return here.endsWith(".ts") ? new URL("../../dist/src/telemetry/span-export-thread.js", here) : new URL("./span-export-thread.js", here);
+  return here.endsWith(".ts")
+    ? new URL("../../dist/src/telemetry/span-export-thread.js", here)
+    : new URL("./span-export-thread.js", here);
 }
 
 export class OffThreadExporter implements SpanExporter {
@@ -45,18 +49,30 @@ export class OffThreadExporter implements SpanExporter {
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     const first = spans[0];
     if (this.stopped || first === undefined) {
-      resultCallback(this.stopped ? { code: ExportResultCode.FAILED, error: new Error("exporter is shut down") } : { code: ExportResultCode.SUCCESS });
+      resultCallback(
+        this.stopped
+          ? { code: ExportResultCode.FAILED, error: new Error("exporter is shut down") }
+          : { code: ExportResultCode.SUCCESS },
+      );
       return;
     }
     const id = this.nextId++;
     this.pending.set(id, resultCallback);
     try {
-      const request: ExportRequest = { kind: "export", id, resource: resourceRecord(first.resource), spans: spans.map(spanRecord) };
+      const request: ExportRequest = {
+        kind: "export",
+        id,
+        resource: resourceRecord(first.resource),
+        spans: spans.map(spanRecord),
+      };
       this.started().postMessage(request);
     } catch (error) {
       // A value structured clone cannot copy (DataCloneError): the batch fails now rather than leave the
       // processor waiting for an answer that never comes.
-      this.settle(id, { code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
+      this.settle(id, {
+        code: ExportResultCode.FAILED,
+        error: error instanceof Error ? error : new Error(String(error)),
+      });
     }
   }
 
@@ -101,7 +117,8 @@ export class OffThreadExporter implements SpanExporter {
       // Its batches are lost (as an OTLP exporter's are when a collector is down); the next batch starts
       // a new thread.
       if (code !== 0) diag.error(`span export thread exited with ${code}`);
-      for (const id of [...this.pending.keys()]) this.settle(id, { code: ExportResultCode.FAILED, error: new Error(`span export thread exited with ${code}`) });
+      for (const id of [...this.pending.keys()])
+        this.settle(id, { code: ExportResultCode.FAILED, error: new Error(`span export thread exited with ${code}`) });
     });
     this.thread = thread;
     return thread;

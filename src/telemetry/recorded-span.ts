@@ -9,8 +9,29 @@
 // OTEL_BSP_* settings and the export thread are the SDK spans' own); times are converted, once per batch,
 // when the exporter reads them. The SDK still decides requests that carry a caller's trace, and makes
 // the worker's spans.
-import { diag, SpanStatusCode, TraceFlags, type Attributes, type Exception, type HrTime, type Link, type SpanAttributeValue, type SpanContext, type SpanKind, type SpanStatus, type TimeInput, type Span } from "@opentelemetry/api";
-import { hrTime, hrTimeDuration, isAttributeValue, isTimeInput, sanitizeAttributes, timeInputToHrTime } from "@opentelemetry/core";
+import {
+  diag,
+  SpanStatusCode,
+  TraceFlags,
+  type Attributes,
+  type Exception,
+  type HrTime,
+  type Link,
+  type SpanAttributeValue,
+  type SpanContext,
+  type SpanKind,
+  type SpanStatus,
+  type TimeInput,
+  type Span,
+} from "@opentelemetry/api";
+import {
+  hrTime,
+  hrTimeDuration,
+  isAttributeValue,
+  isTimeInput,
+  sanitizeAttributes,
+  timeInputToHrTime,
+} from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, SpanProcessor, TimedEvent } from "@opentelemetry/sdk-trace-base";
 
@@ -98,12 +119,19 @@ export class RecordedSpan implements Span, ReadableSpan {
   addEvent(name: string, attributesOrStartTime?: Attributes | TimeInput, startTime?: TimeInput): this {
     if (this.ended) return this;
     // As the SDK's span: a time in the second place is the event's time unless a third is given.
-    const [attributes, time] = isTimeInput(attributesOrStartTime) ? [{}, startTime ?? attributesOrStartTime] : [attributesOrStartTime, startTime];
+    const [attributes, time] = isTimeInput(attributesOrStartTime)
+      ? [{}, startTime ?? attributesOrStartTime]
+      : [attributesOrStartTime, startTime];
     if (this.events.length >= COUNT_LIMIT) {
       this.events.shift();
       this.droppedEventsCount++;
     }
-    this.events.push({ name, attributes: sanitizeAttributes(attributes), time: time === undefined ? hrTime() : timeInputToHrTime(time), droppedAttributesCount: 0 });
+    this.events.push({
+      name,
+      attributes: sanitizeAttributes(attributes),
+      time: time === undefined ? hrTime() : timeInputToHrTime(time),
+      droppedAttributesCount: 0,
+    });
     return this;
   }
 
@@ -126,7 +154,10 @@ export class RecordedSpan implements Span, ReadableSpan {
   /** As the specification asks: UNSET is no change, OK is final, only ERROR carries a message. */
   setStatus(status: SpanStatus): this {
     if (this.ended || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this;
-    this.status = status.code === SpanStatusCode.ERROR && typeof status.message === "string" ? { code: status.code, message: status.message } : { code: status.code };
+    this.status =
+      status.code === SpanStatusCode.ERROR && typeof status.message === "string"
+        ? { code: status.code, message: status.message }
+        : { code: status.code };
     return this;
   }
 
@@ -156,11 +187,17 @@ export class RecordedSpan implements Span, ReadableSpan {
       if (exception.message) attributes["exception.message"] = exception.message;
       if (exception.stack) attributes["exception.stacktrace"] = exception.stack;
     }
-    if (attributes["exception.type"] !== undefined || attributes["exception.message"] !== undefined) this.addEvent("exception", attributes, time);
+    if (attributes["exception.type"] !== undefined || attributes["exception.message"] !== undefined)
+      this.addEvent("exception", attributes, time);
   }
 }
 
 /** A sampled span's context: its own ids in `traceId`'s trace, carrying the parent's tracestate on. */
 export function sampledContext(traceId: string, spanId: string, parent?: SpanContext): SpanContext {
-  return { traceId, spanId, traceFlags: TraceFlags.SAMPLED, ...(parent?.traceState && { traceState: parent.traceState }) };
+  return {
+    traceId,
+    spanId,
+    traceFlags: TraceFlags.SAMPLED,
+    ...(parent?.traceState && { traceState: parent.traceState }),
+  };
 }

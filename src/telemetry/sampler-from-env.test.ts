@@ -8,7 +8,10 @@ import { samplerFromEnv, type RootSampling } from "./sampler-from-env.js";
 
 describe("samplerFromEnv", () => {
   it.each([
-    [{}, "ParentBased{root=AlwaysOnSampler, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}"],
+    [
+      {},
+      "ParentBased{root=AlwaysOnSampler, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}",
+    ],
     [{ OTEL_TRACES_SAMPLER: "always_off" }, "AlwaysOffSampler"],
     [{ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" }, "TraceIdRatioBased{0.01}"],
     [{ OTEL_TRACES_SAMPLER: "traceidratio" }, "TraceIdRatioBased{1}"],
@@ -17,13 +20,22 @@ describe("samplerFromEnv", () => {
   });
 
   it("builds the parent-based ratio sampler with the ratio as its root", () => {
-    expect(samplerFromEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" }).sampler.toString()).toMatch(/^ParentBased\{root=TraceIdRatioBased\{0.25\},/);
+    expect(
+      samplerFromEnv({
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.25",
+      }).sampler.toString(),
+    ).toMatch(/^ParentBased\{root=TraceIdRatioBased\{0.25\},/);
   });
 
   it("refuses an unknown sampler or a ratio outside 0 to 1", () => {
     expect(() => samplerFromEnv({ OTEL_TRACES_SAMPLER: "sometimes" })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
-    expect(() => samplerFromEnv({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
-    expect(() => samplerFromEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "often" })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+    expect(() => samplerFromEnv({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" })).toThrow(
+      /OTEL_TRACES_SAMPLER_ARG/,
+    );
+    expect(() =>
+      samplerFromEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "often" }),
+    ).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
   });
 });
 
@@ -36,10 +48,20 @@ describe("the root rule", () => {
     return accumulation < root.upperBound;
   }
 
-  const names = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"];
+  const names = [
+    "always_on",
+    "always_off",
+    "traceidratio",
+    "parentbased_always_on",
+    "parentbased_always_off",
+    "parentbased_traceidratio",
+  ];
   const ratio = fc.oneof(fc.constantFrom(0, 1e-9, 0.01, 0.5, 0.999999, 1), fc.double({ min: 0, max: 1, noNaN: true }));
   // Valid trace ids (not all zeros), with words at the edges (0, 0xffffffff) as likely as random ones.
-  const word = fc.oneof(fc.constantFrom(0, 1, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff), fc.nat({ max: 0xffffffff }));
+  const word = fc.oneof(
+    fc.constantFrom(0, 1, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff),
+    fc.nat({ max: 0xffffffff }),
+  );
   const traceId = fc
     .tuple(word, word, word, word)
     .filter((words) => words.some((w) => w !== 0))

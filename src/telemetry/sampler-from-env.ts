@@ -1,6 +1,12 @@
 // The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, built here rather than inside the SDK so
 // that the ingress can decide a request before making a span (see startRequestSpan in tracing.ts).
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace-base";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from "@opentelemetry/sdk-trace-base";
 
 /**
  * How the sampler decides a root span (a request without a caller's trace): always the same way, or by the
@@ -47,13 +53,15 @@ const DEFAULT_SAMPLER = "parentbased_always_on";
 export function samplerFromEnv(env: Readonly<Record<string, string | undefined>>): EnvSampler {
   const name = env.OTEL_TRACES_SAMPLER?.trim() || DEFAULT_SAMPLER;
   const make = SAMPLERS[name];
-  if (make === undefined) throw new Error(`OTEL_TRACES_SAMPLER must be one of ${Object.keys(SAMPLERS).join(", ")} (got ${name})`);
+  if (make === undefined)
+    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${Object.keys(SAMPLERS).join(", ")} (got ${name})`);
   return make(() => {
     const text = env.OTEL_TRACES_SAMPLER_ARG?.trim() ?? "";
     // The SDK's default ratio when the argument is blank.
     if (text === "") return 1;
     const ratio = Number(text);
-    if (!(ratio >= 0 && ratio <= 1)) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 (got ${text})`);
+    if (!(ratio >= 0 && ratio <= 1))
+      throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 (got ${text})`);
     return ratio;
   });
 }

@@ -20,7 +20,17 @@ port.on("message", (request: ExportRequest) => {
     );
     return;
   }
-  const resource = resourceFromAttributes(request.resource.attributes, request.resource.schemaUrl === undefined ? {} : { schemaUrl: request.resource.schemaUrl });
+  const resource = resourceFromAttributes(
+    request.resource.attributes,
+    request.resource.schemaUrl === undefined ? {} : { schemaUrl: request.resource.schemaUrl },
+  );
   const spans = request.spans.map((record) => readableSpan(record, resource));
-  exporter.export(spans, (result) => reply({ kind: "exported", id: request.id, code: result.code, ...(result.error && { error: result.error.message }) }));
+  exporter.export(spans, (result) =>
+    reply({
+      kind: "exported",
+      id: request.id,
+      code: result.code,
+      ...(result.error && { error: result.error.message }),
+    }),
+  );
 });

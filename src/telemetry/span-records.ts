@@ -47,7 +47,13 @@ export interface ResourceRecord {
 
 export function contextRecord(context: SpanContext): ContextRecord {
   const { traceId, spanId, traceFlags, isRemote, traceState } = context;
-  return { traceId, spanId, traceFlags, ...(isRemote !== undefined && { isRemote }), ...(traceState && { traceState: traceState.serialize() }) };
+  return {
+    traceId,
+    spanId,
+    traceFlags,
+    ...(isRemote !== undefined && { isRemote }),
+    ...(traceState && { traceState: traceState.serialize() }),
+  };
 }
 
 export function spanRecord(span: ReadableSpan): SpanRecord {
@@ -72,7 +78,10 @@ export function spanRecord(span: ReadableSpan): SpanRecord {
 }
 
 export function resourceRecord(resource: Resource): ResourceRecord {
-  return { attributes: resource.attributes, ...(resource.schemaUrl !== undefined && { schemaUrl: resource.schemaUrl }) };
+  return {
+    attributes: resource.attributes,
+    ...(resource.schemaUrl !== undefined && { schemaUrl: resource.schemaUrl }),
+  };
 }
 
 function spanContextOf(record: ContextRecord): SpanContext {

@@ -42,7 +42,13 @@ describe("TraceIds.nextTraceIdAccumulation", () => {
 
 describe("hexWord", () => {
   it("writes any unsigned 32-bit word as toString(16) does, padded to 8 digits", () => {
-    for (const word of [0, 1, 0xff, 0x7fffffff, 0x80000000, 0xffffffff]) expect(hexWord(word)).toBe(word.toString(16).padStart(8, "0"));
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (word) => hexWord(word) === word.toString(16).padStart(8, "0")));
+    for (const word of [0, 1, 0xff, 0x7fffffff, 0x80000000, 0xffffffff])
+      expect(hexWord(word)).toBe(word.toString(16).padStart(8, "0"));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (word) => hexWord(word) === word.toString(16).padStart(8, "0"),
+      ),
+    );
   });
 });

@@ -80,5 +80,10 @@ const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).pad
  * (its trace id, its span's and its enqueue span's ids): a third of what the SDK spent on its spans.
  */
 export function hexWord(word: number): string {
-  return HEX_BYTES[word >>> 24]! + HEX_BYTES[(word >>> 16) & 0xff]! + HEX_BYTES[(word >>> 8) & 0xff]! + HEX_BYTES[word & 0xff]!;
+  return (
+    HEX_BYTES[word >>> 24]! +
+    HEX_BYTES[(word >>> 16) & 0xff]! +
+    HEX_BYTES[(word >>> 8) & 0xff]! +
+    HEX_BYTES[word & 0xff]!
+  );
 }

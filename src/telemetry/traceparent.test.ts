@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spanContextOf, traceparentOf } from "./tracing.js";
 
 const w3c = new core.W3CTraceContextPropagator();
-const getter = { get: (carrier: Record<string, string>, key: string) => carrier[key], keys: (carrier: Record<string, string>) => Object.keys(carrier) };
+const getter = {
+  get: (carrier: Record<string, string>, key: string) => carrier[key],
+  keys: (carrier: Record<string, string>) => Object.keys(carrier),
+};
 const setter = { set: (carrier: Record<string, string>, key: string, value: string) => void (carrier[key] = value) };
 
 function extractedByW3c(traceparent: string): SpanContext | undefined {
@@ -15,7 +18,8 @@ function extractedByW3c(traceparent: string): SpanContext | undefined {
   return spanContext && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 
-const hex = (length: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: length, maxLength: length });
+const hex = (length: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: length, maxLength: length });
 const traceId = fc.oneof(hex(32), fc.constant("0".repeat(32)));
 const spanId = fc.oneof(hex(16), fc.constant("0".repeat(16)));
 const flags = fc.oneof(fc.constantFrom("00", "01", "03", "ff"), hex(2));
@@ -28,7 +32,9 @@ describe("traceparents", () => {
   it("reads what the W3C propagator reads, valid or not, own version or another", () => {
     const texts = fc.oneof(
       fc.tuple(traceId, spanId, flags).map(([t, s, f]) => `00-${t}-${s}-${f}`),
-      fc.tuple(fc.constantFrom("01", "cc", "ff"), traceId, spanId, flags, fc.constantFrom("", "-extra")).map(([v, t, s, f, rest]) => `${v}-${t}-${s}-${f}${rest}`),
+      fc
+        .tuple(fc.constantFrom("01", "cc", "ff"), traceId, spanId, flags, fc.constantFrom("", "-extra"))
+        .map(([v, t, s, f, rest]) => `${v}-${t}-${s}-${f}${rest}`),
       fc.tuple(traceId, spanId).map(([t, s]) => `00-${t.toUpperCase()}-${s}-01`),
       fc.string(),
     );

@@ -5,7 +5,18 @@
 // The trace context crosses the queue: the ingress writes the W3C `traceparent` of each sampled request
 // into the event's envelope, and the worker links its batch span to every event's request and opens a
 // span in the event's own trace, so a trace viewer shows HTTP 202 -> enqueue -> applied.
-import { propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Link, type Span, type SpanContext, type SpanOptions, type Tracer } from "@opentelemetry/api";
+import {
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Link,
+  type Span,
+  type SpanContext,
+  type SpanOptions,
+  type Tracer,
+} from "@opentelemetry/api";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -46,7 +57,9 @@ export function startTracing(role: string, env: Readonly<Record<string, string |
   const { sampler, root } = samplerFromEnv(env);
   const ids = new TraceIds();
   // Built here rather than by the SDK, so the ingress's recorded spans carry the very resource its spans do.
-  const resource = resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }).merge(detectResources({ detectors: [envDetector] }));
+  const resource = resourceFromAttributes({ "service.name": "verdict", "verdict.role": role }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
   // Batches are encoded and sent by a worker thread (see OffThreadExporter).
   const processor = new BatchSpanProcessor(new OffThreadExporter());
   const sdk = new NodeSDK({
@@ -90,15 +103,29 @@ export function startRequestSpan(method: string, route: string, headers: Request
   if (running === undefined) return undefined;
   const { root, ids, sink } = running;
   const traceparent = headers.getHeader("traceparent");
-  const parent = traceparent === "" ? undefined : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: headers.getHeader("tracestate") });
+  const parent =
+    traceparent === ""
+      ? undefined
+      : propagation.extract(ROOT_CONTEXT, { traceparent, tracestate: headers.getHeader("tracestate") });
   if (parent === undefined || trace.getSpanContext(parent) === undefined) {
     if (!sampledAsRoot(root, ids)) {
       ids.forgetNextTraceId();
       return undefined;
     }
-    return new RecordedSpan(sink, `${method} ${route}`, SpanKind.SERVER, sampledContext(ids.generateTraceId(), ids.generateSpanId()), undefined, requestAttributes(method, route));
+    return new RecordedSpan(
+      sink,
+      `${method} ${route}`,
+      SpanKind.SERVER,
+      sampledContext(ids.generateTraceId(), ids.generateSpanId()),
+      undefined,
+      requestAttributes(method, route),
+    );
   }
-  return tracer().startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: requestAttributes(method, route) }, parent);
+  return tracer().startSpan(
+    `${method} ${route}`,
+    { kind: SpanKind.SERVER, attributes: requestAttributes(method, route) },
+    parent,
+  );
 }
 
 /** A request span's attributes at its start; made only for a span, never for an unsampled request. */
@@ -149,13 +176,25 @@ export function spanContextOf(traceparent: string): SpanContext | undefined {
  * sampled request gets no span: nobody could reach it from a request, and at 1% sampling creating one per
  * call cost the ingress more than the spans it kept.
  */
-export function startCallerSpan(name: string, callers: readonly string[], options: Pick<SpanOptions, "kind" | "attributes">): Span | undefined {
+export function startCallerSpan(
+  name: string,
+  callers: readonly string[],
+  options: Pick<SpanOptions, "kind" | "attributes">,
+): Span | undefined {
   if (running === undefined) return undefined;
   const links = linksTo(callers);
   const parent = links[0]?.context;
   if (parent === undefined) return undefined;
   const { ids, sink } = running;
-  return new RecordedSpan(sink, name, options.kind ?? SpanKind.INTERNAL, sampledContext(parent.traceId, ids.generateSpanId(), parent), parent, options.attributes, links);
+  return new RecordedSpan(
+    sink,
+    name,
+    options.kind ?? SpanKind.INTERNAL,
+    sampledContext(parent.traceId, ids.generateSpanId(), parent),
+    parent,
+    options.attributes,
+    links,
+  );
 }
 
 /** Links to the spans that traceparents name (invalid ones skipped). */

@@ -65,7 +65,8 @@ function blockedV6(address: string): boolean {
   if (zeroUpTo(7) && g[7] === 1) return true; // ::1
   if (zeroUpTo(5) && g[5] === 0xffff) return blockedV4(embeddedV4(g[6]!, g[7]!)); // ::ffff:a.b.c.d
   if (zeroUpTo(6)) return true; // ::a.b.c.d (IPv4-compatible, deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4(g[6]!, g[7]!)); // NAT64
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
+    return blockedV4(embeddedV4(g[6]!, g[7]!)); // NAT64
   if (g[0] === 0x2002) return blockedV4(embeddedV4(g[1]!, g[2]!)); // 6to4
   const first = g[0]!;
   if ((first & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
@@ -107,11 +108,15 @@ export async function checkTarget(text: string, allowPrivate: boolean): Promise<
   const url = new URL(text);
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const literal = isIP(host);
-  const addresses = literal !== 0 ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
+  const addresses =
+    literal !== 0 ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
   if (addresses.length === 0) throw new UnsafeUrlError(`host ${host} does not resolve`);
   if (!allowPrivate) {
     const refused = addresses.find(({ address }) => isPrivateAddress(address));
-    if (refused) throw new UnsafeUrlError(`host ${host} resolves to ${refused.address}, a loopback, private, link-local or multicast address`);
+    if (refused)
+      throw new UnsafeUrlError(
+        `host ${host} resolves to ${refused.address}, a loopback, private, link-local or multicast address`,
+      );
   }
   const chosen = addresses[0]!;
   return { url, address: chosen.address, family: chosen.family === 6 ? 6 : 4 };

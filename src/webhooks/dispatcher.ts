@@ -52,7 +52,11 @@ const CONCURRENCY_PER_ENDPOINT = 8;
 const MAX_ROUNDS_PER_RUN = 50;
 
 /** The delay before the attempt after `tries` failed ones, with ±10% jitter; undefined when none is left. */
-export function retryDelayMs(schedule: readonly number[], tries: number, random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  schedule: readonly number[],
+  tries: number,
+  random: () => number = Math.random,
+): number | undefined {
   const base = schedule[tries - 1];
   if (base === undefined) return undefined;
   return Math.round(base * (0.9 + 0.2 * random()));
@@ -81,7 +85,15 @@ export class WebhookDispatcher {
     this.accounts = new WebhookAccounts(deps.client, deps.keys, deps.shards);
     this.endpoints = new WebhookEndpointStore(deps.records, this.accounts);
     const { client, keys, logger, metrics } = deps;
-    this.fanOutDeps = { client, keys, owns: (shard) => deps.owns(shard), endpoints: this.endpoints, messages: this.messages, logger, metrics };
+    this.fanOutDeps = {
+      client,
+      keys,
+      owns: (shard) => deps.owns(shard),
+      endpoints: this.endpoints,
+      messages: this.messages,
+      logger,
+      metrics,
+    };
     this.polls = new Periodic(() => this.tick(), { intervalMs: deps.pollMs ?? 100 });
     // The gauge is not awaited: a stop never waits on a read of the backlog.
     this.upkeep = new Periodic(
@@ -110,7 +122,9 @@ export class WebhookDispatcher {
       .then(() => {
         this.accountsComplete = true;
       })
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "accounts with webhook endpoints not listed yet; retrying"))
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, "accounts with webhook endpoints not listed yet; retrying"),
+      )
       .finally(() => {
         this.completing = undefined;
       });
@@ -134,7 +148,9 @@ export class WebhookDispatcher {
       if (!this.scanning.has(shard)) {
         this.scanning.add(shard);
         this.startRunners(shard)
-          .catch((error: unknown) => this.deps.logger.warn({ err: error, shard }, "webhook queue scan failed; retrying"))
+          .catch((error: unknown) =>
+            this.deps.logger.warn({ err: error, shard }, "webhook queue scan failed; retrying"),
+          )
           .finally(() => this.scanning.delete(shard));
       }
     }
@@ -166,7 +182,9 @@ export class WebhookDispatcher {
       if (this.runners.has(id)) continue;
       const { accountId, endpointId } = parseActiveMember(member);
       const runner = this.runEndpoint(shard, accountId, endpointId)
-        .catch((error: unknown) => this.deps.logger.warn({ err: error, shard, endpoint: endpointId }, "webhook delivery round failed"))
+        .catch((error: unknown) =>
+          this.deps.logger.warn({ err: error, shard, endpoint: endpointId }, "webhook delivery round failed"),
+        )
         .finally(() => this.runners.delete(id));
       this.runners.set(id, runner);
     }
@@ -200,7 +218,18 @@ export class WebhookDispatcher {
     // Expired while queued (retention): nothing left to send; recording it takes it out of the queue.
     const expired = (messageId: string): void => {
       this.deps.metrics.messagesExpired.inc();
-      records.push({ messageId, attempt: { timestamp: new Date(now).toISOString(), status_code: null, error: "expired", duration_ms: 0, response: "" }, status: "failed", nextAt: 0 });
+      records.push({
+        messageId,
+        attempt: {
+          timestamp: new Date(now).toISOString(),
+          status_code: null,
+          error: "expired",
+          duration_ms: 0,
+          response: "",
+        },
+        status: "failed",
+        nextAt: 0,
+      });
     };
     for (const [i, message] of stored.entries()) {
       if (!message) {
@@ -212,7 +241,12 @@ export class WebhookDispatcher {
       if (message.status === "pending" && message.nextAt <= now) due.push(message);
     }
     // Bodies only for what goes out now: most of a long queue is waiting for a retry.
-    const bodies = await this.messages.bodies(shard, accountId, endpointId, due.map((message) => message.id));
+    const bodies = await this.messages.bodies(
+      shard,
+      accountId,
+      endpointId,
+      due.map((message) => message.id),
+    );
     const sendable = due.filter((message, i) => {
       const body = bodies[i];
       if (body === undefined) {
@@ -224,7 +258,10 @@ export class WebhookDispatcher {
     });
     // The address is checked once a round, just before its attempts (DNS can change between rounds).
     let target: CheckedTarget | Error = new Error("not checked");
-    if (sendable.length > 0) target = await checkTarget(endpoint.url, this.deps.allowPrivateUrls).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    if (sendable.length > 0)
+      target = await checkTarget(endpoint.url, this.deps.allowPrivateUrls).catch((error: unknown) =>
+        error instanceof Error ? error : new Error(String(error)),
+      );
     let delivered = false;
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -243,7 +280,13 @@ export class WebhookDispatcher {
   }
 
   /** Delivers once; adds the attempt to the round's records. */
-  private async attempt(accountId: string, endpoint: WebhookEndpointRecord, target: CheckedTarget | Error, message: StoredMessage, records: AttemptRecord[]): Promise<"delivered" | "failed" | "disabled"> {
+  private async attempt(
+    accountId: string,
+    endpoint: WebhookEndpointRecord,
+    target: CheckedTarget | Error,
+    message: StoredMessage,
+    records: AttemptRecord[],
+  ): Promise<"delivered" | "failed" | "disabled"> {
     const { metrics, retryScheduleMs } = this.deps;
     const started = Date.now();
     const timestamp = Math.floor(started / 1000);
@@ -287,7 +330,13 @@ export class WebhookDispatcher {
     }
     records.push({
       messageId: message.id,
-      attempt: { timestamp: new Date(started).toISOString(), status_code: result.status, error: result.error, duration_ms: Math.round(result.durationMs), response: result.response },
+      attempt: {
+        timestamp: new Date(started).toISOString(),
+        status_code: result.status,
+        error: result.error,
+        duration_ms: Math.round(result.durationMs),
+        response: result.response,
+      },
       status,
       nextAt,
     });

@@ -19,12 +19,21 @@ export interface WebhookEndpointView {
 }
 
 export function endpointView(record: WebhookEndpointRecord): WebhookEndpointView {
-  return { id: record.id, url: record.url, event_types: record.event_types, description: record.description, enabled: record.enabled, created_at: record.created_at };
+  return {
+    id: record.id,
+    url: record.url,
+    event_types: record.event_types,
+    description: record.description,
+    enabled: record.enabled,
+    created_at: record.created_at,
+  };
 }
 
 /** The secrets that sign a message now: the current one, and the previous one during its overlap. */
 export function liveSecrets(record: WebhookEndpointRecord, now: number): string[] {
-  return record.previous_secret !== null && record.previous_secret_until !== null && now < record.previous_secret_until ? [record.secret, record.previous_secret] : [record.secret];
+  return record.previous_secret !== null && record.previous_secret_until !== null && now < record.previous_secret_until
+    ? [record.secret, record.previous_secret]
+    : [record.secret];
 }
 
 export function wantsEvent(record: WebhookEndpointRecord, type: WebhookEventType): boolean {
@@ -44,7 +53,11 @@ export class WebhookEndpointStore {
     private readonly accounts: WebhookAccounts,
   ) {}
 
-  async create(accountId: string, fields: { url: string; event_types: WebhookEventType[] | null; description: string | null }, now: number): Promise<WebhookEndpointRecord> {
+  async create(
+    accountId: string,
+    fields: { url: string; event_types: WebhookEventType[] | null; description: string | null },
+    now: number,
+  ): Promise<WebhookEndpointRecord> {
     const record: WebhookEndpointRecord = {
       id: `ep_${randomBytes(12).toString("hex")}`,
       url: fields.url,
@@ -81,7 +94,11 @@ export class WebhookEndpointStore {
    * Applies changes to an existing endpoint; undefined when there is none. Read-modify-write: two
    * concurrent PATCHes of one endpoint may lose one's fields (last writer wins), never the secret.
    */
-  async update(accountId: string, id: string, change: (record: WebhookEndpointRecord) => WebhookEndpointRecord): Promise<WebhookEndpointRecord | undefined> {
+  async update(
+    accountId: string,
+    id: string,
+    change: (record: WebhookEndpointRecord) => WebhookEndpointRecord,
+  ): Promise<WebhookEndpointRecord | undefined> {
     const current = await this.get(accountId, id);
     if (!current) return undefined;
     const next = change(current);
@@ -99,7 +116,12 @@ export class WebhookEndpointStore {
   }
 
   rotateSecret(accountId: string, id: string, now: number): Promise<WebhookEndpointRecord | undefined> {
-    return this.update(accountId, id, (record) => ({ ...record, secret: newEndpointSecret(), previous_secret: record.secret, previous_secret_until: now + SECRET_OVERLAP_MS }));
+    return this.update(accountId, id, (record) => ({
+      ...record,
+      secret: newEndpointSecret(),
+      previous_secret: record.secret,
+      previous_secret_until: now + SECRET_OVERLAP_MS,
+    }));
   }
 
   /** True when it was deleted; the account is unmarked with its last endpoint (docs/webhooks.md). */

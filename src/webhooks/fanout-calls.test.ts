@@ -3,10 +3,39 @@ import { describe, expect, it } from "vitest";
 import { fanOutInCalls, MESSAGES_PER_CALL, type FanOutAnswer } from "./fanout-calls.js";
 import { activeMember, type FanOut } from "./message-store.js";
 
-const ENDPOINTS = ["e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9", "e10", "e11", "e12", "e13", "e14", "e15", "e16", "e17", "e18", "e19", "e20"];
+const ENDPOINTS = [
+  "e1",
+  "e2",
+  "e3",
+  "e4",
+  "e5",
+  "e6",
+  "e7",
+  "e8",
+  "e9",
+  "e10",
+  "e11",
+  "e12",
+  "e13",
+  "e14",
+  "e15",
+  "e16",
+  "e17",
+  "e18",
+  "e19",
+  "e20",
+];
 
 function entry(n: number, endpointIds: readonly string[] = ENDPOINTS): FanOut {
-  return { outboxEntryId: `${n}-0`, messageId: `m${n}`, type: "dead_letter.created", order: "a\no", body: "{}", accountId: "a", endpointIds };
+  return {
+    outboxEntryId: `${n}-0`,
+    messageId: `m${n}`,
+    type: "dead_letter.created",
+    order: "a\no",
+    body: "{}",
+    accountId: "a",
+    endpointIds,
+  };
 }
 
 describe("fanOutInCalls", () => {
@@ -19,7 +48,8 @@ describe("fanOutInCalls", () => {
     });
     expect(skipped).toBe(0);
     expect(calls.flat().map((e) => e.outboxEntryId)).toEqual(page.map((e) => e.outboxEntryId));
-    for (const call of calls) expect(call.reduce((n, e) => n + e.endpointIds.length, 0)).toBeLessThan(MESSAGES_PER_CALL + ENDPOINTS.length);
+    for (const call of calls)
+      expect(call.reduce((n, e) => n + e.endpointIds.length, 0)).toBeLessThan(MESSAGES_PER_CALL + ENDPOINTS.length);
     expect(calls.length).toBe(Math.ceil((100 * ENDPOINTS.length) / MESSAGES_PER_CALL));
   });
 
@@ -31,7 +61,9 @@ describe("fanOutInCalls", () => {
     const skipped = await fanOutInCalls(page, full, (entries): Promise<FanOutAnswer> => {
       offered.push(...entries.map((e) => [...e.endpointIds]));
       // The first call (11 entries of 19 endpoints) finds e2 full after its first message there.
-      return Promise.resolve(++calls === 1 ? { full: [activeMember("a", "e2")], skipped: entries.length - 1 } : { full: [], skipped: 0 });
+      return Promise.resolve(
+        ++calls === 1 ? { full: [activeMember("a", "e2")], skipped: entries.length - 1 } : { full: [], skipped: 0 },
+      );
     });
     expect(offered).toHaveLength(30);
     expect(offered[0]).not.toContain("e1");

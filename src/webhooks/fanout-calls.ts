@@ -16,7 +16,11 @@ export interface FanOutAnswer {
  * `full`, to which each call adds those it found at their backlog, is offered none of the later entries.
  * Returns the messages skipped for a full backlog.
  */
-export async function fanOutInCalls(page: readonly FanOut[], full: Set<string>, call: (entries: FanOut[]) => Promise<FanOutAnswer>): Promise<number> {
+export async function fanOutInCalls(
+  page: readonly FanOut[],
+  full: Set<string>,
+  call: (entries: FanOut[]) => Promise<FanOutAnswer>,
+): Promise<number> {
   let skipped = 0;
   let batch: FanOut[] = [];
   let messages = 0;

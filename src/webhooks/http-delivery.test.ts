@@ -31,10 +31,19 @@ describe("postWebhook", () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const target = (path: string, host: string) => ({ url: new URL(`http://${host}:${port}${path}`), address: "127.0.0.1", family: 4 as const });
+  const target = (path: string, host: string) => ({
+    url: new URL(`http://${host}:${port}${path}`),
+    address: "127.0.0.1",
+    family: 4 as const,
+  });
 
   it("connects to the checked address, not to what the host name resolves to", async () => {
-    const result = await postWebhook(target("/hook", "receiver.invalid"), { "content-type": "application/json", "webhook-id": "msg_1" }, '{"a":1}', 5000);
+    const result = await postWebhook(
+      target("/hook", "receiver.invalid"),
+      { "content-type": "application/json", "webhook-id": "msg_1" },
+      '{"a":1}',
+      5000,
+    );
     expect(result).toMatchObject({ status: 429, error: null, response: "slow down", retryAfterMs: 7000 });
     const request = seen.find((r) => r.url === "/hook")!;
     expect(request.body).toBe('{"a":1}');
@@ -59,7 +68,12 @@ describe("postWebhook", () => {
   });
 
   it("reports a refused connection as a network error", async () => {
-    const result = await postWebhook({ url: new URL("http://nothing.invalid:9/"), address: "127.0.0.1", family: 4 }, {}, "{}", 5000);
+    const result = await postWebhook(
+      { url: new URL("http://nothing.invalid:9/"), address: "127.0.0.1", family: 4 },
+      {},
+      "{}",
+      5000,
+    );
     expect(result.status).toBeNull();
     expect(result.error).toMatch(/ECONNREFUSED 127\.0\.0\.1:9/);
   });

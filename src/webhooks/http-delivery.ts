@@ -34,7 +34,8 @@ const pinnedLookup: LookupFunction = (hostname, options, callback) => {
     return;
   }
   // Node asks for every address when it may race families (autoSelectFamily); one is all there is.
-  if (options.all) (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [checked]);
+  if (options.all)
+    (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [checked]);
   else callback(null, checked.address, checked.family);
 };
 
@@ -44,10 +45,18 @@ const pinnedLookup: LookupFunction = (hostname, options, callback) => {
  */
 const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { lookup: pinnedLookup } });
 
-export async function postWebhook(target: CheckedTarget, headers: Record<string, string>, body: Buffer | string, timeoutMs: number): Promise<AttemptResult> {
+export async function postWebhook(
+  target: CheckedTarget,
+  headers: Record<string, string>,
+  body: Buffer | string,
+  timeoutMs: number,
+): Promise<AttemptResult> {
   const started = performance.now();
   const { url } = target;
-  checkedAddresses.set(url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname, { address: target.address, family: target.family });
+  checkedAddresses.set(url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname, {
+    address: target.address,
+    family: target.family,
+  });
   try {
     const response = await agent.request({
       origin: url.origin,
@@ -78,8 +87,15 @@ export async function postWebhook(target: CheckedTarget, headers: Record<string,
     };
   } catch (error) {
     const code = (error as { code?: unknown } | undefined)?.code;
-    const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT";
-    return { status: null, error: timedOut ? `timed out after ${timeoutMs} ms` : errorText(error), response: "", durationMs: performance.now() - started, retryAfterMs: null };
+    const timedOut =
+      code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT";
+    return {
+      status: null,
+      error: timedOut ? `timed out after ${timeoutMs} ms` : errorText(error),
+      response: "",
+      durationMs: performance.now() - started,
+      retryAfterMs: null,
+    };
   }
 }
 

@@ -6,7 +6,14 @@
 import type { RedisClient } from "../redis/client.js";
 import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
-import { messageView, parseMessage, type AttemptView, type MessageStatus, type MessageView, type StoredMessage } from "./message.js";
+import {
+  messageView,
+  parseMessage,
+  type AttemptView,
+  type MessageStatus,
+  type MessageView,
+  type StoredMessage,
+} from "./message.js";
 
 /** How long an endpoint's messages are kept, and how many. */
 export interface MessageLogLimits {
@@ -82,7 +89,12 @@ export class WebhookMessageStore {
     private readonly shards: number,
     private readonly limits: MessageLogLimits,
   ) {
-    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), ["fanout", "record-attempts", "resend", "trim-log"]);
+    this.scripts = new Scripts(client, new URL("./lua/", import.meta.url), [
+      "fanout",
+      "record-attempts",
+      "resend",
+      "trim-log",
+    ]);
     this.shardLogMax = Math.max(1, Math.ceil(limits.logMax / shards));
     this.shardBacklogMax = Math.max(1, Math.ceil(limits.backlogMax / shards));
   }
@@ -92,7 +104,11 @@ export class WebhookMessageStore {
    * full) and deletes the entries from the shard's outbox, atomically; then trims the logs the new messages
    * took past their count. `full`: the endpoints (active-set members) found at their backlog.
    */
-  async fanOut(shard: number, entries: readonly FanOut[], now: number): Promise<{ created: number; skipped: number; full: string[] }> {
+  async fanOut(
+    shard: number,
+    entries: readonly FanOut[],
+    now: number,
+  ): Promise<{ created: number; skipped: number; full: string[] }> {
     if (entries.length === 0) return { created: 0, skipped: 0, full: [] };
     const { keys } = this;
     const scriptKeys = [keys.webhookOutbox(shard), keys.webhookSequence(shard), keys.webhookActive(shard)];
@@ -122,13 +138,27 @@ export class WebhookMessageStore {
   }
 
   /** Records attempts of messages in one endpoint's queue on a shard, in one call; then trims its log. */
-  async recordAttempts(shard: number, accountId: string, endpointId: string, records: readonly AttemptRecord[]): Promise<void> {
+  async recordAttempts(
+    shard: number,
+    accountId: string,
+    endpointId: string,
+    records: readonly AttemptRecord[],
+  ): Promise<void> {
     if (records.length === 0) return;
     const { keys } = this;
-    const scriptKeys = [keys.webhookQueue(shard, accountId, endpointId), keys.webhookActive(shard), keys.webhookMessages(shard, accountId, endpointId), keys.webhookDone(shard, accountId, endpointId)];
+    const scriptKeys = [
+      keys.webhookQueue(shard, accountId, endpointId),
+      keys.webhookActive(shard),
+      keys.webhookMessages(shard, accountId, endpointId),
+      keys.webhookDone(shard, accountId, endpointId),
+    ];
     const args: (string | number)[] = [this.limits.retentionMs, activeMember(accountId, endpointId), this.shardLogMax];
     for (const { messageId, attempt, status, nextAt } of records) {
-      scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, messageId), keys.webhookAttempts(shard, accountId, endpointId, messageId), keys.webhookBody(shard, messageId));
+      scriptKeys.push(
+        keys.webhookMessage(shard, accountId, endpointId, messageId),
+        keys.webhookAttempts(shard, accountId, endpointId, messageId),
+        keys.webhookBody(shard, messageId),
+      );
       args.push(messageId, JSON.stringify(attempt), status, nextAt);
     }
     await this.trim(shard, accountId, endpointId, await this.scripts.run("record-attempts", scriptKeys, args));
@@ -143,8 +173,16 @@ export class WebhookMessageStore {
     const { keys } = this;
     const ids = await this.client.zrange(keys.webhookDone(shard, accountId, endpointId), "0", String(excess - 1));
     if (ids.length === 0) return;
-    const scriptKeys = [keys.webhookMessages(shard, accountId, endpointId), keys.webhookDone(shard, accountId, endpointId)];
-    for (const id of ids) scriptKeys.push(keys.webhookMessage(shard, accountId, endpointId, id), keys.webhookAttempts(shard, accountId, endpointId, id), keys.webhookBody(shard, id));
+    const scriptKeys = [
+      keys.webhookMessages(shard, accountId, endpointId),
+      keys.webhookDone(shard, accountId, endpointId),
+    ];
+    for (const id of ids)
+      scriptKeys.push(
+        keys.webhookMessage(shard, accountId, endpointId, id),
+        keys.webhookAttempts(shard, accountId, endpointId, id),
+        keys.webhookBody(shard, id),
+      );
     await this.scripts.run("trim-log", scriptKeys, ids);
   }
 
@@ -165,7 +203,12 @@ export class WebhookMessageStore {
   }
 
   /** The messages' state without their bodies (what a queue scan needs); body is "". */
-  async states(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
+  async states(
+    shard: number,
+    accountId: string,
+    endpointId: string,
+    ids: readonly string[],
+  ): Promise<(StoredMessage | undefined)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();
     for (const id of ids) pipeline.hmget(this.keys.webhookMessage(shard, accountId, endpointId, id), ...STATE_FIELDS);
@@ -182,7 +225,12 @@ export class WebhookMessageStore {
   }
 
   /** The bodies of messages, by id (undefined for one gone meanwhile); throws when Redis does not answer. */
-  async bodies(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(string | undefined)[]> {
+  async bodies(
+    shard: number,
+    accountId: string,
+    endpointId: string,
+    ids: readonly string[],
+  ): Promise<(string | undefined)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();
     for (const id of ids) pipeline.hget(this.keys.webhookBody(shard, id), "b");
@@ -198,7 +246,13 @@ export class WebhookMessageStore {
    * Fills in the bodies of messages that carry their own (written before bodies were shared, so a
    * deployment's queued messages survive the upgrade).
    */
-  private async withOwnBodies(shard: number, accountId: string, endpointId: string, ids: readonly string[], bodies: (string | undefined)[]): Promise<(string | undefined)[]> {
+  private async withOwnBodies(
+    shard: number,
+    accountId: string,
+    endpointId: string,
+    ids: readonly string[],
+    bodies: (string | undefined)[],
+  ): Promise<(string | undefined)[]> {
     const missing = ids.flatMap((id, i) => (bodies[i] === undefined ? [{ id, i }] : []));
     if (missing.length === 0) return bodies;
     const pipeline = this.client.pipeline();
@@ -211,10 +265,18 @@ export class WebhookMessageStore {
     return bodies;
   }
 
-  async messages(shard: number, accountId: string, endpointId: string, ids: readonly string[]): Promise<(StoredMessage | undefined)[]> {
+  async messages(
+    shard: number,
+    accountId: string,
+    endpointId: string,
+    ids: readonly string[],
+  ): Promise<(StoredMessage | undefined)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.client.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.webhookMessage(shard, accountId, endpointId, id)).hget(this.keys.webhookBody(shard, id), "b");
+    for (const id of ids)
+      pipeline
+        .hgetall(this.keys.webhookMessage(shard, accountId, endpointId, id))
+        .hget(this.keys.webhookBody(shard, id), "b");
     const replies = (await pipeline.exec()) ?? [];
     return ids.map((_, i) => {
       const [error, hash] = replies[2 * i] ?? [null, {}];
@@ -227,12 +289,20 @@ export class WebhookMessageStore {
 
   /** The shard holding the message, or undefined when no shard does. */
   async locate(accountId: string, endpointId: string, messageId: string): Promise<number | undefined> {
-    const found = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.exists(this.keys.webhookMessage(shard, accountId, endpointId, messageId))));
+    const found = await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) =>
+        this.client.exists(this.keys.webhookMessage(shard, accountId, endpointId, messageId)),
+      ),
+    );
     const shard = found.findIndex((n) => n === 1);
     return shard < 0 ? undefined : shard;
   }
 
-  async get(accountId: string, endpointId: string, messageId: string): Promise<{ shard: number; message: StoredMessage } | undefined> {
+  async get(
+    accountId: string,
+    endpointId: string,
+    messageId: string,
+  ): Promise<{ shard: number; message: StoredMessage } | undefined> {
     const shard = await this.locate(accountId, endpointId, messageId);
     if (shard === undefined) return undefined;
     const [message] = await this.messages(shard, accountId, endpointId, [messageId]);
@@ -266,7 +336,12 @@ export class WebhookMessageStore {
    * A page of an endpoint's messages, oldest first, merged over the shards. The cursor is the last
    * message's "<created ms>:<id>"; undefined answers an invalid cursor.
    */
-  async list(accountId: string, endpointId: string, limit: number, cursor: string | null): Promise<{ items: MessageView[]; nextCursor: string | null } | undefined> {
+  async list(
+    accountId: string,
+    endpointId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ items: MessageView[]; nextCursor: string | null } | undefined> {
     let after: { at: number; id: string } | undefined;
     if (cursor !== null) {
       const match = /^(\d{1,15}):(msg_[0-9a-f]{32})$/.exec(cursor);
@@ -276,7 +351,15 @@ export class WebhookMessageStore {
     const from = after === undefined ? "-inf" : String(after.at);
     const perShard = await Promise.all(
       Array.from({ length: this.shards }, async (_, shard) => {
-        const flat = await this.client.zrangebyscore(this.keys.webhookMessages(shard, accountId, endpointId), from, "+inf", "WITHSCORES", "LIMIT", 0, limit + 100);
+        const flat = await this.client.zrangebyscore(
+          this.keys.webhookMessages(shard, accountId, endpointId),
+          from,
+          "+inf",
+          "WITHSCORES",
+          "LIMIT",
+          0,
+          limit + 100,
+        );
         const rows: { shard: number; id: string; at: number }[] = [];
         for (let i = 0; i < flat.length; i += 2) rows.push({ shard, id: flat[i]!, at: Number(flat[i + 1]) });
         return rows;

@@ -46,7 +46,10 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
   const full = new Set<string>();
   for (;;) {
     if (stopped() || !deps.owns(shard)) return;
-    const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [Buffer, Buffer[]][];
+    const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [
+      Buffer,
+      Buffer[],
+    ][];
     if (entries.length === 0) return;
     const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
     const page: FanOut[] = [];
@@ -85,7 +88,15 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
         continue;
       }
       const targets = enabled.filter((endpoint) => wantsEvent(endpoint, message.type));
-      page.push({ outboxEntryId, messageId: message.id, type: message.type, order: message.order, body: message.body, accountId: message.accountId, endpointIds: targets.map((endpoint) => endpoint.id) });
+      page.push({
+        outboxEntryId,
+        messageId: message.id,
+        type: message.type,
+        order: message.order,
+        body: message.body,
+        accountId: message.accountId,
+        endpointIds: targets.map((endpoint) => endpoint.id),
+      });
     }
     const skipped = await fanOutInCalls(page, full, (calls) => deps.messages.fanOut(shard, calls, Date.now()));
     if (skipped > 0) deps.metrics.messagesSkipped.inc(skipped);

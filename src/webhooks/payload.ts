@@ -39,18 +39,36 @@ export function renderNotification(notification: Notification, shard: number, ap
       const record = unpackOutcome(notification.bytes);
       const type: WebhookEventType = record.status === "CONFIRMED" ? "outcome.confirmed" : "outcome.failed";
       const at = record.verdictAt ?? 0;
-      return { id: messageIdOf("outcome", record.accountId, record.key, record.status), type, accountId: record.accountId, order: outcomeRef(record.accountId, record.key), body: body(type, at, presentOutcome(record, at)) };
+      return {
+        id: messageIdOf("outcome", record.accountId, record.key, record.status),
+        type,
+        accountId: record.accountId,
+        order: outcomeRef(record.accountId, record.key),
+        body: body(type, at, presentOutcome(record, at)),
+      };
     }
     case "dead_letter": {
       const record = unpackDeadLetter(notification.bytes);
       const view = presentDeadLetter({ shard, entryId: appendedId, record });
       const accountId = record.event.accountId;
-      return { id: messageIdOf("dead_letter", accountId, record.source), type: "dead_letter.created", accountId, order: outcomeRef(accountId, record.event.outcomeKey), body: body("dead_letter.created", Date.parse(view.dead_lettered_at), view) };
+      return {
+        id: messageIdOf("dead_letter", accountId, record.source),
+        type: "dead_letter.created",
+        accountId,
+        order: outcomeRef(accountId, record.event.outcomeKey),
+        body: body("dead_letter.created", Date.parse(view.dead_lettered_at), view),
+      };
     }
     case "charge": {
       const charge = JSON.parse(notification.bytes.toString()) as ChargeRecord;
       const { accountId } = notification;
-      return { id: messageIdOf("charge", accountId, charge.id), type: "charge.created", accountId, order: outcomeRef(accountId, charge.outcome_key), body: body("charge.created", Date.parse(charge.confirmed_at), charge) };
+      return {
+        id: messageIdOf("charge", accountId, charge.id),
+        type: "charge.created",
+        accountId,
+        order: outcomeRef(accountId, charge.outcome_key),
+        body: body("charge.created", Date.parse(charge.confirmed_at), charge),
+      };
     }
   }
 }

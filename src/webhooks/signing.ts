@@ -17,7 +17,9 @@ function keyOf(secret: string): KeyObject {
   let key = keys.get(secret);
   if (key === undefined) {
     if (keys.size >= MAX_CACHED_KEYS) keys.clear();
-    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64"));
+    key = createSecretKey(
+      Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64"),
+    );
     keys.set(secret, key);
   }
   return key;
@@ -29,6 +31,11 @@ export function signature(secret: string, messageId: string, timestampSeconds: n
 }
 
 /** The `webhook-signature` header: a signature with every live secret. */
-export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: Buffer): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSeconds: number,
+  body: Buffer,
+): string {
   return secrets.map((secret) => signature(secret, messageId, timestampSeconds, body)).join(" ");
 }

@@ -5,7 +5,10 @@ import { readFileSync } from "node:fs";
 function version(): string {
   for (const relative of ["../../package.json", "../../../package.json"]) {
     try {
-      const parsed = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8")) as { name?: string; version?: string };
+      const parsed = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
       if (parsed.name === "verdict" && typeof parsed.version === "string") return parsed.version;
     } catch {
       // Not at this level: try the next.

@@ -30,12 +30,16 @@ export class WebhookAccounts {
 
   /** Marks the account in every shard's set (before its first endpoint exists). */
   async mark(accountId: string): Promise<void> {
-    await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.sadd(this.keys.webhookAccounts(shard), accountId)));
+    await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) => this.client.sadd(this.keys.webhookAccounts(shard), accountId)),
+    );
   }
 
   /** Unmarks the account in every shard's set (after its last endpoint is gone). */
   async unmark(accountId: string): Promise<void> {
-    await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.srem(this.keys.webhookAccounts(shard), accountId)));
+    await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) => this.client.srem(this.keys.webhookAccounts(shard), accountId)),
+    );
   }
 
   /** Runs `work` holding the account's endpoint lock; throws when the lock stays taken for 15 s. */
@@ -56,7 +60,11 @@ export class WebhookAccounts {
 
   /** True when every shard's set is complete. */
   async complete(): Promise<boolean> {
-    const found = await Promise.all(Array.from({ length: this.shards }, (_, shard) => this.client.sismember(this.keys.webhookAccounts(shard), COMPLETE_MARK)));
+    const found = await Promise.all(
+      Array.from({ length: this.shards }, (_, shard) =>
+        this.client.sismember(this.keys.webhookAccounts(shard), COMPLETE_MARK),
+      ),
+    );
     return found.every((n) => n === 1);
   }
 

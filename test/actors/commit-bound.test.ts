@@ -32,7 +32,11 @@ const MAX_WRITES = 2000;
 class ResentCommits extends Scripts<ActorScriptReplies> {
   readonly commitOps: number[] = [];
 
-  override async run<Name extends ScriptName<ActorScriptReplies>>(name: Name, keys: readonly string[], args: readonly ScriptArg[]): Promise<ActorScriptReplies[Name]> {
+  override async run<Name extends ScriptName<ActorScriptReplies>>(
+    name: Name,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+  ): Promise<ActorScriptReplies[Name]> {
     const reply = await super.run(name, keys, args);
     if (name !== "commit") return reply;
     this.commitOps.push((msgpack.unpack(args[2] as Buffer) as unknown[]).length);
@@ -60,20 +64,41 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
     expect((await t.request("POST", "/v1/outcomes", { key: "o", task_key: "t" })).status).toBe(201);
     for (let batch = 0; batch < BATCHES; batch++) {
       // Keyed events, two per outcome never opened: each outcome's idempotency hash expires as an orphan's.
-      const events = Array.from({ length: BATCH_EVENTS }, (_, i) => ({ outcome_key: `never-${batch}-${i >> 1}`, action: "step", idempotency_key: `k-${batch}-${i}` }));
+      const events = Array.from({ length: BATCH_EVENTS }, (_, i) => ({
+        outcome_key: `never-${batch}-${i >> 1}`,
+        action: "step",
+        idempotency_key: `k-${batch}-${i}`,
+      }));
       expect((await t.request("POST", "/v1/events/batch", { events })).status).toBe(202);
-      expect((await t.request("POST", "/v1/events", { outcome_key: "o", action: "step", properties: { value: batch } })).status).toBe(202);
+      expect(
+        (await t.request("POST", "/v1/events", { outcome_key: "o", action: "step", properties: { value: batch } }))
+          .status,
+      ).toBe(202);
     }
 
     const { keys } = t.app;
     const client = await connectTo(deployment);
     const reader = await connectTo(deployment);
     clients.push(client, reader);
-    const scripts = new ResentCommits(client, new URL("../../src/actors/lua/", import.meta.url), ["commit", "lease-acquire", "claim-orphans"]);
+    const scripts = new ResentCommits(client, new URL("../../src/actors/lua/", import.meta.url), [
+      "commit",
+      "lease-acquire",
+      "claim-orphans",
+    ]);
     const value = await scripts.run("lease-acquire", [keys.lease(0), keys.fence(0)], ["bound-worker", 60_000]);
     const actor = new ShardActor({
       lease: { shard: 0, value: String(value), workerId: "bound-worker", onLost: () => {} },
-      tuning: { readBatchSize: 4000, readBatchMax: 4000, commitMaxWrites: MAX_WRITES, readIntervalMs: 0, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, deadLetterMaxEventBytes: 65_536, replicaAcks: 0, replicaAckTimeoutMs: 50 },
+      tuning: {
+        readBatchSize: 4000,
+        readBatchMax: 4000,
+        commitMaxWrites: MAX_WRITES,
+        readIntervalMs: 0,
+        maxProcessingAttempts: 3,
+        outcomeCaps: DEFAULT_OUTCOME_CAPS,
+        deadLetterMaxEventBytes: 65_536,
+        replicaAcks: 0,
+        replicaAckTimeoutMs: 50,
+      },
       services: {
         client,
         cork: new TurnCork(client),
@@ -81,7 +106,10 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
         scripts,
         hot: new HotOutcomes(10_000),
         models: new CohortModels({ client, keys, shards: 1, refreshMs: 60_000, logger: silentLogger }),
-        outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve(terminalRejection("OUTCOME_NOT_FOUND", "no agents here")) }),
+        outcomeCreator: () => ({
+          prefetch: () => {},
+          create: () => Promise.resolve(terminalRejection("OUTCOME_NOT_FOUND", "no agents here")),
+        }),
         archive: undefined,
         logger: silentLogger,
         metrics: createActorMetrics(new Registry()),
@@ -94,11 +122,19 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
     actor.start();
 
     const letters = keys.deadLetters(0, t.accountId);
-    await eventually(async () => ((await client.xlen(letters)) >= BATCHES * BATCH_EVENTS ? true : undefined), 30_000, "every event dead-lettered");
-    await eventually(async () => {
-      const [pending] = (await client.xpending(keys.stream(0), CONSUMER_GROUP)) as [number];
-      return pending === 0 ? true : undefined;
-    }, 10_000, "every entry acknowledged");
+    await eventually(
+      async () => ((await client.xlen(letters)) >= BATCHES * BATCH_EVENTS ? true : undefined),
+      30_000,
+      "every event dead-lettered",
+    );
+    await eventually(
+      async () => {
+        const [pending] = (await client.xpending(keys.stream(0), CONSUMER_GROUP)) as [number];
+        return pending === 0 ? true : undefined;
+      },
+      10_000,
+      "every entry acknowledged",
+    );
     await actor.stop();
 
     // Once each, though every commit ran twice.
@@ -106,7 +142,9 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
     const log = await client.xrange(keys.eventLog(0, t.accountId, "o"), "-", "+");
     expect(log).toHaveLength(BATCHES);
     const reply = await t.request("GET", "/v1/outcomes/o/events?limit=100");
-    expect((reply.body as { events: { properties: { value: number } }[] }).events.map((e) => e.properties.value)).toEqual(Array.from({ length: BATCHES }, (_, i) => i));
+    expect(
+      (reply.body as { events: { properties: { value: number } }[] }).events.map((e) => e.properties.value),
+    ).toEqual(Array.from({ length: BATCHES }, (_, i) => i));
     // Several calls, none past the budget by more than one entry's writes (a letter and its notification per
     // event, and one orphan expiry per two events).
     expect(scripts.commitOps.length).toBeGreaterThanOrEqual(3);

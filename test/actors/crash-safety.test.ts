@@ -54,10 +54,18 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
     for (let i = 0; i < 3; i++) workers.push(await spawnVerdict("worker", env));
 
     const taskKey = "crash";
-    expect((await t.request("PUT", `/v1/tasks/${taskKey}`, { name: "crash", condition: "never_sent" })).status).toBe(201);
+    expect((await t.request("PUT", `/v1/tasks/${taskKey}`, { name: "crash", condition: "never_sent" })).status).toBe(
+      201,
+    );
     const keys = Array.from({ length: OUTCOMES }, (_, i) => `crash:${i}`);
     for (let i = 0; i < keys.length; i += 100) {
-      await Promise.all(keys.slice(i, i + 100).map(async (key) => expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201)));
+      await Promise.all(
+        keys
+          .slice(i, i + 100)
+          .map(async (key) =>
+            expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201),
+          ),
+      );
     }
 
     const killer = killEveryTwoSeconds(env);
@@ -66,7 +74,9 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
     let accepted = 0;
     for (let step = 0; step < EVENTS_PER_OUTCOME; step++) {
       for (let i = 0; i < keys.length; i += BATCH) {
-        const events = keys.slice(i, i + BATCH).map((key) => ({ outcome_key: key, action: "step", properties: { value: step } }));
+        const events = keys
+          .slice(i, i + BATCH)
+          .map((key) => ({ outcome_key: key, action: "step", properties: { value: step } }));
         const reply = await t.request("POST", "/v1/events/batch", { events });
         expect(reply.status).toBe(202);
         const body = reply.body as { accepted: number; failed: unknown[] };
@@ -106,7 +116,8 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
   it("charges every confirmed Variant B outcome exactly once while workers die mid-confirmation", async () => {
     const env = envFor(t.options);
     while (workers.length < 3) workers.push(await spawnVerdict("worker", env));
-    const put = async (path: string, body: unknown) => expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
+    const put = async (path: string, body: unknown) =>
+      expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
     await put("/v1/agents/closer", { name: "closer", condition: "COUNT(step)>=2 AND done" });
     await put("/v1/rate-cards/card", { currency: "USD", entries: [{ agent_key: "closer", unit_amount: 100 }] });
     await put("/v1/customers/acme", { name: "Acme", rate_card_key: "card" });
@@ -128,7 +139,9 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
       const all: { outcome_key: string; amount: number }[] = [];
       let cursor: string | null = null;
       do {
-        const page = (await t.request("GET", `/v1/charges?customer_key=acme&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)).body as {
+        const page = (
+          await t.request("GET", `/v1/charges?customer_key=acme&limit=1000${cursor ? `&cursor=${cursor}` : ""}`)
+        ).body as {
           charges: { outcome_key: string; amount: number }[];
           next_cursor: string | null;
         };
@@ -137,7 +150,11 @@ describe.each(DEPLOYMENTS)("crash safety with worker kill -9 (%s)", (deployment)
       } while (cursor !== null);
       return all;
     };
-    await eventually(async () => ((await allCharges()).length >= keys.length ? true : undefined), 120_000, "a charge for every outcome");
+    await eventually(
+      async () => ((await allCharges()).length >= keys.length ? true : undefined),
+      120_000,
+      "a charge for every outcome",
+    );
     // Give any duplicate a moment to appear before counting.
     await new Promise((r) => setTimeout(r, 1000));
     const charged = await allCharges();

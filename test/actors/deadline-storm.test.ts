@@ -39,7 +39,9 @@ describe.each(DEPLOYMENTS)("a deadline storm with a worker killed (%s)", (deploy
     const items: T[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await t.request("GET", `${path}${path.includes("?") ? "&" : "?"}limit=1000${cursor ? `&cursor=${cursor}` : ""}`)).body as Record<string, unknown>;
+      const page = (
+        await t.request("GET", `${path}${path.includes("?") ? "&" : "?"}limit=1000${cursor ? `&cursor=${cursor}` : ""}`)
+      ).body as Record<string, unknown>;
       items.push(...(page[field] as T[]));
       cursor = page.next_cursor as string | null;
     } while (cursor !== null);
@@ -49,7 +51,8 @@ describe.each(DEPLOYMENTS)("a deadline storm with a worker killed (%s)", (deploy
   it("forces every outcome once, to the verdict its condition gives at settles_at", async () => {
     const env = envFor(t.options);
     for (let i = 0; i < 2; i++) workers.push(await spawnVerdict("worker", env));
-    const put = async (path: string, body: unknown): Promise<void> => expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
+    const put = async (path: string, body: unknown): Promise<void> =>
+      expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
     // Neither condition locks before the deadline: a value can still move either way until then.
     await put("/v1/tasks/storm", { name: "storm", condition: "level >= 5" });
     await put("/v1/agents/closer", { name: "closer", condition: "step >= 5" });
@@ -62,15 +65,32 @@ describe.each(DEPLOYMENTS)("a deadline storm with a worker killed (%s)", (deploy
     const taskKeys = Array.from({ length: TASK_OUTCOMES }, (_, i) => `task:${i}`);
     for (let i = 0; i < taskKeys.length; i += 100) {
       await Promise.all(
-        taskKeys.slice(i, i + 100).map(async (key) => expect((await t.request("POST", "/v1/outcomes", { key, task_key: "storm", settles_at: deadline })).status).toBe(201)),
+        taskKeys
+          .slice(i, i + 100)
+          .map(async (key) =>
+            expect(
+              (await t.request("POST", "/v1/outcomes", { key, task_key: "storm", settles_at: deadline })).status,
+            ).toBe(201),
+          ),
       );
     }
     const taskExpected = (i: number): string => (i % 3 === 0 ? "CONFIRMED" : "FAILED");
-    await send(taskKeys.flatMap((key, i) => (i % 3 === 2 ? [] : [{ outcome_key: key, action: "level", properties: { value: i % 3 === 0 ? 7 : 1 } }])));
+    await send(
+      taskKeys.flatMap((key, i) =>
+        i % 3 === 2 ? [] : [{ outcome_key: key, action: "level", properties: { value: i % 3 === 0 ? 7 : 1 } }],
+      ),
+    );
     // Agent outcomes, opened by their event, which sets the same deadline: half true then, half false.
     const agentKeys = Array.from({ length: AGENT_OUTCOMES }, (_, i) => `agent:${i}`);
     const agentExpected = (i: number): string => (i % 2 === 0 ? "CONFIRMED" : "FAILED");
-    await send(agentKeys.map((key, i) => ({ key, customer_key: "acme", action: "step", properties: { value: i % 2 === 0 ? 9 : 2, settles_at: deadline } })));
+    await send(
+      agentKeys.map((key, i) => ({
+        key,
+        customer_key: "acme",
+        action: "step",
+        properties: { value: i % 2 === 0 ? 9 : 2, settles_at: deadline },
+      })),
+    );
     if (Date.now() > settlesAt - 1000) throw new Error(`setup took past the deadline it set ${SETUP_MS} ms ahead`);
 
     // One worker dies as the storm starts; its shards' verdicts are made by the survivor or its replacement.
@@ -82,7 +102,9 @@ describe.each(DEPLOYMENTS)("a deadline storm with a worker killed (%s)", (deploy
     const outcomes = await eventually(
       async () => {
         const listed = await all<Listed>("/v1/outcomes", "outcomes");
-        return listed.length === TASK_OUTCOMES + AGENT_OUTCOMES && listed.every((o) => o.status !== "OPEN") ? listed : undefined;
+        return listed.length === TASK_OUTCOMES + AGENT_OUTCOMES && listed.every((o) => o.status !== "OPEN")
+          ? listed
+          : undefined;
       },
       120_000,
       "every outcome forced",
@@ -92,7 +114,10 @@ describe.each(DEPLOYMENTS)("a deadline storm with a worker killed (%s)", (deploy
     agentKeys.forEach((key, i) => expect(status.get(key), key).toBe(agentExpected(i)));
 
     // Exactly once: one charge per confirmed agent outcome, none for the failed, each at the deadline.
-    const charges = await all<{ outcome_key: string; confirmed_at: string }>("/v1/charges?customer_key=acme", "charges");
+    const charges = await all<{ outcome_key: string; confirmed_at: string }>(
+      "/v1/charges?customer_key=acme",
+      "charges",
+    );
     const charged = charges.map((c) => c.outcome_key).sort();
     expect(charged).toEqual(agentKeys.filter((_, i) => agentExpected(i) === "CONFIRMED").sort());
     expect(new Set(charges.map((c) => c.confirmed_at))).toEqual(new Set([deadline]));

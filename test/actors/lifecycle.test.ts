@@ -40,7 +40,12 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
 
   async function task(condition: string, extra: Record<string, unknown> = {}): Promise<string> {
     const key = unique("task");
-    const put = await t.request("PUT", `/v1/tasks/${encodeURIComponent(key)}`, { name: "Support ticket", goal: "Resolve the ticket", condition, ...extra });
+    const put = await t.request("PUT", `/v1/tasks/${encodeURIComponent(key)}`, {
+      name: "Support ticket",
+      goal: "Resolve the ticket",
+      condition,
+      ...extra,
+    });
     expect(put.status).toBe(201);
     return key;
   }
@@ -53,25 +58,38 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
   }
 
   async function send(outcomeKey: string, action: string, properties?: Record<string, unknown>): Promise<void> {
-    const sent = await t.request("POST", "/v1/events", { outcome_key: outcomeKey, action, ...(properties ? { properties } : {}) });
+    const sent = await t.request("POST", "/v1/events", {
+      outcome_key: outcomeKey,
+      action,
+      ...(properties ? { properties } : {}),
+    });
     expect(sent.status).toBe(202);
   }
 
-  const get = async (key: string, token?: string) => t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`, undefined, token);
+  const get = async (key: string, token?: string) =>
+    t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`, undefined, token);
 
   /** Waits until the outcome shows `count` events of `action` (the actor applies asynchronously). */
   async function applied(key: string, action: string, count: number): Promise<Outcome> {
-    return eventually(async () => {
-      const outcome = (await get(key)).body as Outcome;
-      return outcome.observations?.[action]?.count === count ? outcome : undefined;
-    }, 10_000, `${count} ${action} on ${key}`);
+    return eventually(
+      async () => {
+        const outcome = (await get(key)).body as Outcome;
+        return outcome.observations?.[action]?.count === count ? outcome : undefined;
+      },
+      10_000,
+      `${count} ${action} on ${key}`,
+    );
   }
 
   async function status(key: string, wanted: string, timeoutMs = 10_000): Promise<Outcome> {
-    return eventually(async () => {
-      const outcome = (await get(key)).body as Outcome;
-      return outcome.status === wanted ? outcome : undefined;
-    }, timeoutMs, `${key} ${wanted}`);
+    return eventually(
+      async () => {
+        const outcome = (await get(key)).body as Outcome;
+        return outcome.status === wanted ? outcome : undefined;
+      },
+      timeoutMs,
+      `${key} ${wanted}`,
+    );
   }
 
   async function deadLetters(code: string): Promise<DeadLetter[]> {
@@ -83,7 +101,13 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
   it("shows observations, the annotated condition and progress while OPEN", async () => {
     const key = await open(await task("COUNT(agent_response)>=2 AND NOT escalated AND customer_csat_set"));
     const fresh = (await get(key)).body as Outcome;
-    expect(fresh).toMatchObject({ key, status: "OPEN", goal: "Resolve the ticket", settles_at: null, observations: {} });
+    expect(fresh).toMatchObject({
+      key,
+      status: "OPEN",
+      goal: "Resolve the ticket",
+      settles_at: null,
+      observations: {},
+    });
     expect(fresh.scores).toEqual({ trajectory: null, anomaly: null, novelty: null });
 
     await send(key, "agent_response", { value: "hello" });
@@ -151,7 +175,11 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     const taskKey = await task("done");
     const missing = unique("missing");
     await send(missing, "done");
-    const notFound = await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === missing), 10_000, "OUTCOME_NOT_FOUND");
+    const notFound = await eventually(
+      async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === missing),
+      10_000,
+      "OUTCOME_NOT_FOUND",
+    );
     expect(notFound.event).toMatchObject({ outcome_key: missing, action: "done" });
     expect(notFound.attempts).toBe(1);
 
@@ -159,7 +187,11 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     await send(key, "done");
     await status(key, "CONFIRMED");
     await send(key, "late");
-    const notOpen = await eventually(async () => (await deadLetters("OUTCOME_NOT_OPEN")).find((d) => d.outcome_key === key), 10_000, "OUTCOME_NOT_OPEN");
+    const notOpen = await eventually(
+      async () => (await deadLetters("OUTCOME_NOT_OPEN")).find((d) => d.outcome_key === key),
+      10_000,
+      "OUTCOME_NOT_OPEN",
+    );
     expect(notOpen.event).toMatchObject({ action: "late" });
     expect(((await get(key)).body as Outcome).observations.late).toBeUndefined();
 
@@ -176,7 +208,11 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     const taskKey = await task("COUNT(step) >= 3");
     const key = unique("replayed");
     await send(key, "step");
-    const letter = await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key), 10_000, "OUTCOME_NOT_FOUND");
+    const letter = await eventually(
+      async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key),
+      10_000,
+      "OUTCOME_NOT_FOUND",
+    );
     expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
     const store = new DeadLetterStore(t.app.redis, t.app.keys, t.options.shards);
     const located = await store.get(t.accountId, letter.id);
@@ -186,7 +222,11 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     await applied(key, "step", 1);
     // What the replay route does when the enqueue is unconfirmed: the letter goes back, though the event got in.
     await store.restore(t.accountId, located!);
-    const putBack = await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key), 10_000, "letter put back");
+    const putBack = await eventually(
+      async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key),
+      10_000,
+      "letter put back",
+    );
     expect(putBack.id).not.toBe(letter.id);
     expect((await t.request("POST", `/v1/dlq/${putBack.id}/replay`)).status).toBe(202);
 
@@ -200,8 +240,14 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
   it("keeps idempotency keys for the outcome's life once it is opened, though they were set to expire before it existed", async () => {
     const taskKey = await task("COUNT(step) >= 3");
     const key = unique("early");
-    expect((await t.request("POST", "/v1/events", { outcome_key: key, action: "step", idempotency_key: "k1" })).status).toBe(202);
-    await eventually(async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key), 10_000, "OUTCOME_NOT_FOUND");
+    expect(
+      (await t.request("POST", "/v1/events", { outcome_key: key, action: "step", idempotency_key: "k1" })).status,
+    ).toBe(202);
+    await eventually(
+      async () => (await deadLetters("OUTCOME_NOT_FOUND")).find((d) => d.outcome_key === key),
+      10_000,
+      "OUTCOME_NOT_FOUND",
+    );
     const hash = t.app.keys.idempotency(shardOf(t.accountId, key, t.options.shards), t.accountId, key);
     expect(await t.app.redis.pttl(hash)).toBeGreaterThan(0);
     expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
@@ -231,9 +277,15 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     await applied(key, "step", 5);
     const first = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=3`);
     expect(first.status).toBe(200);
-    const page1 = first.body as { events: { id: string; action: string; properties: { value: number } }[]; next_cursor: string };
+    const page1 = first.body as {
+      events: { id: string; action: string; properties: { value: number } }[];
+      next_cursor: string;
+    };
     expect(page1.events.map((e) => e.properties.value)).toEqual([0, 1, 2]);
-    const second = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=3&cursor=${page1.next_cursor}`);
+    const second = await t.request(
+      "GET",
+      `/v1/outcomes/${encodeURIComponent(key)}/events?limit=3&cursor=${page1.next_cursor}`,
+    );
     const page2 = second.body as { events: { properties: { value: number } }[]; next_cursor: string | null };
     expect(page2.events.map((e) => e.properties.value)).toEqual([3, 4]);
     expect(page2.next_cursor).toBeNull();
@@ -249,7 +301,10 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     const open1 = await t.request("GET", `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&status=OPEN&limit=1`);
     const page = open1.body as { outcomes: Outcome[]; next_cursor: string };
     expect(page.outcomes.map((o) => o.key)).toEqual([keys[0]]);
-    const open2 = await t.request("GET", `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&status=OPEN&limit=1&cursor=${page.next_cursor}`);
+    const open2 = await t.request(
+      "GET",
+      `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&status=OPEN&limit=1&cursor=${page.next_cursor}`,
+    );
     const rest = open2.body as { outcomes: Outcome[]; next_cursor: string | null };
     expect(rest.outcomes.map((o) => o.key)).toEqual([keys[2]]);
     expect(rest.next_cursor).toBeNull();
@@ -261,7 +316,8 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     // share a millisecond; the keys hash to every shard.
     const base = unique("page");
     const keys = Array.from({ length: 30 }, (_, i) => `${base}-${String(i).padStart(2, "0")}`);
-    for (const key of keys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
+    for (const key of keys)
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
     const confirmed = keys.filter((_, i) => i % 3 === 0);
     for (const key of confirmed) await send(key, "done");
     for (const key of confirmed) await status(key, "CONFIRMED");
@@ -270,7 +326,10 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const reply = await t.request("GET", `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&limit=4${query}${cursor ? `&cursor=${cursor}` : ""}`);
+        const reply = await t.request(
+          "GET",
+          `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&limit=4${query}${cursor ? `&cursor=${cursor}` : ""}`,
+        );
         const page = reply.body as { outcomes: Outcome[]; next_cursor: string | null };
         expect(page.outcomes.length).toBeLessThanOrEqual(4);
         seen.push(...page.outcomes.map((o) => o.key));
@@ -291,15 +350,27 @@ describe.each(DEPLOYMENTS)("outcome lifecycle (%s)", (deployment) => {
     expect(foreign.body).toMatchObject({ error: { code: "OUTCOME_NOT_FOUND" } });
     const listed = await t.request("GET", "/v1/outcomes", undefined, other.token);
     expect((listed.body as { outcomes: unknown[] }).outcomes).toEqual([]);
-    expect(((await t.request("GET", "/v1/tasks", undefined, other.token)).body as { tasks: unknown[] }).tasks).toEqual([]);
+    expect(((await t.request("GET", "/v1/tasks", undefined, other.token)).body as { tasks: unknown[] }).tasks).toEqual(
+      [],
+    );
   });
 
   it("manages tasks: canonical condition, replace, delete", async () => {
     const key = unique("task");
     const path = `/v1/tasks/${encodeURIComponent(key)}`;
-    const created = await t.request("PUT", path, { name: "T", condition: "(a AND b) AND COUNT(x) >= 2", settlement_period: "90m" });
+    const created = await t.request("PUT", path, {
+      name: "T",
+      condition: "(a AND b) AND COUNT(x) >= 2",
+      settlement_period: "90m",
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ key, name: "T", goal: null, condition: "a AND b AND COUNT(x)>=2", settlement_period: "1h30m" });
+    expect(created.body).toEqual({
+      key,
+      name: "T",
+      goal: null,
+      condition: "a AND b AND COUNT(x)>=2",
+      settlement_period: "1h30m",
+    });
     expect((await t.request("PUT", path, { name: "T2", condition: { action: "a" } })).status).toBe(200);
     expect((await t.request("GET", path)).body).toMatchObject({ name: "T2", condition: "a" });
     const bad = await t.request("PUT", path, { name: "T", condition: "a AND (b" });
@@ -323,18 +394,28 @@ describe.each(DEPLOYMENTS)("outcome list order within one millisecond (%s)", (de
 
   it("pages through keys in Redis's byte order, each once, when UTF-16 order would differ", async () => {
     const taskKey = unique("task");
-    expect((await t.request("PUT", `/v1/tasks/${encodeURIComponent(taskKey)}`, { name: "n", condition: "done" })).status).toBe(201);
+    expect(
+      (await t.request("PUT", `/v1/tasks/${encodeURIComponent(taskKey)}`, { name: "n", condition: "done" })).status,
+    ).toBe(201);
     // "\uE000" sorts before "😀" by bytes (EE.. < F0..) but after it by UTF-16 units (E000 > D83D); with
     // the two on different shards, a merge by `<` ended page one at 😀 and page two then began past "\uE000".
     let prefix = unique("order");
-    while (shardOf(t.accountId, `${prefix}\uE000`, t.options.shards) === shardOf(t.accountId, `${prefix}😀`, t.options.shards)) prefix = unique("order");
+    while (
+      shardOf(t.accountId, `${prefix}\uE000`, t.options.shards) ===
+      shardOf(t.accountId, `${prefix}😀`, t.options.shards)
+    )
+      prefix = unique("order");
     const keys = [`${prefix}😀`, `${prefix}\uE000`, `${prefix}a`, `${prefix}é`];
-    for (const key of keys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
+    for (const key of keys)
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const reply = await t.request("GET", `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const reply = await t.request(
+        "GET",
+        `/v1/outcomes?task_key=${encodeURIComponent(taskKey)}&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       const page = reply.body as { outcomes: Outcome[]; next_cursor: string | null };
       seen.push(...page.outcomes.map((o) => o.key));
       cursor = page.next_cursor;

@@ -22,13 +22,21 @@ const CUT_MS = 3 * LEASE_TTL_MS;
 /** Names and addresses of this run's namespace: derived from the pid, so parallel runs do not collide. */
 function netFor(pid: number): { ns: string; hostIf: string; nsIf: string; hostIp: string; nsIp: string } {
   const n = pid % 250;
-  return { ns: `verdict-part-${pid}`, hostIf: `vdh${pid}`.slice(0, 15), nsIf: `vdn${pid}`.slice(0, 15), hostIp: `10.213.${n}.1`, nsIp: `10.213.${n}.2` };
+  return {
+    ns: `verdict-part-${pid}`,
+    hostIf: `vdh${pid}`.slice(0, 15),
+    nsIf: `vdn${pid}`.slice(0, 15),
+    hostIp: `10.213.${n}.1`,
+    nsIp: `10.213.${n}.2`,
+  };
 }
 
 function ip(...args: string[]): void {
   const result = spawnSync("ip", args, { encoding: "utf8" });
   if (result.status !== 0) {
-    throw new Error(`\`ip ${args.join(" ")}\` failed (this suite needs root and iproute2 for network namespaces): ${result.stderr || result.error}`);
+    throw new Error(
+      `\`ip ${args.join(" ")}\` failed (this suite needs root and iproute2 for network namespaces): ${result.stderr || result.error}`,
+    );
   }
 }
 
@@ -52,7 +60,12 @@ describe("a worker partitioned from Redis past its lease (network namespace)", (
 
     // Reached from the namespace over the veth address: not loopback, so protected mode must be off.
     redis = await startPrivateRedis(["--bind", "127.0.0.1", net.hostIp, "--protected-mode", "no"]);
-    t = await startTestApp("standalone", { role: "ingress", redis: { kind: "standalone", url: redis.url }, shards: 8, leaseTtlMs: LEASE_TTL_MS });
+    t = await startTestApp("standalone", {
+      role: "ingress",
+      redis: { kind: "standalone", url: redis.url },
+      shards: 8,
+      leaseTtlMs: LEASE_TTL_MS,
+    });
     expect((await t.request("PUT", "/v1/tasks/part", { name: "part", condition: "never" })).status).toBe(201);
   }, 60_000);
 
@@ -67,8 +80,18 @@ describe("a worker partitioned from Redis past its lease (network namespace)", (
 
   /** The worker inside the namespace, reaching Redis over the veth link; ready once its /readyz answers. */
   async function startCutOffWorker(): Promise<void> {
-    const env = { ...process.env, ...envFor(t.options), REDIS_URL: redis.url.replace("127.0.0.1", net.hostIp), VERDICT_LOG_LEVEL: "info", VERDICT_METRICS_HOST: net.nsIp, VERDICT_METRICS_PORT: "9464" };
-    cutOff = spawn("ip", ["netns", "exec", net.ns, process.execPath, CLI, "serve", "--role", "worker"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const env = {
+      ...process.env,
+      ...envFor(t.options),
+      REDIS_URL: redis.url.replace("127.0.0.1", net.hostIp),
+      VERDICT_LOG_LEVEL: "info",
+      VERDICT_METRICS_HOST: net.nsIp,
+      VERDICT_METRICS_PORT: "9464",
+    };
+    cutOff = spawn("ip", ["netns", "exec", net.ns, process.execPath, CLI, "serve", "--role", "worker"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     cutOff.stdout!.on("data", (chunk: Buffer) => (cutOffLog += chunk.toString()));
     cutOff.stderr!.on("data", (chunk: Buffer) => (cutOffLog += chunk.toString()));
     await eventually(
@@ -89,19 +112,35 @@ describe("a worker partitioned from Redis past its lease (network namespace)", (
   }
 
   async function send(key: string, value: number): Promise<number | undefined> {
-    const reply = await t.request("POST", "/v1/events", { outcome_key: key, action: "step", idempotency_key: `${key}/${value}`, properties: { value } }).catch(() => undefined);
+    const reply = await t
+      .request("POST", "/v1/events", {
+        outcome_key: key,
+        action: "step",
+        idempotency_key: `${key}/${value}`,
+        properties: { value },
+      })
+      .catch(() => undefined);
     return reply?.status;
   }
 
   it("refuses the cut-off worker's late writes and applies every accepted event once, in order", async () => {
     await startCutOffWorker();
     // The cut-off worker owns every shard until the other one joins; then they split them.
-    await eventually(async () => ((await ownedShards(net.nsIp, 9464)) === 8 ? true : undefined), 20_000, "the namespaced worker owning every shard");
+    await eventually(
+      async () => ((await ownedShards(net.nsIp, 9464)) === 8 ? true : undefined),
+      20_000,
+      "the namespaced worker owning every shard",
+    );
     other = await spawnVerdict("worker", envFor(t.options));
-    await eventually(async () => ((await ownedShards(net.nsIp, 9464)) < 8 ? true : undefined), 20_000, "the shards split between the workers");
+    await eventually(
+      async () => ((await ownedShards(net.nsIp, 9464)) < 8 ? true : undefined),
+      20_000,
+      "the shards split between the workers",
+    );
 
     const keys = Array.from({ length: OUTCOMES }, (_, i) => `part-${i}`);
-    for (const key of keys) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "part" })).status).toBe(201);
+    for (const key of keys)
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: "part" })).status).toBe(201);
 
     const sent = new Map<string, number>();
     let sending = true;
@@ -118,11 +157,19 @@ describe("a worker partitioned from Redis past its lease (network namespace)", (
     await new Promise((r) => setTimeout(r, 1000));
     ip("link", "set", net.hostIf, "down");
     // Past the lease: the other worker sees the cut-off one's heartbeat expire and takes all its shards.
-    await eventually(async () => ((await ownedShards("127.0.0.1", other.metricsPort)) === 8 ? true : undefined), CUT_MS + 10_000, "the other worker owning every shard");
+    await eventually(
+      async () => ((await ownedShards("127.0.0.1", other.metricsPort)) === 8 ? true : undefined),
+      CUT_MS + 10_000,
+      "the other worker owning every shard",
+    );
     await new Promise((r) => setTimeout(r, CUT_MS));
     ip("link", "set", net.hostIf, "up");
     // The cut-off worker hears back from Redis: its renewals and commits under the old leases are refused.
-    await eventually(() => Promise.resolve(cutOffLog.includes("lost shard lease") ? true : undefined), 30_000, "the namespaced worker to report its leases lost");
+    await eventually(
+      () => Promise.resolve(cutOffLog.includes("lost shard lease") ? true : undefined),
+      30_000,
+      "the namespaced worker to report its leases lost",
+    );
     await new Promise((r) => setTimeout(r, 2000));
     sending = false;
     await Promise.all(clients);
@@ -132,7 +179,9 @@ describe("a worker partitioned from Redis past its lease (network namespace)", (
       const values = await eventually(
         async () => {
           const reply = await t.request("GET", `/v1/outcomes/${key}/events?limit=1000`);
-          const got = (reply.body as { events: { properties: { value: number } }[] }).events.map((e) => e.properties.value);
+          const got = (reply.body as { events: { properties: { value: number } }[] }).events.map(
+            (e) => e.properties.value,
+          );
           return got.length >= want.length ? got : undefined;
         },
         30_000,

@@ -16,7 +16,9 @@ describe.each(DEPLOYMENTS)("read interval on %s", (deployment) => {
       beforeAll(async () => {
         // One shard: every event below is read by the same actor.
         t = await startTestApp(deployment, { shards: 1, readIntervalMs });
-        expect((await t.request("PUT", "/v1/tasks/paced", { name: "paced", condition: "never_sent" })).status).toBe(201);
+        expect((await t.request("PUT", "/v1/tasks/paced", { name: "paced", condition: "never_sent" })).status).toBe(
+          201,
+        );
         expect((await t.request("POST", "/v1/outcomes", { key: "paced", task_key: "paced" })).status).toBe(201);
       });
       afterAll(async () => {
@@ -29,22 +31,52 @@ describe.each(DEPLOYMENTS)("read interval on %s", (deployment) => {
       };
       const commits = (): Promise<number> => metricValue(t.app.metricsPort, "verdict_batch_commit_seconds_count");
 
-      it(readIntervalMs > 0 ? "applies the events that arrive within an interval in one commit" : "commits each event read on its own", async () => {
-        expect((await t.request("POST", "/v1/events", { outcome_key: "paced", action: "step", properties: { value: 0 } })).status).toBe(202);
-        // The first event of a quiet shard is read at once, in a commit of its own.
-        await eventually(async () => ((await stepCount()) === 1 ? true : undefined), 10_000, "the first event applied");
-        const before = await commits();
-        for (let i = 1; i <= FOLLOWING; i++) {
-          expect((await t.request("POST", "/v1/events", { outcome_key: "paced", action: "step", properties: { value: i } })).status).toBe(202);
-          // Interval 0: each event applied before the next is sent, so each is read, and committed, alone.
-          if (readIntervalMs === 0) await eventually(async () => ((await stepCount()) === 1 + i ? true : undefined), 10_000, `event ${i} applied`);
-        }
-        await eventually(async () => ((await stepCount()) === 1 + FOLLOWING ? true : undefined), 10_000, "every event applied");
-        // Paced: the next read after the first event's starts when the interval is over, so the events sent
-        // meanwhile arrive in it together; one more commit at most, for one that slipped in before it.
-        if (readIntervalMs > 0) expect(await commits() - before).toBeLessThanOrEqual(2);
-        else expect(await commits() - before).toBe(FOLLOWING);
-      }, 30_000);
+      it(
+        readIntervalMs > 0
+          ? "applies the events that arrive within an interval in one commit"
+          : "commits each event read on its own",
+        async () => {
+          expect(
+            (await t.request("POST", "/v1/events", { outcome_key: "paced", action: "step", properties: { value: 0 } }))
+              .status,
+          ).toBe(202);
+          // The first event of a quiet shard is read at once, in a commit of its own.
+          await eventually(
+            async () => ((await stepCount()) === 1 ? true : undefined),
+            10_000,
+            "the first event applied",
+          );
+          const before = await commits();
+          for (let i = 1; i <= FOLLOWING; i++) {
+            expect(
+              (
+                await t.request("POST", "/v1/events", {
+                  outcome_key: "paced",
+                  action: "step",
+                  properties: { value: i },
+                })
+              ).status,
+            ).toBe(202);
+            // Interval 0: each event applied before the next is sent, so each is read, and committed, alone.
+            if (readIntervalMs === 0)
+              await eventually(
+                async () => ((await stepCount()) === 1 + i ? true : undefined),
+                10_000,
+                `event ${i} applied`,
+              );
+          }
+          await eventually(
+            async () => ((await stepCount()) === 1 + FOLLOWING ? true : undefined),
+            10_000,
+            "every event applied",
+          );
+          // Paced: the next read after the first event's starts when the interval is over, so the events sent
+          // meanwhile arrive in it together; one more commit at most, for one that slipped in before it.
+          if (readIntervalMs > 0) expect((await commits()) - before).toBeLessThanOrEqual(2);
+          else expect((await commits()) - before).toBe(FOLLOWING);
+        },
+        30_000,
+      );
     });
   }
 });

@@ -24,10 +24,26 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
     const worker = new Worker({
       client,
       keys,
-      options: { shards: SHARDS, leaseTtlMs: 1000, maxHotOutcomes: 1000, readBatchSize: 100, readBatchMax: 400, commitMaxWrites: 2000, readIntervalMs: 5, maxProcessingAttempts: 3, outcomeCaps: DEFAULT_OUTCOME_CAPS, replicaAcks: 0, scoreRefreshMs: 1000, dlqMaxEventBytes: 8192 },
+      options: {
+        shards: SHARDS,
+        leaseTtlMs: 1000,
+        maxHotOutcomes: 1000,
+        readBatchSize: 100,
+        readBatchMax: 400,
+        commitMaxWrites: 2000,
+        readIntervalMs: 5,
+        maxProcessingAttempts: 3,
+        outcomeCaps: DEFAULT_OUTCOME_CAPS,
+        replicaAcks: 0,
+        scoreRefreshMs: 1000,
+        dlqMaxEventBytes: 8192,
+      },
       logger: silentLogger,
       registry: new Registry(),
-      outcomeCreator: () => ({ prefetch: () => {}, create: () => Promise.resolve(terminalRejection("AGENT_NOT_FOUND", "unused")) }),
+      outcomeCreator: () => ({
+        prefetch: () => {},
+        create: () => Promise.resolve(terminalRejection("AGENT_NOT_FOUND", "unused")),
+      }),
     });
     return { worker, client };
   }
@@ -63,7 +79,11 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
     const { worker: b } = await newWorker(keys);
     const { worker: c, client: cConnection } = await newWorker(keys);
     await Promise.all([b.start(), c.start()]);
-    await eventually(() => Promise.resolve(settled([a, b, c]) ? true : undefined), 8000, "each of three owning its share");
+    await eventually(
+      () => Promise.resolve(settled([a, b, c]) ? true : undefined),
+      8000,
+      "each of three owning its share",
+    );
 
     // A clean leave hands shards over at once.
     await b.stop();
@@ -72,7 +92,11 @@ describe.each(DEPLOYMENTS)("shard rebalancing (%s)", (deployment) => {
     // A worker cut off from Redis (as if killed or partitioned) stops heartbeating and renewing; its leases
     // expire and the survivor takes its shards.
     cConnection.disconnect();
-    await eventually(() => Promise.resolve(a.ownedShards.length === SHARDS ? true : undefined), 8000, "a takes over c's shards");
+    await eventually(
+      () => Promise.resolve(a.ownedShards.length === SHARDS ? true : undefined),
+      8000,
+      "a takes over c's shards",
+    );
     await a.stop();
     // c cannot reach Redis to release anything; stopping clears its timers at once, the rest cannot finish.
     void c.stop().catch(() => undefined);

@@ -76,30 +76,42 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
 
   /** Waits until the outcome shows all its events (and a verdict when `status` is given). */
   async function settled(key: string, events: number, status?: string): Promise<Outcome> {
-    return eventually(async () => {
-      const outcome = await get(key);
-      const seen = Object.values(outcome.observations ?? {}).reduce((sum, o) => sum + o.count, 0);
-      return seen === events && (status === undefined || outcome.status === status) ? outcome : undefined;
-    }, 20_000, `${key} with ${events} events${status ? ` and ${status}` : ""}`);
+    return eventually(
+      async () => {
+        const outcome = await get(key);
+        const seen = Object.values(outcome.observations ?? {}).reduce((sum, o) => sum + o.count, 0);
+        return seen === events && (status === undefined || outcome.status === status) ? outcome : undefined;
+      },
+      20_000,
+      `${key} with ${events} events${status ? ` and ${status}` : ""}`,
+    );
   }
 
   /** The shards' partial models of a task's cohort, as Redis holds them. */
   async function partials(taskKey: string): Promise<Record<string, string>[]> {
     const { redis, keys } = t.app;
-    return Promise.all(Array.from({ length: t.options.shards }, (_, shard) => redis.hgetall(keys.scoreModel(shard, t.accountId, "task", taskKey))));
+    return Promise.all(
+      Array.from({ length: t.options.shards }, (_, shard) =>
+        redis.hgetall(keys.scoreModel(shard, t.accountId, "task", taskKey)),
+      ),
+    );
   }
 
   /** Waits until the cohort's model counts `outcomes` started and `verdicts` settled, then for workers to re-read it. */
   async function trained(taskKey: string, outcomes: number, verdicts: number): Promise<void> {
-    await eventually(async () => {
-      let started = 0;
-      let done = 0;
-      for (const partial of await partials(taskKey)) {
-        started += Number(partial.n ?? 0);
-        done += Number(partial.s ?? 0);
-      }
-      return started === outcomes && done === verdicts ? true : undefined;
-    }, 20_000, `${outcomes} outcomes and ${verdicts} verdicts in the model`);
+    await eventually(
+      async () => {
+        let started = 0;
+        let done = 0;
+        for (const partial of await partials(taskKey)) {
+          started += Number(partial.n ?? 0);
+          done += Number(partial.s ?? 0);
+        }
+        return started === outcomes && done === verdicts ? true : undefined;
+      },
+      20_000,
+      `${outcomes} outcomes and ${verdicts} verdicts in the model`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 5 * REFRESH_MS));
   }
 
@@ -121,7 +133,11 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
     await trained(taskKey, 60, 60);
 
     const normals = await Promise.all(Array.from({ length: 20 }, (_, i) => run(taskKey, usual(i + 60))));
-    const outlier = await run(taskKey, [{ action: "a", value: 10 }, { action: "b", value: 1000 }, { action: "c", value: 10 }]);
+    const outlier = await run(taskKey, [
+      { action: "a", value: 10 },
+      { action: "b", value: 1000 },
+      { action: "c", value: 10 },
+    ]);
     const novel = await run(taskKey, [{ action: "x" }, { action: "y" }]);
     const scored = await Promise.all(normals.map((key) => settled(key, 3, "CONFIRMED")));
     for (const { scores } of scored) {
@@ -142,7 +158,10 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
     const listed: Outcome[] = [];
     let cursor: string | null = null;
     do {
-      const reply = await t.request("GET", `/v1/outcomes?task_key=${taskKey}&sort=novelty&order=asc&limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+      const reply = await t.request(
+        "GET",
+        `/v1/outcomes?task_key=${taskKey}&sort=novelty&order=asc&limit=7${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(reply.status).toBe(200);
       const page = reply.body as { outcomes: Outcome[]; next_cursor: string | null };
       listed.push(...page.outcomes);
@@ -163,8 +182,14 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
     const start = now;
     // 40 that do a, b, c and confirm; 40 that stop after a and fail at a deadline one second away.
     const far = start + 3_600_000;
-    const confirmed = await Promise.all(Array.from({ length: 40 }, () => run(taskKey, [{ action: "a", settlesAt: far }, { action: "b" }, { action: "c" }])));
-    const failing = await Promise.all(Array.from({ length: 40 }, () => run(taskKey, [{ action: "a", settlesAt: start + 1000 }])));
+    const confirmed = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        run(taskKey, [{ action: "a", settlesAt: far }, { action: "b" }, { action: "c" }]),
+      ),
+    );
+    const failing = await Promise.all(
+      Array.from({ length: 40 }, () => run(taskKey, [{ action: "a", settlesAt: start + 1000 }])),
+    );
     for (const key of confirmed) await settled(key, 3, "CONFIRMED");
     for (const key of failing) await settled(key, 1);
     now = start + 5000;
@@ -173,13 +198,20 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
 
     const deadline = now + 3_600_000;
     const afterA = await settled(await run(taskKey, [{ action: "a", settlesAt: deadline }]), 1, "OPEN");
-    const afterB = await settled(await run(taskKey, [{ action: "a", settlesAt: deadline }, { action: "b" }]), 2, "OPEN");
+    const afterB = await settled(
+      await run(taskKey, [{ action: "a", settlesAt: deadline }, { action: "b" }]),
+      2,
+      "OPEN",
+    );
     inRange(afterA.scores);
     inRange(afterB.scores);
     expect(afterA.scores.trajectory).not.toBeNull();
     expect(afterB.scores.trajectory!).toBeGreaterThan(afterA.scores.trajectory!);
     // "The open outcomes most likely to fail", least likely to confirm first.
-    const risky = await t.request("GET", `/v1/outcomes?task_key=${taskKey}&status=OPEN&sort=trajectory&order=asc&limit=20`);
+    const risky = await t.request(
+      "GET",
+      `/v1/outcomes?task_key=${taskKey}&status=OPEN&sort=trajectory&order=asc&limit=20`,
+    );
     expect((risky.body as { outcomes: Outcome[] }).outcomes.map((o) => o.key)).toEqual([afterA.key, afterB.key]);
   });
 
@@ -191,33 +223,52 @@ describe.each(DEPLOYMENTS)("model scores (%s)", (deployment) => {
     const before = await partials(taskKey);
 
     // An event after the verdict is dead-lettered; its replay is rejected again, and neither trains.
-    expect((await t.request("POST", "/v1/events", { outcome_key: key, action: "step", properties: { value: 5 } })).status).toBe(202);
-    const letter = await eventually(async () => {
-      const list = (await t.request("GET", "/v1/dlq?code=OUTCOME_NOT_OPEN&limit=1000")).body as { dead_letters: { id: string; outcome_key: string }[] };
-      return list.dead_letters.find((d) => d.outcome_key === key);
-    }, 10_000, "the dead letter");
+    expect(
+      (await t.request("POST", "/v1/events", { outcome_key: key, action: "step", properties: { value: 5 } })).status,
+    ).toBe(202);
+    const letter = await eventually(
+      async () => {
+        const list = (await t.request("GET", "/v1/dlq?code=OUTCOME_NOT_OPEN&limit=1000")).body as {
+          dead_letters: { id: string; outcome_key: string }[];
+        };
+        return list.dead_letters.find((d) => d.outcome_key === key);
+      },
+      10_000,
+      "the dead letter",
+    );
     expect((await t.request("POST", `/v1/dlq/${letter.id}/replay`)).status).toBe(202);
-    await eventually(async () => {
-      const list = (await t.request("GET", "/v1/dlq?code=OUTCOME_NOT_OPEN&limit=1000")).body as { dead_letters: { id: string; outcome_key: string }[] };
-      return list.dead_letters.some((d) => d.outcome_key === key && d.id !== letter.id) ? true : undefined;
-    }, 10_000, "the replay's dead letter");
+    await eventually(
+      async () => {
+        const list = (await t.request("GET", "/v1/dlq?code=OUTCOME_NOT_OPEN&limit=1000")).body as {
+          dead_letters: { id: string; outcome_key: string }[];
+        };
+        return list.dead_letters.some((d) => d.outcome_key === key && d.id !== letter.id) ? true : undefined;
+      },
+      10_000,
+      "the replay's dead letter",
+    );
     expect(await partials(taskKey)).toEqual(before);
 
     // Every shard's group is moved back to its start: the entries still in the streams (at least each
     // shard's last one, which trimming keeps) are delivered again and skipped as already applied.
     const { redis, keys } = t.app;
     const processed = await metricValue(t.app.metricsPort, "verdict_events_processed_total");
-    for (let shard = 0; shard < t.options.shards; shard++) await redis.xgroup("SETID", keys.stream(shard), CONSUMER_GROUP, "0");
-    await eventually(async () => {
-      for (let shard = 0; shard < t.options.shards; shard++) {
-        const [pending] = (await redis.xpending(keys.stream(shard), CONSUMER_GROUP)) as [number];
-        const groups = (await redis.xinfo("GROUPS", keys.stream(shard))) as unknown[][];
-        const lag = groups[0]?.[groups[0].indexOf("lag") + 1];
-        if (Number(pending ?? 0) !== 0 || Number(lag) !== 0) return undefined;
-      }
-      // Redelivered entries are counted as processed (skipped) when their batch commits.
-      return (await metricValue(t.app.metricsPort, "verdict_events_processed_total")) > processed ? true : undefined;
-    }, 10_000, "the redelivered entries acknowledged");
+    for (let shard = 0; shard < t.options.shards; shard++)
+      await redis.xgroup("SETID", keys.stream(shard), CONSUMER_GROUP, "0");
+    await eventually(
+      async () => {
+        for (let shard = 0; shard < t.options.shards; shard++) {
+          const [pending] = (await redis.xpending(keys.stream(shard), CONSUMER_GROUP)) as [number];
+          const groups = (await redis.xinfo("GROUPS", keys.stream(shard))) as unknown[][];
+          const lag = groups[0]?.[groups[0].indexOf("lag") + 1];
+          if (Number(pending ?? 0) !== 0 || Number(lag) !== 0) return undefined;
+        }
+        // Redelivered entries are counted as processed (skipped) when their batch commits.
+        return (await metricValue(t.app.metricsPort, "verdict_events_processed_total")) > processed ? true : undefined;
+      },
+      10_000,
+      "the redelivered entries acknowledged",
+    );
     expect(await partials(taskKey)).toEqual(before);
     expect((await get(key)).observations.step?.count).toBe(1);
   });

@@ -37,11 +37,17 @@ describe.each(DEPLOYMENTS)("reads by a worker that lost its shard (%s)", (deploy
     const client = await connectTo(deployment);
     const reader = await connectTo(deployment);
     clients.push(client, reader);
-    const owner = await eventually(async () => (await client.get(keys.lease(0))) ?? undefined, 10_000, "the shard owned");
+    const owner = await eventually(
+      async () => (await client.get(keys.lease(0))) ?? undefined,
+      10_000,
+      "the shard owned",
+    );
     const token = Number(owner.split(":").at(-1));
     const stale = new ShardReader({
       reader,
-      scripts: new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["claim-orphans"]),
+      scripts: new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), [
+        "claim-orphans",
+      ]),
       keys,
       shard: 0,
       // The lease it held before the current owner took the shard over (any earlier token).
@@ -61,12 +67,16 @@ describe.each(DEPLOYMENTS)("reads by a worker that lost its shard (%s)", (deploy
       }
     })();
     for (let value = 0; value < EVENTS; value++) {
-      expect((await t.request("POST", "/v1/events", { outcome_key: "o", action: "step", properties: { value } })).status).toBe(202);
+      expect(
+        (await t.request("POST", "/v1/events", { outcome_key: "o", action: "step", properties: { value } })).status,
+      ).toBe(202);
     }
     const values = await eventually(
       async () => {
         const reply = await t.request("GET", "/v1/outcomes/o/events?limit=1000");
-        const got = (reply.body as { events: { properties: { value: number } }[] }).events.map((e) => e.properties.value);
+        const got = (reply.body as { events: { properties: { value: number } }[] }).events.map(
+          (e) => e.properties.value,
+        );
         return got.length >= EVENTS ? got : undefined;
       },
       10_000,
@@ -79,12 +89,22 @@ describe.each(DEPLOYMENTS)("reads by a worker that lost its shard (%s)", (deploy
     // The stale reads did take entries (the owner waits between small reads), and nothing stays pending.
     expect(taken).toBeGreaterThan(0);
     expect([...claims]).toEqual(["lease-lost"]);
-    await eventually(async () => ((await client.xpending(keys.stream(0), "verdict")) as [number])[0] === 0 ? true : undefined, 5_000, "nothing pending");
+    await eventually(
+      async () => (((await client.xpending(keys.stream(0), "verdict")) as [number])[0] === 0 ? true : undefined),
+      5_000,
+      "nothing pending",
+    );
 
     // Idle, no commit comes to refuse an entry the stale worker took: the owner looks for such entries
     // every second. Written and read in one transaction, the entry goes to the stale reader, not to the
     // owner's blocked read (Redis serves blocked clients only once the transaction is done).
-    const late = packEnvelope({ accountId: t.accountId, outcomeKey: "o", variant: "A", action: "late", receivedAt: Date.now() });
+    const late = packEnvelope({
+      accountId: t.accountId,
+      outcomeKey: "o",
+      variant: "A",
+      action: "late",
+      receivedAt: Date.now(),
+    });
     const [, [, staleRead]] = (await client
       .multi()
       // An entry as enqueue.lua writes it: a msgpack array of packed envelopes.

@@ -7,7 +7,6 @@ import { shardOf } from "../../src/streams/shard.js";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 
-
 const unique = (label: string): string => `${label}-${randomBytes(4).toString("hex")}`;
 
 describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
@@ -26,7 +25,9 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
   }
 
   /** An agent priced at `unitAmount` on a fresh rate card, and a customer on it. */
-  async function contract(options: { condition?: string; method?: string; unitAmount?: number; settlement?: string } = {}) {
+  async function contract(
+    options: { condition?: string; method?: string; unitAmount?: number; settlement?: string } = {},
+  ) {
     const agent = unique("agent");
     const card = unique("card");
     const customer = unique("cust");
@@ -37,7 +38,10 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
       ...(options.settlement ? { settlement_period: options.settlement } : {}),
       ...(options.method ? { attribution_method: options.method } : {}),
     });
-    await put(`/v1/rate-cards/${card}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: options.unitAmount ?? 1000 }] });
+    await put(`/v1/rate-cards/${card}`, {
+      currency: "EUR",
+      entries: [{ agent_key: agent, unit_amount: options.unitAmount ?? 1000 }],
+    });
     await put(`/v1/customers/${customer}`, { name: "Acme", rate_card_key: card });
     return { agent, card, customer };
   }
@@ -48,14 +52,25 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
   }
 
   async function outcome(key: string) {
-    return (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`)).body as { status: string; goal: string; condition: string; observations: Record<string, { count: number }> };
+    return (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`)).body as {
+      status: string;
+      goal: string;
+      condition: string;
+      observations: Record<string, { count: number }>;
+    };
   }
 
   async function letterFor(key: string): Promise<{ code: string; event: Record<string, unknown> }> {
-    return eventually(async () => {
-      const letters = (await t.request("GET", "/v1/dlq?limit=1000")).body as { dead_letters: { code: string; outcome_key: string; event: Record<string, unknown> }[] };
-      return letters.dead_letters.find((d) => d.outcome_key === key);
-    }, 10_000, `dead letter for ${key}`);
+    return eventually(
+      async () => {
+        const letters = (await t.request("GET", "/v1/dlq?limit=1000")).body as {
+          dead_letters: { code: string; outcome_key: string; event: Record<string, unknown> }[];
+        };
+        return letters.dead_letters.find((d) => d.outcome_key === key);
+      },
+      10_000,
+      `dead letter for ${key}`,
+    );
   }
 
   async function chargesOf(customer: string): Promise<Charge[]> {
@@ -71,7 +86,14 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
 
     // Later edits to the agent and the rate card never change an open outcome.
     expect((await t.request("PUT", `/v1/agents/${agent}`, { name: "x", condition: "never" })).status).toBe(200);
-    expect((await t.request("PUT", `/v1/rate-cards/${card}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: 1 }] })).status).toBe(200);
+    expect(
+      (
+        await t.request("PUT", `/v1/rate-cards/${card}`, {
+          currency: "EUR",
+          entries: [{ agent_key: agent, unit_amount: 1 }],
+        })
+      ).status,
+    ).toBe(200);
     await send({ key, customer_key: customer, action: "step" });
     await eventually(async () => ((await outcome(key)).status === "CONFIRMED" ? true : undefined));
     const charges = await eventually(async () => {
@@ -79,7 +101,16 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
       return list.length > 0 ? list : undefined;
     });
     expect(charges).toHaveLength(1);
-    expect(charges[0]).toMatchObject({ outcome_key: key, customer_key: customer, agent_key: agent, rate_card_key: card, currency: "EUR", unit_amount: 1234, attribution: 1, amount: 1234 });
+    expect(charges[0]).toMatchObject({
+      outcome_key: key,
+      customer_key: customer,
+      agent_key: agent,
+      rate_card_key: card,
+      currency: "EUR",
+      unit_amount: 1234,
+      attribution: 1,
+      amount: 1234,
+    });
   });
 
   it("keeps a created outcome's idempotency keys, though an earlier dead-lettered event set them to expire", async () => {
@@ -108,7 +139,13 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     const twoAgents = unique("card");
     const otherAgent = unique("agent");
     await put(`/v1/agents/${otherAgent}`, { name: "Other", condition: "done" });
-    await put(`/v1/rate-cards/${twoAgents}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: 1 }, { agent_key: otherAgent, unit_amount: 2 }] });
+    await put(`/v1/rate-cards/${twoAgents}`, {
+      currency: "EUR",
+      entries: [
+        { agent_key: agent, unit_amount: 1 },
+        { agent_key: otherAgent, unit_amount: 2 },
+      ],
+    });
     const ambiguous = unique("cust");
     await put(`/v1/customers/${ambiguous}`, { name: "Two agents", rate_card_key: twoAgents });
     const unpriced = unique("agent");
@@ -153,7 +190,8 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     for (const [method, attribution] of Object.entries(expected)) {
       const { customer } = await contract({ method, unitAmount: 150 });
       const key = unique(method);
-      for (const value of values) await send({ key, customer_key: customer, action: "step", properties: { attribution: value } });
+      for (const value of values)
+        await send({ key, customer_key: customer, action: "step", properties: { attribution: value } });
       await send({ key, customer_key: customer, action: "done" });
       const [charge] = await eventually(async () => {
         const list = await chargesOf(customer);
@@ -166,17 +204,28 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
   it("creates outcomes in one batch from one read of the contract, and later ones from the edited contract", async () => {
     const { agent, card, customer } = await contract({ condition: "done", unitAmount: 100 });
     const first = [unique("job"), unique("job"), unique("job")];
-    const batch = await t.request("POST", "/v1/events/batch", { events: first.map((key) => ({ key, customer_key: customer, agent_key: agent, action: "done" })) });
+    const batch = await t.request("POST", "/v1/events/batch", {
+      events: first.map((key) => ({ key, customer_key: customer, agent_key: agent, action: "done" })),
+    });
     expect(batch.body).toMatchObject({ accepted: 3, failed: [] });
     await eventually(async () => ((await chargesOf(customer)).length === 3 ? true : undefined));
-    expect((await t.request("PUT", `/v1/rate-cards/${card}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: 250 }] })).status).toBe(200);
+    expect(
+      (
+        await t.request("PUT", `/v1/rate-cards/${card}`, {
+          currency: "EUR",
+          entries: [{ agent_key: agent, unit_amount: 250 }],
+        })
+      ).status,
+    ).toBe(200);
     const later = unique("job");
     await send({ key: later, customer_key: customer, agent_key: agent, action: "done" });
     const charges = await eventually(async () => {
       const list = await chargesOf(customer);
       return list.length === 4 ? list : undefined;
     });
-    expect(charges.map((c) => [c.outcome_key, c.unit_amount])).toEqual(expect.arrayContaining([...first.map((key) => [key, 100]), [later, 250]]));
+    expect(charges.map((c) => [c.outcome_key, c.unit_amount])).toEqual(
+      expect.arrayContaining([...first.map((key) => [key, 100]), [later, 250]]),
+    );
   });
 
   it("never charges a FAILED outcome", async () => {
@@ -214,15 +263,31 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     const other = await t.newAccount();
     const as = (method: string, path: string, body?: unknown) => t.request(method, path, body, other.token);
     expect((await as("PUT", "/v1/agents/bot", { name: "bot", condition: "never" })).status).toBe(201);
-    expect((await as("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "bot", unit_amount: 1 }] })).status).toBe(201);
+    expect(
+      (await as("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "bot", unit_amount: 1 }] }))
+        .status,
+    ).toBe(201);
     // UTF-16 order would put "😀" (D83D...) before "\uE000"; UTF-8 bytes (F0... after EE...) put it last.
     const customers = ["😀", "\uE000", "b", "é"];
     for (const customer of customers) {
-      expect((await as("PUT", `/v1/customers/${encodeURIComponent(customer)}`, { name: "c", rate_card_key: "card" })).status).toBe(201);
-      expect((await as("POST", "/v1/events", { key: `job-${customer}`, customer_key: customer, agent_key: "bot", action: "step" })).status).toBe(202);
+      expect(
+        (await as("PUT", `/v1/customers/${encodeURIComponent(customer)}`, { name: "c", rate_card_key: "card" })).status,
+      ).toBe(201);
+      expect(
+        (
+          await as("POST", "/v1/events", {
+            key: `job-${customer}`,
+            customer_key: customer,
+            agent_key: "bot",
+            action: "step",
+          })
+        ).status,
+      ).toBe(202);
     }
     const usage = await eventually(async () => {
-      const listed = (await as("GET", "/v1/usage")).body as { usage: { customer_key: string; billable_events: number }[] };
+      const listed = (await as("GET", "/v1/usage")).body as {
+        usage: { customer_key: string; billable_events: number }[];
+      };
       return listed.usage.length === customers.length ? listed.usage : undefined;
     });
     expect(usage.map((u) => u.customer_key)).toEqual(["b", "é", "\uE000", "😀"]);
@@ -232,12 +297,22 @@ describe.each(DEPLOYMENTS)("variant B (%s)", (deployment) => {
     const agent = await t.request("PUT", "/v1/agents/a", { name: "a", condition: "review:score>=4" });
     expect(agent.status).toBe(400);
     expect(agent.body).toMatchObject({ error: { code: "VALIDATION_ERROR", details: [{ path: "condition" }] } });
-    const card = await t.request("PUT", "/v1/rate-cards/c", { currency: "EUR", entries: [{ agent_key: "a", unit_amount: 1.5 }] });
+    const card = await t.request("PUT", "/v1/rate-cards/c", {
+      currency: "EUR",
+      entries: [{ agent_key: "a", unit_amount: 1.5 }],
+    });
     expect(card.status).toBe(400);
     expect((await t.request("GET", "/v1/agents/none")).body).toMatchObject({ error: { code: "AGENT_NOT_FOUND" } });
-    expect((await t.request("GET", "/v1/customers/none")).body).toMatchObject({ error: { code: "CUSTOMER_NOT_FOUND" } });
-    expect((await t.request("GET", "/v1/rate-cards/none")).body).toMatchObject({ error: { code: "RATE_CARD_NOT_FOUND" } });
-    const listed = (await t.request("GET", "/v1/agents?limit=1")).body as { agents: unknown[]; next_cursor: string | null };
+    expect((await t.request("GET", "/v1/customers/none")).body).toMatchObject({
+      error: { code: "CUSTOMER_NOT_FOUND" },
+    });
+    expect((await t.request("GET", "/v1/rate-cards/none")).body).toMatchObject({
+      error: { code: "RATE_CARD_NOT_FOUND" },
+    });
+    const listed = (await t.request("GET", "/v1/agents?limit=1")).body as {
+      agents: unknown[];
+      next_cursor: string | null;
+    };
     expect(listed.agents).toHaveLength(1);
     expect(listed.next_cursor).not.toBeNull();
   });

@@ -26,7 +26,16 @@ const CREATED = Date.UTC(2026, 10, 20);
 const RETENTION_MS = 1000;
 
 function confirmed(key: string, trajectory: number | null): OutcomeRecord {
-  const record = newOutcomeRecord({ accountId: ACCOUNT, key, origin: { kind: "task", taskKey: "t" }, goal: null, settlementPeriodMs: null, settlesAt: null, condition: "done", at: CREATED });
+  const record = newOutcomeRecord({
+    accountId: ACCOUNT,
+    key,
+    origin: { kind: "task", taskKey: "t" },
+    goal: null,
+    settlementPeriodMs: null,
+    settlesAt: null,
+    condition: "done",
+    at: CREATED,
+  });
   return { ...record, status: "CONFIRMED", verdictAt: CREATED + 1000, scores: { ...record.scores, trajectory } };
 }
 
@@ -47,8 +56,15 @@ describe.each(DEPLOYMENTS)("archive delete step (%s)", (deployment) => {
 
   it("deletes what still matches its copy, members as recorded, and puts back what changed or was recorded without members", async () => {
     const keys = new Keys(uniquePrefix());
-    const scripts = new Scripts<ActorScriptReplies>(redis, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "archive-delete"]);
-    const leaseValue = (await scripts.run("lease-acquire", [keys.lease(SHARD), keys.fence(SHARD)], ["w1", 60_000])) as string;
+    const scripts = new Scripts<ActorScriptReplies>(redis, new URL("../../src/actors/lua/", import.meta.url), [
+      "lease-acquire",
+      "archive-delete",
+    ]);
+    const leaseValue = (await scripts.run(
+      "lease-acquire",
+      [keys.lease(SHARD), keys.fence(SHARD)],
+      ["w1", 60_000],
+    )) as string;
     let clock = CREATED + 10_000;
     const forgotten: string[] = [];
     const archiver = new OutcomeArchiver({
@@ -81,9 +97,14 @@ describe.each(DEPLOYMENTS)("archive delete step (%s)", (deployment) => {
     const legacySnapshot = packOutcome(legacy);
     await redis.set(keys.outcome(SHARD, ACCOUNT, legacy.key), legacySnapshot);
     await redis.zadd(keys.archived(SHARD), 0, legacyRef);
-    await redis.hset(keys.archivedDigests(SHARD), legacyRef, `${createHash("sha1").update(legacySnapshot).digest("hex")} 0`);
+    await redis.hset(
+      keys.archivedDigests(SHARD),
+      legacyRef,
+      `${createHash("sha1").update(legacySnapshot).digest("hex")} 0`,
+    );
 
-    const rows = async (): Promise<number> => Number((await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes`)[0]!.n);
+    const rows = async (): Promise<number> =>
+      Number((await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes`)[0]!.n);
     const inRedis = (key: string): Promise<number> => redis.exists(keys.outcome(SHARD, ACCOUNT, key));
     /** Back in the settled index, to be copied again; its archive record dropped. */
     const putBack = async (key: string): Promise<void> => {
@@ -111,7 +132,8 @@ describe.each(DEPLOYMENTS)("archive delete step (%s)", (deployment) => {
     expect(await archiver.pass()).toBe(1);
     // The worker drops the page's outcomes from its memory; those put back load again from Redis.
     expect(forgotten).toContain(outcomeRef(ACCOUNT, "kept"));
-    for (const key of [keys.outcome(SHARD, ACCOUNT, "kept"), keys.idempotency(SHARD, ACCOUNT, "kept")]) expect(await redis.exists(key)).toBe(0);
+    for (const key of [keys.outcome(SHARD, ACCOUNT, "kept"), keys.idempotency(SHARD, ACCOUNT, "kept")])
+      expect(await redis.exists(key)).toBe(0);
     expect(await redis.zscore(keys.outcomeIndex(SHARD, ACCOUNT), indexMember(CREATED, "kept"))).toBeNull();
     expect(await redis.zscore(keys.scoreIndex(SHARD, ACCOUNT, "trajectory"), trajectoryMember)).toBeNull();
     await putBack("changed");

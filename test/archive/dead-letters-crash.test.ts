@@ -26,13 +26,21 @@ describe("dead-letter archive crash between the PostgreSQL commit and the Redis 
   }, 60_000);
 
   const rows = async (): Promise<string[]> =>
-    (await db.sql<{ id: string }[]>`SELECT shard || '-' || entry_ms || '-' || entry_seq AS id FROM dead_letters WHERE account_id = ${t.accountId}`).map((row) => row.id);
+    (
+      await db.sql<
+        { id: string }[]
+      >`SELECT shard || '-' || entry_ms || '-' || entry_seq AS id FROM dead_letters WHERE account_id = ${t.accountId}`
+    ).map((row) => row.id);
   const hot = async (): Promise<number> => {
     let total = 0;
-    for (let shard = 0; shard < t.options.shards; shard++) total += await t.app.redis.xlen(t.app.keys.deadLetters(shard, t.accountId));
+    for (let shard = 0; shard < t.options.shards; shard++)
+      total += await t.app.redis.xlen(t.app.keys.deadLetters(shard, t.accountId));
     return total;
   };
-  const listed = async (): Promise<string[]> => ((await t.request("GET", "/v1/dlq?limit=1000")).body as { dead_letters: { id: string }[] }).dead_letters.map((letter) => letter.id);
+  const listed = async (): Promise<string[]> =>
+    ((await t.request("GET", "/v1/dlq?limit=1000")).body as { dead_letters: { id: string }[] }).dead_letters.map(
+      (letter) => letter.id,
+    );
 
   it("finishes the move after a restart with every letter once", async () => {
     const env = { ...envFor(t.options), VERDICT_ARCHIVE_URL: db.url, VERDICT_DLQ_RETENTION: "1s" };
@@ -42,14 +50,22 @@ describe("dead-letter archive crash between the PostgreSQL commit and the Redis 
 
     // The armed worker commits the first rows, then dies as it is about to record them.
     const crashed = workers[0]!;
-    await eventually(() => Promise.resolve(crashed.child.signalCode === "SIGKILL" ? true : undefined), 30_000, "the armed worker killed at its fault point");
+    await eventually(
+      () => Promise.resolve(crashed.child.signalCode === "SIGKILL" ? true : undefined),
+      30_000,
+      "the armed worker killed at its fault point",
+    );
     expect((await rows()).length).toBeGreaterThan(0);
     expect(await hot()).toBe(LETTERS);
     const before = await listed();
     expect(before).toHaveLength(LETTERS);
 
     workers.push(await spawnVerdict("worker", env));
-    await eventually(async () => ((await hot()) === 0 ? true : undefined), 60_000, "every letter deleted from Redis by the next owner");
+    await eventually(
+      async () => ((await hot()) === 0 ? true : undefined),
+      60_000,
+      "every letter deleted from Redis by the next owner",
+    );
     expect((await rows()).sort()).toEqual([...before].sort());
     expect(await listed()).toEqual(before);
   }, 120_000);

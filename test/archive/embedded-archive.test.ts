@@ -56,7 +56,7 @@ class RawClient {
   async untilReady(): Promise<[string, Buffer][]> {
     for (;;) {
       const messages: [string, Buffer][] = [];
-      for (let at = 0; at + 5 <= this.received.length; ) {
+      for (let at = 0; at + 5 <= this.received.length;) {
         const end = at + 1 + this.received.readInt32BE(at + 1);
         if (end > this.received.length) break;
         messages.push([String.fromCharCode(this.received[at]!), this.received.subarray(at + 5, end)]);
@@ -82,7 +82,9 @@ class RawClient {
 
 /** The text of the first column of each DataRow. */
 function firstColumns(messages: [string, Buffer][]): string[] {
-  return messages.filter(([type]) => type === "D").map(([, body]) => body.subarray(6, 6 + body.readInt32BE(2)).toString());
+  return messages
+    .filter(([type]) => type === "D")
+    .map(([, body]) => body.subarray(6, 6 + body.readInt32BE(2)).toString());
 }
 
 describe("the embedded archive's wire server", () => {
@@ -123,7 +125,9 @@ describe("the embedded archive's wire server", () => {
             return;
           }
           // Different shapes and parameters per statement: an interleaved Parse/Bind would mix them up.
-          const [row] = await sql<{ id: number; text: string; even: boolean }[]>`SELECT ${id}::int AS id, ${`text ${id}`}::text AS text, ${i % 2 === 0} AS even`;
+          const [row] = await sql<
+            { id: number; text: string; even: boolean }[]
+          >`SELECT ${id}::int AS id, ${`text ${id}`}::text AS text, ${i % 2 === 0} AS even`;
           if (row?.id !== id || row.text !== `text ${id}` || row.even !== (i % 2 === 0)) wrong.push(id);
         }),
       ),
@@ -136,7 +140,9 @@ describe("the embedded archive's wire server", () => {
     const [a, b] = await Promise.all([RawClient.connect(archive.socketPath), RawClient.connect(archive.socketPath)]);
     try {
       // Parse and Bind the unnamed statement and portal; Execute and Sync come later.
-      a.write(Buffer.concat([message("P", "", "SELECT 1::int AS n", int16s(0)), message("B", "", "", int16s(0, 0, 0))]));
+      a.write(
+        Buffer.concat([message("P", "", "SELECT 1::int AS n", int16s(0)), message("B", "", "", int16s(0, 0, 0))]),
+      );
       await new Promise((r) => setTimeout(r, 100));
       // A simple query would drop the unnamed portal if it ran now.
       b.write(message("Q", "SELECT 2::int AS n"));

@@ -43,7 +43,9 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
   let before: Answers;
 
   async function get(path: string): Promise<unknown> {
-    const reply = await fetch(`http://127.0.0.1:${verdict!.port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const reply = await fetch(`http://127.0.0.1:${verdict!.port}${path}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(reply.status, path).toBe(200);
     return reply.json();
   }
@@ -59,7 +61,11 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
 
   async function answers(): Promise<Answers> {
     const outcomes = new Map<string, { outcome: unknown; events: unknown }>();
-    for (const key of settled) outcomes.set(key, { outcome: await get(`/v1/outcomes/${key}`), events: await get(`/v1/outcomes/${key}/events?limit=100`) });
+    for (const key of settled)
+      outcomes.set(key, {
+        outcome: await get(`/v1/outcomes/${key}`),
+        events: await get(`/v1/outcomes/${key}/events?limit=100`),
+      });
     return { outcomes, charges: await get("/v1/charges?limit=100"), deadLetters: await get("/v1/dlq?limit=100") };
   }
 
@@ -109,7 +115,10 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
 
   beforeAll(async () => {
     verdict = await spawnVerdict("all", env);
-    const created = execFileSync(process.execPath, [CLI, "account", "create", "laptop"], { env: { ...process.env, ...env }, encoding: "utf8" });
+    const created = execFileSync(process.execPath, [CLI, "account", "create", "laptop"], {
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+    });
     token = (JSON.parse(created) as { token: string }).token;
   }, 60_000);
 
@@ -120,14 +129,35 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
 
   it("moves settled outcomes of both variants out of Redis into PGlite, and answers the same", async () => {
     expect((await send("PUT", "/v1/tasks/t", { name: "t", condition: "COUNT(step) >= 2 AND done" })).status).toBe(201);
-    expect((await send("PUT", "/v1/agents/closer", { name: "closer", condition: "COUNT(step) >= 2 AND done" })).status).toBe(201);
-    expect((await send("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "closer", unit_amount: 250 }] })).status).toBe(201);
+    expect(
+      (await send("PUT", "/v1/agents/closer", { name: "closer", condition: "COUNT(step) >= 2 AND done" })).status,
+    ).toBe(201);
+    expect(
+      (
+        await send("PUT", "/v1/rate-cards/card", {
+          currency: "EUR",
+          entries: [{ agent_key: "closer", unit_amount: 250 }],
+        })
+      ).status,
+    ).toBe(201);
     expect((await send("PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" })).status).toBe(201);
-    for (const key of [...settledA, "open"]) expect((await send("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
+    for (const key of [...settledA, "open"])
+      expect((await send("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
     for (const [n, action] of ["step", "step", "done"].entries()) {
       const events = [
-        ...settledA.map((key) => ({ outcome_key: key, action, idempotency_key: `${key}-${n}`, properties: { n, note: `${action} of ${key}` } })),
-        ...settledB.map((key) => ({ key, customer_key: "acme", action, idempotency_key: `${key}-${n}`, properties: { n } })),
+        ...settledA.map((key) => ({
+          outcome_key: key,
+          action,
+          idempotency_key: `${key}-${n}`,
+          properties: { n, note: `${action} of ${key}` },
+        })),
+        ...settledB.map((key) => ({
+          key,
+          customer_key: "acme",
+          action,
+          idempotency_key: `${key}-${n}`,
+          properties: { n },
+        })),
       ];
       const reply = await send("POST", "/v1/events/batch", { events });
       expect(reply.status).toBe(202);
@@ -135,22 +165,44 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
     }
     // A Variant B outcome is 404 until its worker applied the first event: keep waiting then too.
     const confirmed = async (key: string): Promise<boolean> => {
-      const reply = await fetch(`http://127.0.0.1:${verdict!.port}/v1/outcomes/${key}`, { headers: { authorization: `Bearer ${token}` } });
+      const reply = await fetch(`http://127.0.0.1:${verdict!.port}/v1/outcomes/${key}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       return reply.status === 200 && ((await reply.json()) as { status: string }).status === "CONFIRMED";
     };
-    await eventually(async () => {
-      for (const key of settled) if (!(await confirmed(key))) return undefined;
-      return true;
-    }, 30_000, "every outcome confirmed");
+    await eventually(
+      async () => {
+        for (const key of settled) if (!(await confirmed(key))) return undefined;
+        return true;
+      },
+      30_000,
+      "every outcome confirmed",
+    );
     // Events for outcomes nobody opened, one too large to keep whole in Redis.
-    const ghosts = [{ outcome_key: "ghost-0", action: "step" }, { outcome_key: "ghost-1", action: "step", properties: { blob: "z".repeat(20_000) } }];
+    const ghosts = [
+      { outcome_key: "ghost-0", action: "step" },
+      { outcome_key: "ghost-1", action: "step", properties: { blob: "z".repeat(20_000) } },
+    ];
     expect((await send("POST", "/v1/events/batch", { events: ghosts })).status).toBe(202);
-    await eventually(async () => (((await get("/v1/dlq?limit=100")) as { dead_letters: unknown[] }).dead_letters.length === 2 ? true : undefined), 30_000, "both dead letters listed");
+    await eventually(
+      async () =>
+        ((await get("/v1/dlq?limit=100")) as { dead_letters: unknown[] }).dead_letters.length === 2 ? true : undefined,
+      30_000,
+      "both dead letters listed",
+    );
     before = await answers();
     expect((before.charges as { charges: unknown[] }).charges).toHaveLength(settledB.length);
-    await eventually(async () => ((await deadLettersInRedis()) === 0 ? true : undefined), 30_000, "no dead letter in Redis");
+    await eventually(
+      async () => ((await deadLettersInRedis()) === 0 ? true : undefined),
+      30_000,
+      "no dead letter in Redis",
+    );
 
-    await eventually(async () => ((await redisKeysOf(settled)).length === 0 ? true : undefined), 20_000, "no Redis key of a settled outcome");
+    await eventually(
+      async () => ((await redisKeysOf(settled)).length === 0 ? true : undefined),
+      20_000,
+      "no Redis key of a settled outcome",
+    );
     // The same search finds the outcome that stays open: the keys of the settled ones are gone, not missed.
     expect((await redisKeysOf(["open"])).length).toBeGreaterThan(0);
     const after = await answers();
@@ -174,7 +226,8 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
   }, 60_000);
 
   it("lets verdict migrate and verdict archive run work on the archive the service serves", () => {
-    const cli = (args: string[]): unknown => JSON.parse(execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: "utf8" }));
+    const cli = (args: string[]): unknown =>
+      JSON.parse(execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: "utf8" }));
     expect(cli(["migrate"])).toEqual({ applied: [] });
     // Every settled outcome moved already, and the open one is not queued.
     expect(cli(["archive", "run"])).toEqual({ queued: 0 });
@@ -183,12 +236,20 @@ describe("the embedded archive (verdict serve without REDIS_URL or VERDICT_ARCHI
 
 describe("verdict migrate on a data dir no service runs on", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "verdict-embedded-migrate-"));
-  const env = { ...process.env, REDIS_URL: "", REDIS_CLUSTER_NODES: "", VERDICT_ARCHIVE_URL: "", VERDICT_DATA_DIR: dataDir, VERDICT_LOG_LEVEL: "warn" };
+  const env = {
+    ...process.env,
+    REDIS_URL: "",
+    REDIS_CLUSTER_NODES: "",
+    VERDICT_ARCHIVE_URL: "",
+    VERDICT_DATA_DIR: dataDir,
+    VERDICT_LOG_LEVEL: "warn",
+  };
 
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("creates the embedded archive, applies every migration once and stops it", () => {
-    const migrate = (): { applied: string[] } => JSON.parse(execFileSync(process.execPath, [CLI, "migrate"], { env, encoding: "utf8" })) as { applied: string[] };
+    const migrate = (): { applied: string[] } =>
+      JSON.parse(execFileSync(process.execPath, [CLI, "migrate"], { env, encoding: "utf8" })) as { applied: string[] };
     const versions = readdirSync(fileURLToPath(new URL("../../src/archive-db/migrations/", import.meta.url)))
       .filter((name) => name.endsWith(".sql"))
       .map((name) => name.slice(0, -".sql".length))

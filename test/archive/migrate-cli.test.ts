@@ -19,15 +19,40 @@ describe("verdict migrate", () => {
   });
 
   function migrate(): { status: number | null; out: unknown } {
-    const env = { ...process.env, ...envOf("standalone"), VERDICT_TOKEN_SECRET: randomBytes(32).toString("base64url"), VERDICT_ARCHIVE_URL: db.url };
+    const env = {
+      ...process.env,
+      ...envOf("standalone"),
+      VERDICT_TOKEN_SECRET: randomBytes(32).toString("base64url"),
+      VERDICT_ARCHIVE_URL: db.url,
+    };
     const result = spawnSync(process.execPath, [CLI, "migrate"], { env, encoding: "utf8" });
     return { status: result.status, out: result.stdout ? (JSON.parse(result.stdout) as unknown) : result.stderr };
   }
 
   it("applies the schema once", async () => {
-    expect(migrate()).toEqual({ status: 0, out: { applied: ["0001_charges", "0002_outcomes", "0003_charge_positions", "0004_dead_letters", "0005_insight_rollups"] } });
+    expect(migrate()).toEqual({
+      status: 0,
+      out: {
+        applied: [
+          "0001_charges",
+          "0002_outcomes",
+          "0003_charge_positions",
+          "0004_dead_letters",
+          "0005_insight_rollups",
+        ],
+      },
+    });
     expect(migrate()).toEqual({ status: 0, out: { applied: [] } });
-    const tables = await db.sql<{ name: string }[]>`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`;
-    expect(tables.map((t) => t.name)).toEqual(["charges", "dead_letters", "insight_rollups", "outcome_events", "outcomes", "schema_migrations"]);
+    const tables = await db.sql<
+      { name: string }[]
+    >`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`;
+    expect(tables.map((t) => t.name)).toEqual([
+      "charges",
+      "dead_letters",
+      "insight_rollups",
+      "outcome_events",
+      "outcomes",
+      "schema_migrations",
+    ]);
   });
 });

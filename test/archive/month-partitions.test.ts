@@ -21,7 +21,9 @@ describe("month partitions' statistics", () => {
 
   /** The partition's row count as the planner knows it: -1 until it is first analysed. */
   async function plannedRows(): Promise<number> {
-    const [row] = await db.sql<{ reltuples: number }[]>`SELECT reltuples FROM pg_class WHERE relname = 'charges_y2026m11'`;
+    const [row] = await db.sql<
+      { reltuples: number }[]
+    >`SELECT reltuples FROM pg_class WHERE relname = 'charges_y2026m11'`;
     return Number(row!.reltuples);
   }
 
@@ -30,7 +32,10 @@ describe("month partitions' statistics", () => {
       INSERT INTO charges (id, account_id, outcome_key, customer_key, agent_key, rate_card_key, currency, unit_amount, attribution, amount, confirmed_at)
       SELECT 'charge-' || i, 'acct', 'outcome-' || i, 'acme', 'closer', 'card', 'EUR', 100, 1, 100, ${new Date(at).toISOString()}::timestamptz
       FROM generate_series(${from}::int, ${from + count - 1}::int) AS i`;
-    await partitions.inserted("charges", Array.from({ length: count }, () => at));
+    await partitions.inserted(
+      "charges",
+      Array.from({ length: count }, () => at),
+    );
   }
 
   it("analyses a partition once a process inserted 1,000 rows, then each time that doubles", async () => {

@@ -38,7 +38,10 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   async function listAll(limit: number, cursor: string | null = null, query = ""): Promise<string[]> {
     const keys: string[] = [];
     do {
-      const page = (await get(`/v1/outcomes?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`)) as { outcomes: Outcome[]; next_cursor: string | null };
+      const page = (await get(`/v1/outcomes?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`)) as {
+        outcomes: Outcome[];
+        next_cursor: string | null;
+      };
       keys.push(...page.outcomes.map((o) => o.key));
       cursor = page.next_cursor;
     } while (cursor !== null);
@@ -49,7 +52,10 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   async function allCharges(limit: number, cursor: string | null = null, query = ""): Promise<{ id: string }[]> {
     const charges: { id: string }[] = [];
     do {
-      const page = (await get(`/v1/charges?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`)) as { charges: { id: string }[]; next_cursor: string | null };
+      const page = (await get(`/v1/charges?limit=${limit}${query}${cursor ? `&cursor=${cursor}` : ""}`)) as {
+        charges: { id: string }[];
+        next_cursor: string | null;
+      };
       charges.push(...page.charges);
       cursor = page.next_cursor;
     } while (cursor !== null);
@@ -59,7 +65,8 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   /** Entries left in the account's charge streams. */
   async function chargesInRedis(): Promise<number> {
     let total = 0;
-    for (let shard = 0; shard < t.options.shards; shard++) total += await t.app.redis.xlen(t.app.keys.charges(shard, t.accountId));
+    for (let shard = 0; shard < t.options.shards; shard++)
+      total += await t.app.redis.xlen(t.app.keys.charges(shard, t.accountId));
     return total;
   }
 
@@ -88,7 +95,8 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   beforeAll(async () => {
     db = await createTestDatabase();
     t = await startTestApp(deployment, { archiveUrl: db.url, hotRetentionMs: 2000 });
-    const put = async (path: string, body: unknown): Promise<void> => expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
+    const put = async (path: string, body: unknown): Promise<void> =>
+      expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
     await put("/v1/tasks/t", { name: "t", condition: "COUNT(step) >= 2 AND done" });
     await put("/v1/agents/closer", { name: "closer", condition: "COUNT(step) >= 2 AND done" });
     await put("/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "closer", unit_amount: 250 }] });
@@ -101,21 +109,42 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   }, 60_000);
 
   it("settles both variants and reads them as usual while they are hot", async () => {
-    for (const key of [...settledA, ...open]) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
+    for (const key of [...settledA, ...open])
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
     for (const [n, action] of ["step", "step", "done"].entries()) {
-      const a = settledA.map((key) => ({ outcome_key: key, action, idempotency_key: `${key}-${n}`, properties: { n, note: `${action} of ${key}`, nested: { z: 1, a: [true, null, 2.5] } } }));
-      const b = settledB.map((key) => ({ key, customer_key: "acme", action, idempotency_key: `${key}-${n}`, properties: { n } }));
+      const a = settledA.map((key) => ({
+        outcome_key: key,
+        action,
+        idempotency_key: `${key}-${n}`,
+        properties: { n, note: `${action} of ${key}`, nested: { z: 1, a: [true, null, 2.5] } },
+      }));
+      const b = settledB.map((key) => ({
+        key,
+        customer_key: "acme",
+        action,
+        idempotency_key: `${key}-${n}`,
+        properties: { n },
+      }));
       const openSteps = action === "done" ? [] : open.map((key) => ({ outcome_key: key, action }));
       for (const events of [a, b, openSteps].filter((batch) => batch.length > 0)) {
         const reply = await t.request("POST", "/v1/events/batch", { events });
         expect((reply.body as { failed: unknown[] }).failed).toEqual([]);
       }
     }
-    await eventually(async () => {
-      for (const key of settled) if (((await get(`/v1/outcomes/${key}`)) as Outcome).status !== "CONFIRMED") return undefined;
-      return true;
-    }, 20_000, "every outcome confirmed");
-    for (const key of [...settled, ...open]) before.set(key, { outcome: await get(`/v1/outcomes/${key}`), events: await get(`/v1/outcomes/${key}/events?limit=100`) });
+    await eventually(
+      async () => {
+        for (const key of settled)
+          if (((await get(`/v1/outcomes/${key}`)) as Outcome).status !== "CONFIRMED") return undefined;
+        return true;
+      },
+      20_000,
+      "every outcome confirmed",
+    );
+    for (const key of [...settled, ...open])
+      before.set(key, {
+        outcome: await get(`/v1/outcomes/${key}`),
+        events: await get(`/v1/outcomes/${key}/events?limit=100`),
+      });
     listedBefore = await listAll(7);
     expect([...listedBefore].sort()).toEqual([...settled, ...open].sort());
     const page = (await get("/v1/outcomes?limit=9")) as { outcomes: Outcome[]; next_cursor: string };
@@ -125,13 +154,23 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
   }, 60_000);
 
   it("moves them out of Redis after the retention, keeping only the open ones", async () => {
-    await eventually(async () => ((await redisTraces(settled)).length === 0 ? true : undefined), 30_000, "no Redis key or index member of a settled outcome");
+    await eventually(
+      async () => ((await redisTraces(settled)).length === 0 ? true : undefined),
+      30_000,
+      "no Redis key or index member of a settled outcome",
+    );
     const rows = await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcomes WHERE account_id = ${t.accountId}`;
     expect(Number(rows[0]!.n)).toBe(settled.length);
-    const events = await db.sql<{ n: string }[]>`SELECT count(*) AS n FROM outcome_events WHERE account_id = ${t.accountId}`;
+    const events = await db.sql<
+      { n: string }[]
+    >`SELECT count(*) AS n FROM outcome_events WHERE account_id = ${t.accountId}`;
     expect(Number(events[0]!.n)).toBe(settled.length * 3);
     expect((await redisTraces(open)).length).toBeGreaterThan(0);
-    await eventually(async () => ((await chargesInRedis()) === 0 ? true : undefined), 30_000, "no charge left in the Redis charge streams");
+    await eventually(
+      async () => ((await chargesInRedis()) === 0 ? true : undefined),
+      30_000,
+      "no charge left in the Redis charge streams",
+    );
   }, 60_000);
 
   it("lists the same charges from PostgreSQL, in the same order, filters and cursors included", async () => {
@@ -150,7 +189,10 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
     // Paging the archived log by its cursor, one event at a time.
     const [key] = settledA;
     const one = (await get(`/v1/outcomes/${key}/events?limit=1`)) as { events: { id: string }[]; next_cursor: string };
-    const rest = (await get(`/v1/outcomes/${key}/events?limit=5&cursor=${one.next_cursor}`)) as { events: { id: string }[]; next_cursor: string | null };
+    const rest = (await get(`/v1/outcomes/${key}/events?limit=5&cursor=${one.next_cursor}`)) as {
+      events: { id: string }[];
+      next_cursor: string | null;
+    };
     expect([...one.events, ...rest.events]).toEqual((before.get(key!)!.events as { events: unknown[] }).events);
     expect(rest.next_cursor).toBeNull();
   }, 60_000);
@@ -175,10 +217,18 @@ describe.each(DEPLOYMENTS)("settled outcomes move to PostgreSQL (%s)", (deployme
     ];
     const reply = await t.request("POST", "/v1/events/batch", { events: sent });
     expect(reply.status).toBe(202);
-    const letters = await eventually(async () => {
-      const found = ((await get("/v1/dlq?limit=1000")) as { dead_letters: { code: string; outcome_key: string; event: { idempotency_key?: string } }[] }).dead_letters;
-      return found.length >= 2 ? found : undefined;
-    }, 15_000, "the late events dead-lettered");
+    const letters = await eventually(
+      async () => {
+        const found = (
+          (await get("/v1/dlq?limit=1000")) as {
+            dead_letters: { code: string; outcome_key: string; event: { idempotency_key?: string } }[];
+          }
+        ).dead_letters;
+        return found.length >= 2 ? found : undefined;
+      },
+      15_000,
+      "the late events dead-lettered",
+    );
     expect(letters.map((l) => [l.code, l.outcome_key, l.event.idempotency_key]).sort()).toEqual([
       ["OUTCOME_NOT_OPEN", b, "late-b"],
       ["OUTCOME_NOT_OPEN", a, "late-a"],

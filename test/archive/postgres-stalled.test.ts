@@ -32,10 +32,14 @@ describe("PostgreSQL silent", () => {
   }, 60_000);
 
   it("answers 503 within the stall bound, goes on deciding, catches up, and stops", async () => {
-    const inRedis = async (key: string): Promise<boolean> => (await t.app.redis.exists(t.app.keys.outcome(shardOf(t.accountId, key, t.options.shards), t.accountId, key))) === 1;
-    const status = async (key: string): Promise<string> => ((await t.request("GET", `/v1/outcomes/${key}`)).body as { status: string }).status;
+    const inRedis = async (key: string): Promise<boolean> =>
+      (await t.app.redis.exists(t.app.keys.outcome(shardOf(t.accountId, key, t.options.shards), t.accountId, key))) ===
+      1;
+    const status = async (key: string): Promise<string> =>
+      ((await t.request("GET", `/v1/outcomes/${key}`)).body as { status: string }).status;
     expect((await t.request("PUT", "/v1/tasks/t", { name: "t", condition: "done" })).status).toBeLessThan(300);
-    for (const key of ["before", "during"]) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
+    for (const key of ["before", "during"])
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
     expect((await t.request("POST", "/v1/events", { outcome_key: "before", action: "done" })).status).toBe(202);
     await eventually(async () => ((await inRedis("before")) ? undefined : true), 20_000, "the first outcome archived");
     expect((await t.request("GET", "/v1/charges")).status).toBe(200);
@@ -49,13 +53,19 @@ describe("PostgreSQL silent", () => {
     expect(Date.now() - askedAt).toBeLessThan(STALL_MS + 5_000);
     // Verdicts go on; the settled outcome stays in Redis while its archive transaction cannot finish.
     expect((await t.request("POST", "/v1/events", { outcome_key: "during", action: "done" })).status).toBe(202);
-    await eventually(async () => ((await status("during")) === "CONFIRMED" ? true : undefined), 10_000, "confirmed while PostgreSQL is silent");
+    await eventually(
+      async () => ((await status("during")) === "CONFIRMED" ? true : undefined),
+      10_000,
+      "confirmed while PostgreSQL is silent",
+    );
     await new Promise((resolve) => setTimeout(resolve, 3 * STALL_MS));
     expect(await inRedis("during")).toBe(true);
 
     proxy.thaw();
     await eventually(async () => ((await inRedis("during")) ? undefined : true), 30_000, "the archive caught up");
-    const rows = await db.sql<{ key: string }[]>`SELECT key FROM outcomes WHERE account_id = ${t.accountId} AND status = 'CONFIRMED' ORDER BY key`;
+    const rows = await db.sql<
+      { key: string }[]
+    >`SELECT key FROM outcomes WHERE account_id = ${t.accountId} AND status = 'CONFIRMED' ORDER BY key`;
     expect(rows.map((row) => row.key)).toEqual(["before", "during"]);
     expect(await status("during")).toBe("CONFIRMED");
 

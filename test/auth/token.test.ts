@@ -20,7 +20,9 @@ describe("token signatures", () => {
     // The last of 43 characters carries 2 unused bits: three other letters decode to the same bytes.
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     const last = alphabet.indexOf(signature.at(-1)!);
-    const sameBytes = [1, 2, 3].map((bits) => `${payload}.${signature.slice(0, -1)}${alphabet[(last & ~3) | ((last + bits) & 3)]}`);
+    const sameBytes = [1, 2, 3].map(
+      (bits) => `${payload}.${signature.slice(0, -1)}${alphabet[(last & ~3) | ((last + bits) & 3)]}`,
+    );
     const variants = [
       `${token}=`,
       `${token}=anything`,
@@ -32,7 +34,11 @@ describe("token signatures", () => {
       ...sameBytes,
     ];
     for (const variant of variants) {
-      expect(Buffer.from(variant.slice(payload.length + 1), "base64url").equals(Buffer.from(signature, "base64url")) || variant.length !== token.length, variant).toBe(true);
+      expect(
+        Buffer.from(variant.slice(payload.length + 1), "base64url").equals(Buffer.from(signature, "base64url")) ||
+          variant.length !== token.length,
+        variant,
+      ).toBe(true);
       expect(verifyTokenSignature(secret, variant), JSON.stringify(variant)).toBeUndefined();
     }
   });

@@ -84,13 +84,20 @@ describe.each(DEPLOYMENTS)("tokens (%s)", (deployment) => {
   describe("CLI", () => {
     let output: string[];
     beforeAll(() => {
-      const env = { ...envOf(deployment), VERDICT_KEY_PREFIX: a.options.keyPrefix, VERDICT_TOKEN_SECRET: a.options.tokenSecret };
+      const env = {
+        ...envOf(deployment),
+        VERDICT_KEY_PREFIX: a.options.keyPrefix,
+        VERDICT_TOKEN_SECRET: a.options.tokenSecret,
+      };
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     });
     afterAll(() => vi.unstubAllEnvs());
     afterEach(() => vi.restoreAllMocks());
 
-    const capture = async (run: (args: string[]) => Promise<number>, args: string[]): Promise<{ code: number; json: { account_id: string; token: string } }> => {
+    const capture = async (
+      run: (args: string[]) => Promise<number>,
+      args: string[],
+    ): Promise<{ code: number; json: { account_id: string; token: string } }> => {
       output = [];
       vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
         output.push(String(chunk));

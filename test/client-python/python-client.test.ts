@@ -18,6 +18,9 @@ describe("the Python client (verdict-client)", () => {
     await venv.install(["hatchling", "httpx", "pytest", "pytest-asyncio", "mypy", "opentelemetry-api"]);
     // The build backend is the one just installed: no isolated build environment to fetch it again.
     await venv.install([PACKAGE], ["--no-build-isolation"]);
-    await step(venv.python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], { cwd: PACKAGE, env: { VERDICT_REPO: REPO } });
+    await step(venv.python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], {
+      cwd: PACKAGE,
+      env: { VERDICT_REPO: REPO },
+    });
   }, 300_000);
 });

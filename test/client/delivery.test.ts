@@ -24,7 +24,9 @@ describe("client delivery through faults", () => {
     proxy = await startFaultProxy(t.base, 7);
     task = unique("task");
     // A condition no test event meets: the outcomes stay open, so every event lands in their logs.
-    expect((await t.request("PUT", `/v1/tasks/${task}`, { name: "Client delivery", condition: "never_sent" })).status).toBe(201);
+    expect(
+      (await t.request("PUT", `/v1/tasks/${task}`, { name: "Client delivery", condition: "never_sent" })).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -33,23 +35,32 @@ describe("client delivery through faults", () => {
 
   async function openOutcomes(count: number): Promise<string[]> {
     const keys = Array.from({ length: count }, (_, i) => `${unique("o")}:${i}`);
-    await Promise.all(keys.map(async (key) => expect((await t.request("POST", "/v1/outcomes", { key, task_key: task })).status).toBe(201)));
+    await Promise.all(
+      keys.map(async (key) =>
+        expect((await t.request("POST", "/v1/outcomes", { key, task_key: task })).status).toBe(201),
+      ),
+    );
     return keys;
   }
 
   /** The whole event log of one outcome, once the worker has applied `expected` events. */
   async function logOf(key: string, expected: number): Promise<LoggedEvent[]> {
-    return eventually(async () => {
-      const events: LoggedEvent[] = [];
-      let cursor: string | null = null;
-      do {
-        const query: string = cursor === null ? "" : `&cursor=${cursor}`;
-        const page = (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000${query}`)).body as { events: LoggedEvent[]; next_cursor: string | null };
-        events.push(...page.events);
-        cursor = page.next_cursor;
-      } while (cursor !== null);
-      return events.length >= expected ? events : undefined;
-    }, 20_000, `${expected} events in ${key}'s log`);
+    return eventually(
+      async () => {
+        const events: LoggedEvent[] = [];
+        let cursor: string | null = null;
+        do {
+          const query: string = cursor === null ? "" : `&cursor=${cursor}`;
+          const page = (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000${query}`))
+            .body as { events: LoggedEvent[]; next_cursor: string | null };
+          events.push(...page.events);
+          cursor = page.next_cursor;
+        } while (cursor !== null);
+        return events.length >= expected ? events : undefined;
+      },
+      20_000,
+      `${expected} events in ${key}'s log`,
+    );
   }
 
   it("applies 20,000 events over 200 outcomes exactly once each, in track order, through 503, 429 and 500 answers, resets, timeouts and unconfirmed items", async () => {
@@ -103,7 +114,9 @@ describe("client delivery through faults", () => {
     expect(proxy.counts.unconfirm).toBeGreaterThan(0);
     expect(stats.retried).toBeGreaterThan(0);
     expect(new Set(errors.map((e) => e.status))).toEqual(new Set([0, 202, 429, 500, 503]));
-    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["QUEUE_REJECTED", "RATE_LIMITED", "INTERNAL_ERROR", "NETWORK_ERROR", "TIMEOUT", "EVENT_UNCONFIRMED"]));
+    expect(new Set(errors.map((e) => e.code))).toEqual(
+      new Set(["QUEUE_REJECTED", "RATE_LIMITED", "INTERNAL_ERROR", "NETWORK_ERROR", "TIMEOUT", "EVENT_UNCONFIRMED"]),
+    );
     await client.close();
 
     for (const key of outcomes) {
@@ -134,7 +147,10 @@ describe("client delivery through faults", () => {
   it("rejects without retrying when the service refuses the request itself (401)", async () => {
     proxy.setPolicy(() => ({ kind: "forward" }));
     const client = new VerdictClient({ baseUrl: proxy.base, token: "not-a-token" });
-    await expect(client.track({ outcome_key: "any", action: "step" })).rejects.toMatchObject({ status: 401, code: "TOKEN_INVALID" });
+    await expect(client.track({ outcome_key: "any", action: "step" })).rejects.toMatchObject({
+      status: 401,
+      code: "TOKEN_INVALID",
+    });
     expect(client.stats()).toMatchObject({ retried: 0, rejected: 1 });
   });
 
@@ -176,9 +192,17 @@ describe("client delivery through faults", () => {
   it("makes track wait while the buffer is full, and lets it in as room frees", async () => {
     const [key] = await openOutcomes(1);
     proxy.setPolicy((request) => (request.path === "/v1/events/batch" ? { kind: "hold" } : { kind: "forward" }));
-    const client = new VerdictClient({ baseUrl: proxy.base, token: t.token, maxBufferedEvents: 10, maxBatchSize: 5, flushIntervalMs: 0 });
+    const client = new VerdictClient({
+      baseUrl: proxy.base,
+      token: t.token,
+      maxBufferedEvents: 10,
+      maxBatchSize: 5,
+      flushIntervalMs: 0,
+    });
     const from = proxy.seen.length;
-    const tracked = Array.from({ length: 25 }, (_, seq) => client.track({ outcome_key: key!, action: "step", properties: { seq } }));
+    const tracked = Array.from({ length: 25 }, (_, seq) =>
+      client.track({ outcome_key: key!, action: "step", properties: { seq } }),
+    );
     await eventually(() => Promise.resolve(proxy.seen.length > from ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 100));
     // One outcome: one request in flight (5 events), 5 more queued behind it, 15 waiting for room.
@@ -226,9 +250,11 @@ describe("client delivery through faults", () => {
     expect(client.stats()).toMatchObject({ buffered: 0, waiting: 0, accepted: 2, rejected: 2 });
     // Refused on admission, its promise rejects at once: code after the next flush() sees its handler's work.
     let refused = false;
-    void client.track({ outcome_key: key!, action: "step", properties: { blob: "x".repeat(5 * 1024 * 1024) } }).catch(() => {
-      refused = true;
-    });
+    void client
+      .track({ outcome_key: key!, action: "step", properties: { blob: "x".repeat(5 * 1024 * 1024) } })
+      .catch(() => {
+        refused = true;
+      });
     await client.flush();
     expect(refused).toBe(true);
     expect((await logOf(key!, 2)).map((e) => e.properties.seq)).toEqual([0, 1]);
@@ -254,7 +280,9 @@ describe("client delivery through faults", () => {
   it("keeps delivering when onError throws", async () => {
     const [key] = await openOutcomes(1);
     let refused = 0;
-    proxy.setPolicy((request) => (request.path === "/v1/events/batch" && refused++ < 2 ? { kind: "refuse", retryAfter: "0" } : { kind: "forward" }));
+    proxy.setPolicy((request) =>
+      request.path === "/v1/events/batch" && refused++ < 2 ? { kind: "refuse", retryAfter: "0" } : { kind: "forward" },
+    );
     const client = new VerdictClient({
       baseUrl: proxy.base,
       token: t.token,

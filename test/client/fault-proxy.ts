@@ -2,7 +2,13 @@
 // whether to forward it, refuse it (503, 429...) without forwarding, forward it and then cut the connection (the answer is
 // lost, the effect is not), hold it past the client's timeout, or forward it and rewrite a 202 batch answer
 // to say some items were `unconfirmed` although the service took them.
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type Fault =
@@ -68,18 +74,27 @@ function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<Upstr
     // travel beside it (a server refuses both, as uWebSockets.js does by closing the connection).
     const sent = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== "transfer-encoding"));
     const headers = { ...sent, host: target.host, "content-length": String(body.length) };
-    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const out: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined && name !== "content-length" && name !== "transfer-encoding" && name !== "connection") out[name] = String(value);
-        }
-        resolve({ status: res.statusCode ?? 502, headers: out, body: Buffer.concat(chunks) });
-      });
-      res.on("error", reject);
-    });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const out: Record<string, string> = {};
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (
+              value !== undefined &&
+              name !== "content-length" &&
+              name !== "transfer-encoding" &&
+              name !== "connection"
+            )
+              out[name] = String(value);
+          }
+          resolve({ status: res.statusCode ?? 502, headers: out, body: Buffer.concat(chunks) });
+        });
+        res.on("error", reject);
+      },
+    );
     upstream.on("error", reject);
     upstream.end(body);
   });
@@ -96,7 +111,11 @@ function reply(res: ServerResponse, upstream: Upstream): void {
  */
 function unconfirmSome(requestBody: string, answer: Buffer, random: () => number): Buffer {
   const { events } = JSON.parse(requestBody) as { events: { outcome_key?: string; key?: string }[] };
-  const parsed = JSON.parse(answer.toString()) as { accepted: number; failed: { index: number; reason: string }[]; duplicates: number[] };
+  const parsed = JSON.parse(answer.toString()) as {
+    accepted: number;
+    failed: { index: number; reason: string }[];
+    duplicates: number[];
+  };
   const start = Math.floor(random() * events.length);
   const outcome = events[start]!.outcome_key ?? events[start]!.key;
   const failed = new Map(parsed.failed.map((f) => [f.index, f.reason]));
@@ -104,7 +123,13 @@ function unconfirmSome(requestBody: string, answer: Buffer, random: () => number
     if ((events[i]!.outcome_key ?? events[i]!.key) === outcome && !failed.has(i)) failed.set(i, "unconfirmed");
   }
   const list = [...failed].sort(([a], [b]) => a - b).map(([index, reason]) => ({ index, reason }));
-  return Buffer.from(JSON.stringify({ accepted: events.length - list.length, failed: list, duplicates: parsed.duplicates.filter((d) => !failed.has(d)) }));
+  return Buffer.from(
+    JSON.stringify({
+      accepted: events.length - list.length,
+      failed: list,
+      duplicates: parsed.duplicates.filter((d) => !failed.has(d)),
+    }),
+  );
 }
 
 export async function startFaultProxy(targetBase: string, seed = 1): Promise<FaultProxy> {
@@ -113,12 +138,24 @@ export async function startFaultProxy(targetBase: string, seed = 1): Promise<Fau
   let policy: (request: SeenRequest) => Fault = () => ({ kind: "forward" });
   let held: (() => void)[] = [];
   const seen: SeenRequest[] = [];
-  const counts: Record<Fault["kind"], number> = { forward: 0, refuse: 0, "reset-after-forward": 0, delay: 0, unconfirm: 0, hold: 0 };
+  const counts: Record<Fault["kind"], number> = {
+    forward: 0,
+    refuse: 0,
+    "reset-after-forward": 0,
+    delay: 0,
+    unconfirm: 0,
+    hold: 0,
+  };
   const refusals = new Map<number, number>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
-    const request: SeenRequest = { method: req.method ?? "GET", path: req.url ?? "/", body: body.toString(), at: Date.now() };
+    const request: SeenRequest = {
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+      body: body.toString(),
+      at: Date.now(),
+    };
     seen.push(request);
     const fault = policy(request);
     counts[fault.kind]++;
@@ -126,8 +163,11 @@ export async function startFaultProxy(targetBase: string, seed = 1): Promise<Fau
       case "refuse": {
         const status = fault.status ?? 503;
         refusals.set(status, (refusals.get(status) ?? 0) + 1);
-        const code = fault.code ?? (status === 503 ? "QUEUE_REJECTED" : status === 429 ? "RATE_LIMITED" : "INTERNAL_ERROR");
-        const payload = Buffer.from(JSON.stringify({ error: { code, message: "injected by the fault proxy", request_id: "proxy" } }));
+        const code =
+          fault.code ?? (status === 503 ? "QUEUE_REJECTED" : status === 429 ? "RATE_LIMITED" : "INTERNAL_ERROR");
+        const payload = Buffer.from(
+          JSON.stringify({ error: { code, message: "injected by the fault proxy", request_id: "proxy" } }),
+        );
         const headers: Record<string, string> = { "content-type": "application/json" };
         if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter;
         return reply(res, { status, headers, body: payload });

@@ -7,9 +7,16 @@ const clientDir = new URL("src/client/", root);
 
 describe("verdict/client package surface", () => {
   it("is exported as ./client with import and types from the build output", () => {
-    const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { exports: Record<string, { import: string; types: string }> };
-    expect(pkg.exports["./client"]).toEqual({ types: "./dist/src/client/index.d.ts", import: "./dist/src/client/index.js" });
-    const build = JSON.parse(readFileSync(new URL("tsconfig.build.json", root), "utf8")) as { compilerOptions: { declaration?: boolean } };
+    const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
+      exports: Record<string, { import: string; types: string }>;
+    };
+    expect(pkg.exports["./client"]).toEqual({
+      types: "./dist/src/client/index.d.ts",
+      import: "./dist/src/client/index.js",
+    });
+    const build = JSON.parse(readFileSync(new URL("tsconfig.build.json", root), "utf8")) as {
+      compilerOptions: { declaration?: boolean };
+    };
     expect(build.compilerOptions.declaration).toBe(true);
   });
 
@@ -19,7 +26,10 @@ describe("verdict/client package surface", () => {
       const source = readFileSync(new URL(name, clientDir), "utf8");
       for (const match of source.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gms)) {
         const [, , typeOnly, from] = match;
-        if (typeOnly === undefined) expect(from, `${name} imports ${from} at run time`).toMatch(/^(\.\/[a-z0-9-]+\.js|\.\.\/http-headers\/[a-z0-9-]+\.js|node:[a-z]+)$/);
+        if (typeOnly === undefined)
+          expect(from, `${name} imports ${from} at run time`).toMatch(
+            /^(\.\/[a-z0-9-]+\.js|\.\.\/http-headers\/[a-z0-9-]+\.js|node:[a-z]+)$/,
+          );
       }
       for (const match of source.matchAll(/import\("([^"]+)"\)/g)) expect(match[1], name).toBe("@opentelemetry/api");
     }

@@ -27,10 +27,24 @@ const someString: string = "from a variable, not a literal";
 describe("verdict/client types", () => {
   it("takes a Variant A and a Variant B event, and refuses shapes the service refuses", () => {
     expectTypeOf<Client["track"]>().toBeCallableWith({ outcome_key: "ticket:1", action: "agent_response" });
-    expectTypeOf<Client["track"]>().toBeCallableWith({ outcome_key: someString, action: someString, properties: { value: 3, settles_at: "2026-12-01T00:00:00Z" }, idempotency_key: someString });
+    expectTypeOf<Client["track"]>().toBeCallableWith({
+      outcome_key: someString,
+      action: someString,
+      properties: { value: 3, settles_at: "2026-12-01T00:00:00Z" },
+      idempotency_key: someString,
+    });
     expectTypeOf<Client["track"]>().toBeCallableWith({ key: "conv:1", customer_key: "acme", action: "reply" });
-    expectTypeOf<Client["track"]>().toBeCallableWith({ key: "conv:1", customer_key: "acme", agent_key: "resolver", action: "reply", properties: { attribution: 2 } });
-    expectTypeOf<Client["events"]["batch"]>().toBeCallableWith([{ outcome_key: "a", action: "x" }, { key: "b", customer_key: "c", action: "y" }]);
+    expectTypeOf<Client["track"]>().toBeCallableWith({
+      key: "conv:1",
+      customer_key: "acme",
+      agent_key: "resolver",
+      action: "reply",
+      properties: { attribution: 2 },
+    });
+    expectTypeOf<Client["events"]["batch"]>().toBeCallableWith([
+      { outcome_key: "a", action: "x" },
+      { key: "b", customer_key: "c", action: "y" },
+    ]);
 
     // @ts-expect-error action is required
     expectTypeOf<Client["track"]>().toBeCallableWith({ outcome_key: "ticket:1" });
@@ -48,12 +62,31 @@ describe("verdict/client types", () => {
   });
 
   it("checks each route's request body", () => {
-    expectTypeOf<Client["tasks"]["put"]>().toBeCallableWith("support", { name: "Support", condition: "done", settlement_period: "1d" });
-    expectTypeOf<Client["tasks"]["put"]>().toBeCallableWith("support", { name: "Support", condition: { all: [{ action: "done" }] }, goal: null });
-    expectTypeOf<Client["outcomes"]["open"]>().toBeCallableWith({ key: "ticket:1", task_key: "support", settles_at: "2026-12-01T00:00:00Z" });
-    expectTypeOf<Client["agents"]["put"]>().toBeCallableWith("resolver", { name: "Resolver", condition: "resolved", attribution_method: "max" });
+    expectTypeOf<Client["tasks"]["put"]>().toBeCallableWith("support", {
+      name: "Support",
+      condition: "done",
+      settlement_period: "1d",
+    });
+    expectTypeOf<Client["tasks"]["put"]>().toBeCallableWith("support", {
+      name: "Support",
+      condition: { all: [{ action: "done" }] },
+      goal: null,
+    });
+    expectTypeOf<Client["outcomes"]["open"]>().toBeCallableWith({
+      key: "ticket:1",
+      task_key: "support",
+      settles_at: "2026-12-01T00:00:00Z",
+    });
+    expectTypeOf<Client["agents"]["put"]>().toBeCallableWith("resolver", {
+      name: "Resolver",
+      condition: "resolved",
+      attribution_method: "max",
+    });
     expectTypeOf<Client["customers"]["put"]>().toBeCallableWith("acme", { name: "Acme", rate_card_key: "standard" });
-    expectTypeOf<Client["rateCards"]["put"]>().toBeCallableWith("standard", { currency: "EUR", entries: [{ agent_key: "resolver", unit_amount: 250 }] });
+    expectTypeOf<Client["rateCards"]["put"]>().toBeCallableWith("standard", {
+      currency: "EUR",
+      entries: [{ agent_key: "resolver", unit_amount: 250 }],
+    });
     expectTypeOf<Client["outcomes"]["list"]>().toBeCallableWith({ status: "OPEN", customer_key: "acme", limit: 50 });
     expectTypeOf<Client["charges"]["list"]>().toBeCallableWith({ customer_key: "acme", from: "2026-11-01T00:00:00Z" });
     expectTypeOf<Client["dlq"]["list"]>().toBeCallableWith({ code: "OUTCOME_NOT_OPEN" });
@@ -84,7 +117,9 @@ describe("verdict/client types", () => {
     expectTypeOf<Client["track"]>().returns.resolves.toEqualTypeOf<void>();
     expectTypeOf<Client["events"]["send"]>().returns.resolves.toEqualTypeOf<EventAccepted>();
     expectTypeOf<Client["events"]["batch"]>().returns.resolves.toEqualTypeOf<BatchAccepted>();
-    expectTypeOf<BatchAccepted["failed"][number]["reason"]>().toEqualTypeOf<"rejected" | "unconfirmed" | "rate_limited">();
+    expectTypeOf<BatchAccepted["failed"][number]["reason"]>().toEqualTypeOf<
+      "rejected" | "unconfirmed" | "rate_limited"
+    >();
     expectTypeOf<Client["outcomes"]["get"]>().returns.resolves.toEqualTypeOf<Outcome>();
     expectTypeOf<Outcome["status"]>().toEqualTypeOf<"OPEN" | "CONFIRMED" | "FAILED">();
     expectTypeOf<Client["tasks"]["put"]>().returns.resolves.toEqualTypeOf<Task>();
@@ -107,7 +142,9 @@ describe("verdict/client types", () => {
     expectTypeOf<ReturnType<Client["charges"]["list"]>>().toMatchTypeOf<AsyncIterable<Charge>>();
     expectTypeOf<ReturnType<Client["dlq"]["list"]>>().toMatchTypeOf<AsyncIterable<DeadLetter>>();
     expectTypeOf<ReturnType<Client["tasks"]["list"]>>().toMatchTypeOf<AsyncIterable<Task>>();
-    expectTypeOf<Awaited<ReturnType<Client["tasks"]["list"]>>>().toEqualTypeOf<{ tasks: Task[] } & { next_cursor: string | null }>();
+    expectTypeOf<Awaited<ReturnType<Client["tasks"]["list"]>>>().toEqualTypeOf<
+      { tasks: Task[] } & { next_cursor: string | null }
+    >();
     // @ts-expect-error a list of outcomes does not iterate tasks
     expectTypeOf<ReturnType<Client["outcomes"]["list"]>>().toMatchTypeOf<AsyncIterable<Task>>();
   });

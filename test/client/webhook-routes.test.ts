@@ -19,8 +19,17 @@ describe("client webhook routes", () => {
   });
 
   it("creates, reads, lists, changes, rotates and deletes an endpoint", async () => {
-    const created = await client.webhooks.create({ url: "http://127.0.0.1:9/hook", event_types: ["outcome.confirmed"], description: "ops" });
-    expect(created).toMatchObject({ url: "http://127.0.0.1:9/hook", event_types: ["outcome.confirmed"], description: "ops", enabled: true });
+    const created = await client.webhooks.create({
+      url: "http://127.0.0.1:9/hook",
+      event_types: ["outcome.confirmed"],
+      description: "ops",
+    });
+    expect(created).toMatchObject({
+      url: "http://127.0.0.1:9/hook",
+      event_types: ["outcome.confirmed"],
+      description: "ops",
+      enabled: true,
+    });
     expect(created.secret).toMatch(/^whsec_/);
     const { secret, ...view } = created;
     expect(secret).not.toBe("");
@@ -30,7 +39,10 @@ describe("client webhook routes", () => {
     for await (const endpoint of client.webhooks.list({ limit: 1 })) all.push(endpoint.id);
     expect(all).toContain(created.id);
 
-    expect(await client.webhooks.patch(created.id, { enabled: false })).toMatchObject({ id: created.id, enabled: false });
+    expect(await client.webhooks.patch(created.id, { enabled: false })).toMatchObject({
+      id: created.id,
+      enabled: false,
+    });
     expect(await client.webhooks.secret(created.id)).toEqual({ secret: created.secret });
     const rotated = await client.webhooks.rotateSecret(created.id);
     expect(rotated.secret).not.toBe(created.secret);

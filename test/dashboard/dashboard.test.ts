@@ -25,7 +25,8 @@ describe("dashboard in Chromium", () => {
     await t?.stop();
   });
 
-  const api = (method: string, path: string, body?: unknown, bearer = token): ReturnType<TestApp["request"]> => t.request(method, path, body, bearer);
+  const api = (method: string, path: string, body?: unknown, bearer = token): ReturnType<TestApp["request"]> =>
+    t.request(method, path, body, bearer);
 
   it("sends a visitor without a session to sign in", async () => {
     await page.goto(`${t.base}/dashboard/token`);
@@ -95,9 +96,17 @@ describe("dashboard in Chromium", () => {
     await expect(page.locator("#field-condition-error").textContent()).resolves.toBe("");
     await page.getByRole("button", { name: "Save task" }).click();
     await page.waitForURL("**/dashboard/tasks?notice=saved");
-    await expect(page.getByRole("row", { name: /support/ }).textContent()).resolves.toContain("COUNT(reply)>=2 AND done");
+    await expect(page.getByRole("row", { name: /support/ }).textContent()).resolves.toContain(
+      "COUNT(reply)>=2 AND done",
+    );
     const stored = await api("GET", "/v1/tasks/support");
-    expect(stored.body).toEqual({ key: "support", name: "Support ticket", goal: "The customer's problem is solved", condition: "COUNT(reply)>=2 AND done", settlement_period: "1d" });
+    expect(stored.body).toEqual({
+      key: "support",
+      name: "Support ticket",
+      goal: "The customer's problem is solved",
+      condition: "COUNT(reply)>=2 AND done",
+      settlement_period: "1d",
+    });
   });
 
   it("edits and deletes a task", async () => {
@@ -115,9 +124,21 @@ describe("dashboard in Chromium", () => {
   });
 
   it("shows an outcome opened through the API and turns it CONFIRMED live, without a reload", async () => {
-    expect((await api("PUT", "/v1/tasks/review", { name: "Review", goal: "A reviewer approves", condition: "COUNT(reply)>=1 AND approved", settlement_period: "1d" })).status).toBe(201);
+    expect(
+      (
+        await api("PUT", "/v1/tasks/review", {
+          name: "Review",
+          goal: "A reviewer approves",
+          condition: "COUNT(reply)>=1 AND approved",
+          settlement_period: "1d",
+        })
+      ).status,
+    ).toBe(201);
     expect((await api("POST", "/v1/outcomes", { key: "pr/42", task_key: "review" })).status).toBe(201);
-    expect((await api("POST", "/v1/events", { outcome_key: "pr/42", action: "reply", properties: { value: "looks good" } })).status).toBe(202);
+    expect(
+      (await api("POST", "/v1/events", { outcome_key: "pr/42", action: "reply", properties: { value: "looks good" } }))
+        .status,
+    ).toBe(202);
 
     await page.getByRole("link", { name: "Outcomes" }).click();
     await page.getByLabel("Status").selectOption("OPEN");
@@ -130,7 +151,9 @@ describe("dashboard in Chromium", () => {
     const open = (await api("GET", "/v1/outcomes/pr%2F42")).body as { condition: string; progress: number };
     await expect(page.getByTestId("outcome-condition").textContent()).resolves.toBe(open.condition);
     await expect(page.getByTestId("outcome-progress").getAttribute("value")).resolves.toBe(String(open.progress));
-    await expect(page.locator("[data-countdown]").textContent()).resolves.toMatch(/^\(in 23h 59m\)$|^\(in 1d\)$|^\(in 23h 5\dm\)$/);
+    await expect(page.locator("[data-countdown]").textContent()).resolves.toMatch(
+      /^\(in 23h 59m\)$|^\(in 1d\)$|^\(in 23h 5\dm\)$/,
+    );
     await screenshot(page, "outcome-open");
 
     // A marker on the window survives only if the page is not reloaded.
@@ -154,9 +177,22 @@ describe("dashboard in Chromium", () => {
   });
 
   it("replays a dead letter once the agent, rate card and customer it lacked exist; the charge shows up", async () => {
-    const event = { key: "job-1", action: "resolved", customer_key: "globex", agent_key: "support-bot", properties: { value: 1 } };
+    const event = {
+      key: "job-1",
+      action: "resolved",
+      customer_key: "globex",
+      agent_key: "support-bot",
+      properties: { value: 1 },
+    };
     expect((await api("POST", "/v1/events", event)).status).toBe(202);
-    await eventually(async () => (((await api("GET", "/v1/dlq")).body as { dead_letters: unknown[] }).dead_letters.length === 1 ? true : undefined), 10_000, "the dead letter");
+    await eventually(
+      async () =>
+        ((await api("GET", "/v1/dlq")).body as { dead_letters: unknown[] }).dead_letters.length === 1
+          ? true
+          : undefined,
+      10_000,
+      "the dead letter",
+    );
 
     await page.getByRole("link", { name: "Dead letters" }).click();
     await page.getByLabel("Code").selectOption("CUSTOMER_NOT_FOUND");
@@ -176,17 +212,56 @@ describe("dashboard in Chromium", () => {
       await page.getByRole("button", { name: save }).click();
       await page.waitForURL("**?notice=saved");
     };
-    await create("Rate cards", "New rate card", [["Key", "standard"], ["Currency", "eur"], ["Entries", "support-bot 250"]], "Save rate card");
-    await create("Agents", "New agent", [["Key", "support-bot"], ["Name", "Support bot"], ["Condition", "resolved"], ["Attribution method", "sum"]], "Save agent");
-    await create("Customers", "New customer", [["Key", "globex"], ["Name", "Globex"], ["Rate card key", "standard"]], "Save customer");
-    expect((await api("GET", "/v1/rate-cards/standard")).body).toEqual({ key: "standard", currency: "EUR", entries: [{ agent_key: "support-bot", unit_amount: 250 }] });
+    await create(
+      "Rate cards",
+      "New rate card",
+      [
+        ["Key", "standard"],
+        ["Currency", "eur"],
+        ["Entries", "support-bot 250"],
+      ],
+      "Save rate card",
+    );
+    await create(
+      "Agents",
+      "New agent",
+      [
+        ["Key", "support-bot"],
+        ["Name", "Support bot"],
+        ["Condition", "resolved"],
+        ["Attribution method", "sum"],
+      ],
+      "Save agent",
+    );
+    await create(
+      "Customers",
+      "New customer",
+      [
+        ["Key", "globex"],
+        ["Name", "Globex"],
+        ["Rate card key", "standard"],
+      ],
+      "Save customer",
+    );
+    expect((await api("GET", "/v1/rate-cards/standard")).body).toEqual({
+      key: "standard",
+      currency: "EUR",
+      entries: [{ agent_key: "support-bot", unit_amount: 250 }],
+    });
 
     await page.getByRole("link", { name: "Dead letters" }).click();
     await page.getByRole("button", { name: /^Replay dead letter/ }).click();
     await page.waitForURL("**/dashboard/dead-letters?replayed=*");
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("Replayed");
     await expect(page.getByText("No dead letters.").isVisible()).resolves.toBe(true);
-    await eventually(async () => (((await api("GET", "/v1/outcomes/job-1")).body as { status?: string }).status === "CONFIRMED" ? true : undefined), 10_000, "job-1 confirmed");
+    await eventually(
+      async () =>
+        ((await api("GET", "/v1/outcomes/job-1")).body as { status?: string }).status === "CONFIRMED"
+          ? true
+          : undefined,
+      10_000,
+      "job-1 confirmed",
+    );
 
     await page.getByRole("link", { name: "Charges" }).click();
     await expect(page.getByTestId("total-EUR").textContent()).resolves.toContain("€2.50");
@@ -210,7 +285,9 @@ describe("dashboard in Chromium", () => {
     await expect(page.getByTestId("home-open").textContent()).resolves.toContain("0");
     await expect(page.getByTestId("home-dead-letters").textContent()).resolves.toContain("0");
     // reply, approved, the Variant B event and its replay.
-    await expect(page.getByTestId("ingest-summary").textContent()).resolves.toMatch(/^4 events received in the last 30 minutes/);
+    await expect(page.getByTestId("ingest-summary").textContent()).resolves.toMatch(
+      /^4 events received in the last 30 minutes/,
+    );
     await expect(page.locator("svg.ingest rect").count()).resolves.toBe(31);
     await screenshot(page, "home");
   });
@@ -221,13 +298,18 @@ describe("dashboard in Chromium", () => {
     // check is what refuses it (and the attacker even knows the CSRF token here).
     const attacker = createServer((_req, res) => {
       res.setHeader("content-type", "text/html");
-      res.end(`<form method="post" action="${t.base}/dashboard/token/new"><input type="hidden" name="_csrf" value="${csrf}"><button>Win a prize</button></form>`);
+      res.end(
+        `<form method="post" action="${t.base}/dashboard/token/new"><input type="hidden" name="_csrf" value="${csrf}"><button>Win a prize</button></form>`,
+      );
     });
     await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
     try {
       const before = token;
       await page.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
-      const [response] = await Promise.all([page.waitForResponse(`${t.base}/dashboard/token/new`), page.getByRole("button", { name: "Win a prize" }).click()]);
+      const [response] = await Promise.all([
+        page.waitForResponse(`${t.base}/dashboard/token/new`),
+        page.getByRole("button", { name: "Win a prize" }).click(),
+      ]);
       expect(response.status()).toBe(403);
       await expect(page.locator("main").textContent()).resolves.toContain("sent from another site");
       await page.goto(`${t.base}/dashboard/token`);
@@ -247,7 +329,10 @@ describe("dashboard in Chromium", () => {
     await page.goto(`${t.base}/dashboard/token`);
     expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
     // The old cookie value no longer opens anything, even if someone kept it.
-    const replayed = await fetch(`${t.base}/dashboard/token`, { headers: { cookie: `verdict_session=${session!.value}` }, redirect: "manual" });
+    const replayed = await fetch(`${t.base}/dashboard/token`, {
+      headers: { cookie: `verdict_session=${session!.value}` },
+      redirect: "manual",
+    });
     expect(replayed.status).toBe(303);
   });
 

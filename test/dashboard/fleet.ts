@@ -13,7 +13,14 @@ export const TASK_CONDITION = "NOT escalated AND NOT refunded AND COUNT(reply)<=
 export const CLAUSES = { escalated: "NOT escalated", refunded: "NOT refunded", replies: "COUNT(reply)<=3" } as const;
 
 /** Per day of the week: task outcomes confirmed at the deadline, failed by each clause; agent jobs per customer. */
-export const WEEK: readonly { confirmed: number; escalated: number; refunded: number; replies: number; acme: number; globex: number }[] = [
+export const WEEK: readonly {
+  confirmed: number;
+  escalated: number;
+  refunded: number;
+  replies: number;
+  acme: number;
+  globex: number;
+}[] = [
   { confirmed: 3, escalated: 1, refunded: 1, replies: 0, acme: 1, globex: 0 },
   { confirmed: 4, escalated: 2, refunded: 0, replies: 1, acme: 0, globex: 1 },
   { confirmed: 0, escalated: 0, refunded: 0, replies: 0, acme: 0, globex: 0 },
@@ -39,16 +46,30 @@ async function ok(reply: ReturnType<Api>): Promise<void> {
 }
 
 async function records(api: Api): Promise<void> {
-  await ok(api("PUT", "/v1/tasks/support", { name: "Support ticket", condition: TASK_CONDITION, settlement_period: "1h" }));
-  await ok(api("PUT", "/v1/rate-cards/eur-card", { currency: "EUR", entries: [{ agent_key: "triage", unit_amount: ACME_EUR }] }));
-  await ok(api("PUT", "/v1/rate-cards/usd-card", { currency: "USD", entries: [{ agent_key: "triage", unit_amount: GLOBEX_USD }] }));
+  await ok(
+    api("PUT", "/v1/tasks/support", { name: "Support ticket", condition: TASK_CONDITION, settlement_period: "1h" }),
+  );
+  await ok(
+    api("PUT", "/v1/rate-cards/eur-card", {
+      currency: "EUR",
+      entries: [{ agent_key: "triage", unit_amount: ACME_EUR }],
+    }),
+  );
+  await ok(
+    api("PUT", "/v1/rate-cards/usd-card", {
+      currency: "USD",
+      entries: [{ agent_key: "triage", unit_amount: GLOBEX_USD }],
+    }),
+  );
   await ok(api("PUT", "/v1/agents/triage", { name: "Triage bot", condition: "resolved" }));
   await ok(api("PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "eur-card" }));
   await ok(api("PUT", "/v1/customers/globex", { name: "Globex", rate_card_key: "usd-card" }));
 }
 
 async function openCount(api: Api, filter: string, status: string): Promise<number> {
-  const answer = (await api("GET", `/v1/outcomes?${filter}&status=${status}&limit=1000`)).body as { outcomes: unknown[] };
+  const answer = (await api("GET", `/v1/outcomes?${filter}&status=${status}&limit=1000`)).body as {
+    outcomes: unknown[];
+  };
   return answer.outcomes.length;
 }
 
@@ -56,22 +77,47 @@ async function openCount(api: Api, filter: string, status: string): Promise<numb
 async function seedDay(api: Api, clock: Clock, day: number, decidedBefore: number): Promise<number> {
   const plan = WEEK[day]!;
   clock.now = WEEK_START + day * DAY_MS + 10 * HOUR_MS;
-  const failures = [...Array<string>(plan.escalated).fill("escalated"), ...Array<string>(plan.refunded).fill("refunded"), ...Array<string>(plan.replies).fill("replies")];
+  const failures = [
+    ...Array<string>(plan.escalated).fill("escalated"),
+    ...Array<string>(plan.refunded).fill("refunded"),
+    ...Array<string>(plan.replies).fill("replies"),
+  ];
   const total = plan.confirmed + failures.length;
   for (let i = 0; i < total; i++) {
     const key = `d${day}-t${i}`;
     await ok(api("POST", "/v1/outcomes", { key, task_key: "support" }));
     const failure = failures[i - plan.confirmed];
-    if (failure === "escalated" || failure === "refunded") await ok(api("POST", "/v1/events", { outcome_key: key, action: failure }));
-    if (failure === "replies") for (let r = 0; r < 4; r++) await ok(api("POST", "/v1/events", { outcome_key: key, action: "reply" }));
+    if (failure === "escalated" || failure === "refunded")
+      await ok(api("POST", "/v1/events", { outcome_key: key, action: failure }));
+    if (failure === "replies")
+      for (let r = 0; r < 4; r++) await ok(api("POST", "/v1/events", { outcome_key: key, action: "reply" }));
   }
-  for (const [customer, jobs] of [["acme", plan.acme], ["globex", plan.globex]] as const) {
-    for (let j = 0; j < jobs; j++) await ok(api("POST", "/v1/events", { key: `d${day}-${customer}-${j}`, action: "resolved", agent_key: "triage", customer_key: customer }));
+  for (const [customer, jobs] of [
+    ["acme", plan.acme],
+    ["globex", plan.globex],
+  ] as const) {
+    for (let j = 0; j < jobs; j++)
+      await ok(
+        api("POST", "/v1/events", {
+          key: `d${day}-${customer}-${j}`,
+          action: "resolved",
+          agent_key: "triage",
+          customer_key: customer,
+        }),
+      );
   }
   const failed = decidedBefore + failures.length;
-  await eventually(async () => ((await openCount(api, "task_key=support", "FAILED")) === failed ? true : undefined), 20_000, `day ${day}'s failures`);
+  await eventually(
+    async () => ((await openCount(api, "task_key=support", "FAILED")) === failed ? true : undefined),
+    20_000,
+    `day ${day}'s failures`,
+  );
   clock.now += 2 * HOUR_MS;
-  await eventually(async () => ((await openCount(api, "task_key=support", "OPEN")) === 0 ? true : undefined), 20_000, `day ${day}'s deadlines`);
+  await eventually(
+    async () => ((await openCount(api, "task_key=support", "OPEN")) === 0 ? true : undefined),
+    20_000,
+    `day ${day}'s deadlines`,
+  );
   return failed;
 }
 
@@ -81,6 +127,10 @@ export async function seedFleet(api: Api, clock: Clock): Promise<void> {
   let failed = 0;
   for (let day = 0; day < WEEK.length; day++) failed = await seedDay(api, clock, day, failed);
   const jobs = WEEK.reduce((sum, d) => sum + d.acme + d.globex, 0);
-  await eventually(async () => ((await openCount(api, "agent_key=triage", "CONFIRMED")) === jobs ? true : undefined), 20_000, "the agent's verdicts");
+  await eventually(
+    async () => ((await openCount(api, "agent_key=triage", "CONFIRMED")) === jobs ? true : undefined),
+    20_000,
+    "the agent's verdicts",
+  );
   clock.now = READ_AT;
 }

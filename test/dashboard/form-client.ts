@@ -20,8 +20,15 @@ export class FormClient {
     return this.send("GET", path);
   }
 
-  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = { origin: this.origin }): Promise<FormReply> {
-    return this.send("POST", path, new URLSearchParams(fields).toString(), { "content-type": "application/x-www-form-urlencoded", ...headers });
+  async post(
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = { origin: this.origin },
+  ): Promise<FormReply> {
+    return this.send("POST", path, new URLSearchParams(fields).toString(), {
+      "content-type": "application/x-www-form-urlencoded",
+      ...headers,
+    });
   }
 
   /** The CSRF token of the session, as the page's forms carry it. */
@@ -38,7 +45,12 @@ export class FormClient {
     return reply.status === 303 ? this.signIn(email, password) : reply;
   }
 
-  async signUpOnly(email: string, accountName: string, password = "a long enough password", headers?: Record<string, string>): Promise<FormReply> {
+  async signUpOnly(
+    email: string,
+    accountName: string,
+    password = "a long enough password",
+    headers?: Record<string, string>,
+  ): Promise<FormReply> {
     return this.post("/dashboard/sign-up", { email, password, account_name: accountName }, headers);
   }
 
@@ -53,7 +65,12 @@ export class FormClient {
     return match[1]!;
   }
 
-  private async send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<FormReply> {
+  private async send(
+    method: string,
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<FormReply> {
     const response = await fetch(`${this.base}${path}`, {
       method,
       redirect: "manual",
@@ -65,6 +82,12 @@ export class FormClient {
       const [pair] = cookie.split(";");
       this.cookie = pair!.endsWith("=") ? "" : pair!;
     }
-    return { status: response.status, location: response.headers.get("location"), setCookie, text: await response.text(), headers: response.headers };
+    return {
+      status: response.status,
+      location: response.headers.get("location"),
+      setCookie,
+      text: await response.text(),
+      headers: response.headers,
+    };
   }
 }

@@ -55,7 +55,8 @@ async function openStream(base: string, path: string, cookie: string): Promise<O
     const decoder = new TextDecoder();
     void (async () => {
       try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+          text += decoder.decode(chunk, { stream: true });
       } catch {
         // Closed by the test.
       }
@@ -67,12 +68,25 @@ async function openStream(base: string, path: string, cookie: string): Promise<O
 }
 
 /** A form post from a given loopback address, so limits per client address can be seen. */
-function postFrom(localAddress: string, base: string, path: string, fields: Record<string, string>): Promise<{ status: number; text: string; location: string | undefined }> {
+function postFrom(
+  localAddress: string,
+  base: string,
+  path: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; text: string; location: string | undefined }> {
   const body = new URLSearchParams(fields).toString();
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${base}${path}`,
-      { method: "POST", localAddress, headers: { origin: base, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) } },
+      {
+        method: "POST",
+        localAddress,
+        headers: {
+          origin: base,
+          "content-type": "application/x-www-form-urlencoded",
+          "content-length": Buffer.byteLength(body),
+        },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -106,21 +120,41 @@ describe("dashboard hardening", () => {
   };
 
   it("accepts only a dashboard path as next; a crafted link cannot set a header", async () => {
-    for (const bad of ["//evil.example", "https://evil.example/dashboard", "/dashboardx", "/dashboard//evil.example", "/dashboard/\\evil", "/dashboard\r\nSet-Cookie: a=b", "/dashboard/\0", "/dashboard/ x"]) {
+    for (const bad of [
+      "//evil.example",
+      "https://evil.example/dashboard",
+      "/dashboardx",
+      "/dashboard//evil.example",
+      "/dashboard/\\evil",
+      "/dashboard\r\nSet-Cookie: a=b",
+      "/dashboard/\0",
+      "/dashboard/ x",
+    ]) {
       expect(safeNext(bad), JSON.stringify(bad)).toBe("/dashboard");
     }
-    for (const good of ["/dashboard", "/dashboard/", "/dashboard/outcomes/a%2Fb?cursor=x", "/dashboard?x=1"]) expect(safeNext(good)).toBe(good);
+    for (const good of ["/dashboard", "/dashboard/", "/dashboard/outcomes/a%2Fb?cursor=x", "/dashboard?x=1"])
+      expect(safeNext(good)).toBe(good);
 
     const email = unique("next");
     await new FormClient(t.base).signUp(email, "Next Co");
-    const link = await new FormClient(t.base).get("/dashboard/sign-in?next=/dashboard%0d%0aSet-Cookie:%20verdict_session=attacker");
+    const link = await new FormClient(t.base).get(
+      "/dashboard/sign-in?next=/dashboard%0d%0aSet-Cookie:%20verdict_session=attacker",
+    );
     expect(link.text).toContain('name="next" value="/dashboard"');
 
     // The form as the crafted page would post it, read off the socket as sent.
-    const body = new URLSearchParams({ email, password: PASSWORD, next: "/dashboard\r\nSet-Cookie: verdict_session=attacker" }).toString();
+    const body = new URLSearchParams({
+      email,
+      password: PASSWORD,
+      next: "/dashboard\r\nSet-Cookie: verdict_session=attacker",
+    }).toString();
     const raw = await RawConnection.open(t.app.port);
     try {
-      const headers = ["Origin: http://verdict.test", "Content-Type: application/x-www-form-urlencoded", `Content-Length: ${Buffer.byteLength(body)}`];
+      const headers = [
+        "Origin: http://verdict.test",
+        "Content-Type: application/x-www-form-urlencoded",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+      ];
       raw.write(rawRequestBytes("POST", "/dashboard/sign-in", headers, body));
       const reply = await raw.read();
       expect(reply.status).toBe(303);
@@ -144,7 +178,11 @@ describe("dashboard hardening", () => {
       const action = "step\revent: injected\rdata: <p>pwned</p>";
       const event = { outcome_key: "pr/cr", action, idempotency_key: "key\r\revent: injected\rdata: again" };
       expect((await t.request("POST", "/v1/events", event, token)).status).toBe(202);
-      const shown = await eventually(() => Promise.resolve(stream.events().find((e) => e.data.includes("&lt;p&gt;pwned"))), 15_000, "the event on the live page");
+      const shown = await eventually(
+        () => Promise.resolve(stream.events().find((e) => e.data.includes("&lt;p&gt;pwned"))),
+        15_000,
+        "the event on the live page",
+      );
       expect(stream.events().map((e) => e.type)).toEqual(stream.events().map(() => "update"));
       expect(shown.data).toContain("step\nevent: injected\ndata: &lt;p&gt;pwned&lt;/p&gt;");
       expect(shown.data).toContain("key\n\nevent: injected\ndata: again");
@@ -157,7 +195,11 @@ describe("dashboard hardening", () => {
     const visitor = new FormClient(t.base);
     await visitor.signUp(unique("notice"), "Notice Co");
     const planted = "Your account is suspended, call 555 0100";
-    for (const query of [`saved=${encodeURIComponent(planted)}`, `deleted=${encodeURIComponent(planted)}`, `notice=${encodeURIComponent(planted)}`]) {
+    for (const query of [
+      `saved=${encodeURIComponent(planted)}`,
+      `deleted=${encodeURIComponent(planted)}`,
+      `notice=${encodeURIComponent(planted)}`,
+    ]) {
       const reply = await visitor.get(`/dashboard/tasks?${query}`);
       expect(reply.status).toBe(200);
       expect(reply.text).not.toContain("suspended");
@@ -171,7 +213,12 @@ describe("dashboard hardening", () => {
     const visitor = new FormClient(t.base);
     await visitor.signUp(unique("long"), "Long Co");
     const key = "k".repeat(600);
-    for (const path of [`/dashboard/outcomes/${key}`, `/dashboard/outcomes/${key}/live`, `/dashboard/tasks/${key}/edit`, `/dashboard/webhooks/${key}`]) {
+    for (const path of [
+      `/dashboard/outcomes/${key}`,
+      `/dashboard/outcomes/${key}/live`,
+      `/dashboard/tasks/${key}/edit`,
+      `/dashboard/webhooks/${key}`,
+    ]) {
       const reply = await visitor.get(path);
       expect(reply.status, path).toBe(404);
       expect(reply.text).toContain("There is no such page.");
@@ -202,7 +249,10 @@ describe("dashboard hardening", () => {
     for (let i = 0; i < 10; i++) {
       // Each guess after the previous one's delay: ten wrong passwords from ten addresses.
       offset += SIGN_IN_MAX_DELAY_MS;
-      const reply = await postFrom(`127.0.0.${20 + i}`, t.base, "/dashboard/sign-in", { email, password: `wrong guess ${i}` });
+      const reply = await postFrom(`127.0.0.${20 + i}`, t.base, "/dashboard/sign-in", {
+        email,
+        password: `wrong guess ${i}`,
+      });
       expect(reply.status, `guess ${i}`).toBe(400);
       expect(reply.text).toContain("Invalid email or password");
     }
@@ -247,8 +297,12 @@ describe("dashboard hardening", () => {
   it(`limits sign-ups per client address (${SIGN_UP_PER_NETWORK} an hour)`, { timeout: 120_000 }, async () => {
     const email = unique("flood");
     const form = { email, password: PASSWORD, account_name: "Flood Co" };
-    for (let i = 0; i < SIGN_UP_PER_NETWORK; i++) expect((await postFrom("127.0.0.40", t.base, "/dashboard/sign-up", form)).status).toBe(303);
-    const refused = await postFrom("127.0.0.40", t.base, "/dashboard/sign-up", { ...form, email: unique("flood-more") });
+    for (let i = 0; i < SIGN_UP_PER_NETWORK; i++)
+      expect((await postFrom("127.0.0.40", t.base, "/dashboard/sign-up", form)).status).toBe(303);
+    const refused = await postFrom("127.0.0.40", t.base, "/dashboard/sign-up", {
+      ...form,
+      email: unique("flood-more"),
+    });
     expect(refused.status).toBe(429);
     expect(refused.text).toContain("Too many sign-ups from your network.");
     expect((await postFrom("127.0.0.41", t.base, "/dashboard/sign-up", form)).status).toBe(303);
@@ -263,7 +317,8 @@ describe("dashboard hardening", () => {
     expect((await t.request("POST", "/v1/outcomes", { key: "watched", task_key: "review" }, token)).status).toBe(201);
     const streams: OpenStream[] = [];
     try {
-      for (let i = 0; i < LIVE_STREAMS_PER_SESSION; i++) streams.push(await openStream(t.base, "/dashboard/outcomes/watched/live", owner.cookie));
+      for (let i = 0; i < LIVE_STREAMS_PER_SESSION; i++)
+        streams.push(await openStream(t.base, "/dashboard/outcomes/watched/live", owner.cookie));
       expect(streams.map((s) => s.status)).toEqual(streams.map(() => 200));
       const extra = await openStream(t.base, "/dashboard/outcomes/watched/live", owner.cookie);
       expect(extra.status).toBe(429);
@@ -290,17 +345,34 @@ describe("dashboard hardening", () => {
     const owner = new FormClient(t.base);
     await owner.signUp(email, "Viewers Co");
     const token = await owner.token();
-    expect((await t.request("PUT", "/v1/tasks/review", { name: "Review", condition: "COUNT(reply)>=3" }, token)).status).toBe(201);
+    expect(
+      (await t.request("PUT", "/v1/tasks/review", { name: "Review", condition: "COUNT(reply)>=3" }, token)).status,
+    ).toBe(201);
     expect((await t.request("POST", "/v1/outcomes", { key: "shared", task_key: "review" }, token)).status).toBe(201);
     const sessions = [owner, new FormClient(t.base), new FormClient(t.base)];
     for (const session of sessions.slice(1)) expect((await session.signIn(email, PASSWORD)).status).toBe(303);
     const before = await metricValue(t.app.metricsPort, "verdict_dashboard_live_renders_total");
-    const viewers = await Promise.all(sessions.map((session) => openStream(t.base, "/dashboard/outcomes/shared/live", session.cookie)));
+    const viewers = await Promise.all(
+      sessions.map((session) => openStream(t.base, "/dashboard/outcomes/shared/live", session.cookie)),
+    );
     try {
       for (const action of ["first", "second"]) {
-        expect((await t.request("POST", "/v1/events", { outcome_key: "shared", action: "reply", properties: { value: action } }, token)).status).toBe(202);
+        expect(
+          (
+            await t.request(
+              "POST",
+              "/v1/events",
+              { outcome_key: "shared", action: "reply", properties: { value: action } },
+              token,
+            )
+          ).status,
+        ).toBe(202);
         for (const viewer of viewers) {
-          await eventually(() => Promise.resolve(viewer.events().at(-1)?.data.includes(`&quot;${action}&quot;`) ? true : undefined), 15_000, `${action} on every page`);
+          await eventually(
+            () => Promise.resolve(viewer.events().at(-1)?.data.includes(`&quot;${action}&quot;`) ? true : undefined),
+            15_000,
+            `${action} on every page`,
+          );
         }
       }
       const renders = (await metricValue(t.app.metricsPort, "verdict_dashboard_live_renders_total")) - before;

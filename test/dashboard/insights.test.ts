@@ -11,7 +11,9 @@ import { ACME_EUR, CLAUSES, dayStart, GLOBEX_USD, seedFleet, TASK_CONDITION, WEE
 /** Each bar or point of a chart as "start=value", in drawing order. */
 async function marks(page: Page, selector: string): Promise<string[]> {
   // An expression, not a function: the suites compile without the DOM's types.
-  return page.evaluate<string[]>(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((n) => n.getAttribute("data-start") + "=" + n.getAttribute("data-value"))`);
+  return page.evaluate<string[]>(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].map((n) => n.getAttribute("data-start") + "=" + n.getAttribute("data-value"))`,
+  );
 }
 
 /** The 30 days the pages show, with the seeded week's values on its days and 0 elsewhere. */
@@ -43,7 +45,10 @@ describe("insight charts in Chromium", () => {
     await browser.context.addCookies([{ name, value, url: t.base }]);
     page = await browser.newPage();
     // Injected by the browser's debugging protocol, so the listener itself is no inline script the CSP refuses.
-    await page.addInitScript({ content: 'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));' });
+    await page.addInitScript({
+      content:
+        'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI));',
+    });
     page.on("console", (message) => {
       if (/Content.Security.Policy|CSP violation/i.test(message.text())) violations.push(message.text());
     });
@@ -58,7 +63,9 @@ describe("insight charts in Chromium", () => {
   it("draws the overview: confirmed and failed per day, the rate with its volume, revenue per currency", async () => {
     await page.goto(`${t.base}/dashboard/`);
     const agentJobs = (d: (typeof WEEK)[number]): number => d.acme + d.globex;
-    await expect(marks(page, "#overview-outcomes rect[data-series=confirmed]")).resolves.toEqual(expected((d) => d.confirmed + agentJobs(d), days));
+    await expect(marks(page, "#overview-outcomes rect[data-series=confirmed]")).resolves.toEqual(
+      expected((d) => d.confirmed + agentJobs(d), days),
+    );
     await expect(marks(page, "#overview-outcomes rect[data-series=failed]")).resolves.toEqual(expected(failed, days));
     const rates = WEEK.flatMap((d, i) => {
       const decided = d.confirmed + agentJobs(d) + failed(d);
@@ -66,9 +73,15 @@ describe("insight charts in Chromium", () => {
     });
     await expect(marks(page, "#overview-rate circle")).resolves.toEqual(rates);
     await expect(page.locator("#overview-revenue-0 figcaption").textContent()).resolves.toMatch(/^Charges in EUR/);
-    await expect(marks(page, "#overview-revenue-0 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.acme * ACME_EUR, days));
-    await expect(marks(page, "#overview-revenue-1 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.globex * GLOBEX_USD, days));
-    await expect(page.getByTestId("total-confirmed").textContent()).resolves.toContain(String(WEEK.reduce((s, d) => s + d.confirmed + agentJobs(d), 0)));
+    await expect(marks(page, "#overview-revenue-0 rect[data-series=charges]")).resolves.toEqual(
+      expected((d) => d.acme * ACME_EUR, days),
+    );
+    await expect(marks(page, "#overview-revenue-1 rect[data-series=charges]")).resolves.toEqual(
+      expected((d) => d.globex * GLOBEX_USD, days),
+    );
+    await expect(page.getByTestId("total-confirmed").textContent()).resolves.toContain(
+      String(WEEK.reduce((s, d) => s + d.confirmed + agentJobs(d), 0)),
+    );
     await screenshot(page, "insights-overview");
   });
 
@@ -79,18 +92,23 @@ describe("insight charts in Chromium", () => {
     const tip = page.locator(".chart-tip");
     await tip.waitFor({ state: "visible" });
     const d = WEEK[3]!;
-    await expect(tip.textContent()).resolves.toBe(`Nov 23Confirmed ${d.confirmed + d.acme + d.globex} · Failed ${failed(d)}`);
+    await expect(tip.textContent()).resolves.toBe(
+      `Nov 23Confirmed ${d.confirmed + d.acme + d.globex} · Failed ${failed(d)}`,
+    );
   });
 
   it("draws a task's days and ranks why its outcomes fail, each clause marked and linked", async () => {
     await page.goto(`${t.base}/dashboard/tasks`);
     await page.getByRole("link", { name: "Charts of task support" }).click();
     await page.waitForURL("**/dashboard/tasks/support/insights");
-    await expect(marks(page, "#outcomes rect[data-series=confirmed]")).resolves.toEqual(expected((d) => d.confirmed, days));
+    await expect(marks(page, "#outcomes rect[data-series=confirmed]")).resolves.toEqual(
+      expected((d) => d.confirmed, days),
+    );
     await expect(marks(page, "#outcomes rect[data-series=failed]")).resolves.toEqual(expected(failed, days));
     const rows = page.locator("table.failing-clauses tbody tr");
     const sum = (pick: (d: (typeof WEEK)[number]) => number): string => String(WEEK.reduce((s, d) => s + pick(d), 0));
-    const ranked = '[...document.querySelectorAll("table.failing-clauses tbody tr")].map((tr) => [tr.querySelector(".clause-text").textContent, tr.getAttribute("data-count"), tr.querySelector("mark").textContent])';
+    const ranked =
+      '[...document.querySelectorAll("table.failing-clauses tbody tr")].map((tr) => [tr.querySelector(".clause-text").textContent, tr.getAttribute("data-count"), tr.querySelector("mark").textContent])';
     await expect(page.evaluate<string[][]>(ranked)).resolves.toEqual([
       [CLAUSES.escalated, sum((d) => d.escalated), CLAUSES.escalated],
       [CLAUSES.refunded, sum((d) => d.refunded), CLAUSES.refunded],
@@ -118,15 +136,23 @@ describe("insight charts in Chromium", () => {
   it("draws a customer's charges per day in its currency", async () => {
     await page.goto(`${t.base}/dashboard/customers/globex/insights`);
     await expect(page.locator("#charges-0 figcaption").textContent()).resolves.toContain("Charges in USD");
-    await expect(marks(page, "#charges-0 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.globex * GLOBEX_USD, days));
+    await expect(marks(page, "#charges-0 rect[data-series=charges]")).resolves.toEqual(
+      expected((d) => d.globex * GLOBEX_USD, days),
+    );
     await expect(page.locator("#charges-1").count()).resolves.toBe(0);
   });
 
   it("draws an agent's days and its charges in both currencies, and says none of its outcomes failed", async () => {
     await page.goto(`${t.base}/dashboard/agents/triage/insights`);
-    await expect(marks(page, "#outcomes rect[data-series=confirmed]")).resolves.toEqual(expected((d) => d.acme + d.globex, days));
-    await expect(marks(page, "#charges-0 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.acme * ACME_EUR, days));
-    await expect(marks(page, "#charges-1 rect[data-series=charges]")).resolves.toEqual(expected((d) => d.globex * GLOBEX_USD, days));
+    await expect(marks(page, "#outcomes rect[data-series=confirmed]")).resolves.toEqual(
+      expected((d) => d.acme + d.globex, days),
+    );
+    await expect(marks(page, "#charges-0 rect[data-series=charges]")).resolves.toEqual(
+      expected((d) => d.acme * ACME_EUR, days),
+    );
+    await expect(marks(page, "#charges-1 rect[data-series=charges]")).resolves.toEqual(
+      expected((d) => d.globex * GLOBEX_USD, days),
+    );
     await expect(page.getByTestId("no-failing-clauses").isVisible()).resolves.toBe(true);
   });
 

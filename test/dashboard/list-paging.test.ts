@@ -5,29 +5,39 @@ import { startTestApp, type TestApp } from "../support/app.js";
 import { FormClient } from "./form-client.js";
 
 const pad = (i: number): string => String(i).padStart(3, "0");
-const unescape = (text: string): string => text.replaceAll("&amp;", "&").replaceAll("&#39;", "'").replaceAll("&quot;", '"');
+const unescape = (text: string): string =>
+  text.replaceAll("&amp;", "&").replaceAll("&#39;", "'").replaceAll("&quot;", '"');
 
 /** The keys a record list page links to, and its pager's links. */
 function listed(text: string, segment: string): { keys: string[]; next?: string; first?: string } {
-  const keys = [...text.matchAll(new RegExp(`href="/dashboard/${segment}/([^"/]+)/edit"`, "g"))].map((match) => decodeURIComponent(match[1]!));
+  const keys = [...text.matchAll(new RegExp(`href="/dashboard/${segment}/([^"/]+)/edit"`, "g"))].map((match) =>
+    decodeURIComponent(match[1]!),
+  );
   const next = /<a href="([^"]*)" rel="next">Next page<\/a>/.exec(text)?.[1];
   const first = /<a href="([^"]*)">First page<\/a>/.exec(text)?.[1];
-  return { keys, ...(next !== undefined && { next: unescape(next) }), ...(first !== undefined && { first: unescape(first) }) };
+  return {
+    keys,
+    ...(next !== undefined && { next: unescape(next) }),
+    ...(first !== undefined && { first: unescape(first) }),
+  };
 }
 
 describe("dashboard list paging", () => {
   let t: TestApp;
   let visitor: FormClient;
   let token = "";
-  const api = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body, token);
+  const api = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> =>
+    t.request(method, path, body, token);
 
   beforeAll(async () => {
     t = await startTestApp("standalone", { webhookAllowPrivateUrls: true });
     visitor = new FormClient(t.base);
     expect((await visitor.signUp(`pager-${Date.now()}@example.com`, "Pager Co")).status).toBe(303);
     token = await visitor.token();
-    for (let i = 0; i < 150; i++) expect((await api("PUT", `/v1/tasks/task-${pad(i)}`, { name: `Task ${i}`, condition: "done" })).status).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await api("PUT", `/v1/customers/customer-${i}`, { name: `Customer ${i}` })).status).toBe(201);
+    for (let i = 0; i < 150; i++)
+      expect((await api("PUT", `/v1/tasks/task-${pad(i)}`, { name: `Task ${i}`, condition: "done" })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await api("PUT", `/v1/customers/customer-${i}`, { name: `Customer ${i}` })).status).toBe(201);
   }, 120_000);
   afterAll(() => t?.stop());
 
@@ -61,12 +71,32 @@ describe("dashboard list paging", () => {
   });
 
   it("answers an edited, cut short, another list's or over-long cursor on every list with a 404 page", async () => {
-    const taskCursor = new URLSearchParams(listed((await visitor.get("/dashboard/tasks")).text, "tasks").next!.slice(1)).get("cursor")!;
-    const endpoint = (await api("POST", "/v1/webhook-endpoints", { url: "http://127.0.0.1:9/hook" })).body as { id: string };
-    const lists = ["tasks", "agents", "customers", "rate-cards", "outcomes", "dead-letters", "charges", "webhooks", `webhooks/${endpoint.id}`];
+    const taskCursor = new URLSearchParams(
+      listed((await visitor.get("/dashboard/tasks")).text, "tasks").next!.slice(1),
+    ).get("cursor")!;
+    const endpoint = (await api("POST", "/v1/webhook-endpoints", { url: "http://127.0.0.1:9/hook" })).body as {
+      id: string;
+    };
+    const lists = [
+      "tasks",
+      "agents",
+      "customers",
+      "rate-cards",
+      "outcomes",
+      "dead-letters",
+      "charges",
+      "webhooks",
+      `webhooks/${endpoint.id}`,
+    ];
     // Cut to a length no base64 text has (a cut that still decodes is a key to page from, like any other).
     const cut = taskCursor.slice(0, Math.floor((taskCursor.length - 2) / 4) * 4 + 1);
-    const cursors = ["garbage", cut, `${taskCursor}x`, "A".repeat(3000), Buffer.from(`task\n${"k".repeat(600)}`).toString("base64url")];
+    const cursors = [
+      "garbage",
+      cut,
+      `${taskCursor}x`,
+      "A".repeat(3000),
+      Buffer.from(`task\n${"k".repeat(600)}`).toString("base64url"),
+    ];
     for (const list of lists) {
       for (const cursor of list === "tasks" ? cursors : [...cursors, taskCursor]) {
         const reply = await visitor.get(`/dashboard/${list}?cursor=${encodeURIComponent(cursor)}`);

@@ -20,7 +20,12 @@ describe("dashboard security", () => {
   afterAll(() => t?.stop());
 
   it("puts a strict CSP, X-Frame-Options and Referrer-Policy on every answer", async () => {
-    for (const path of ["/dashboard/sign-in", "/dashboard/token", "/dashboard/static/dashboard.js", "/dashboard/nowhere"]) {
+    for (const path of [
+      "/dashboard/sign-in",
+      "/dashboard/token",
+      "/dashboard/static/dashboard.js",
+      "/dashboard/nowhere",
+    ]) {
       const response = await fetch(`${t.base}${path}`, { redirect: "manual" });
       const csp = response.headers.get("content-security-policy") ?? "";
       expect(csp).toContain("default-src 'none'");
@@ -125,7 +130,10 @@ describe("dashboard security", () => {
     const key = t.app.keys.dashboardSession(createHash("sha256").update(session.id).digest("base64url"));
     expect(await t.app.redis.pttl(key)).toBeGreaterThan(SESSION_IDLE_MS - 5000);
     await t.app.redis.pexpire(key, 1000);
-    expect(await sessions.touch(session.id, start + 1000)).toMatchObject({ accountId: t.accountId, email: "timer@example.com" });
+    expect(await sessions.touch(session.id, start + 1000)).toMatchObject({
+      accountId: t.accountId,
+      email: "timer@example.com",
+    });
     expect(await t.app.redis.pttl(key)).toBeGreaterThan(SESSION_IDLE_MS - 5000);
     // Near the absolute end the idle expiry shrinks to what is left; past it the session is gone.
     await sessions.touch(session.id, start + SESSION_MAX_MS - 60_000);
@@ -138,7 +146,11 @@ describe("dashboard security", () => {
     let closed: TestApp;
     beforeAll(async () => {
       closed = await startTestApp("standalone", { role: "ingress", dashboardSignup: "closed" });
-      const env = { ...envOf("standalone"), VERDICT_KEY_PREFIX: closed.options.keyPrefix, VERDICT_TOKEN_SECRET: closed.options.tokenSecret };
+      const env = {
+        ...envOf("standalone"),
+        VERDICT_KEY_PREFIX: closed.options.keyPrefix,
+        VERDICT_TOKEN_SECRET: closed.options.tokenSecret,
+      };
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     });
     afterAll(async () => {

@@ -50,8 +50,10 @@ describe("dashboard webhooks page in Chromium", () => {
     await receiver?.stop();
   });
 
-  const api = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body, token);
-  const messages = async (): Promise<Message[]> => ((await api("GET", `/v1/webhook-endpoints/${endpointId}/messages`)).body as { messages: Message[] }).messages;
+  const api = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> =>
+    t.request(method, path, body, token);
+  const messages = async (): Promise<Message[]> =>
+    ((await api("GET", `/v1/webhook-endpoints/${endpointId}/messages`)).body as { messages: Message[] }).messages;
   const pwned = (): Promise<unknown> => page.evaluate(() => (globalThis as { pwned?: unknown }).pwned);
 
   it("creates an endpoint: errors beside the fields, then the secret once", async () => {
@@ -79,9 +81,14 @@ describe("dashboard webhooks page in Chromium", () => {
     await expect(page.locator("#injected-description").count()).resolves.toBe(0);
     await screenshot(page, "webhook-created");
 
-    const listed = (await api("GET", "/v1/webhook-endpoints")).body as { webhook_endpoints: { id: string; url: string; event_types: string[] | null }[] };
+    const listed = (await api("GET", "/v1/webhook-endpoints")).body as {
+      webhook_endpoints: { id: string; url: string; event_types: string[] | null }[];
+    };
     expect(listed.webhook_endpoints).toHaveLength(1);
-    expect(listed.webhook_endpoints[0]).toMatchObject({ url: receiver.url("/hook"), event_types: ["outcome.confirmed", "outcome.failed"] });
+    expect(listed.webhook_endpoints[0]).toMatchObject({
+      url: receiver.url("/hook"),
+      event_types: ["outcome.confirmed", "outcome.failed"],
+    });
     endpointId = listed.webhook_endpoints[0]!.id;
     expect((await api("GET", `/v1/webhook-endpoints/${endpointId}/secret`)).body).toEqual({ secret });
 
@@ -97,14 +104,21 @@ describe("dashboard webhooks page in Chromium", () => {
 
   it("shows a message delivered after a failed attempt, the receiver's markup as text, and resends it", async () => {
     let calls = 0;
-    receiver.respond = () => (++calls === 1 ? { status: 500, headers: { "content-type": "text/html" }, body: HOSTILE_RESPONSE } : { status: 200, body: "thanks" });
+    receiver.respond = () =>
+      ++calls === 1
+        ? { status: 500, headers: { "content-type": "text/html" }, body: HOSTILE_RESPONSE }
+        : { status: 200, body: "thanks" };
     expect((await api("PUT", "/v1/tasks/review", { name: "Review", condition: "approved" })).status).toBe(201);
     expect((await api("POST", "/v1/outcomes", { key: "pr/7", task_key: "review" })).status).toBe(201);
     expect((await api("POST", "/v1/events", { outcome_key: "pr/7", action: "approved" })).status).toBe(202);
-    const [message] = await eventually(async () => {
-      const listed = await messages();
-      return listed[0]?.status === "delivered" ? listed : undefined;
-    }, 15_000, "the message delivered");
+    const [message] = await eventually(
+      async () => {
+        const listed = await messages();
+        return listed[0]?.status === "delivered" ? listed : undefined;
+      },
+      15_000,
+      "the message delivered",
+    );
     expect(message).toMatchObject({ attempts: 2 });
 
     await page.reload();
@@ -127,8 +141,19 @@ describe("dashboard webhooks page in Chromium", () => {
 
     await page.getByRole("button", { name: "Resend" }).click();
     await page.waitForURL("**?notice=resent");
-    await eventually(() => Promise.resolve(receiver.on("/hook").filter((request) => request.id === message!.id).length === 3 ? true : undefined), 10_000, "the resent delivery");
-    await eventually(async () => ((await messages())[0]?.attempts === 3 ? true : undefined), 10_000, "the third attempt recorded");
+    await eventually(
+      () =>
+        Promise.resolve(
+          receiver.on("/hook").filter((request) => request.id === message!.id).length === 3 ? true : undefined,
+        ),
+      10_000,
+      "the resent delivery",
+    );
+    await eventually(
+      async () => ((await messages())[0]?.attempts === 3 ? true : undefined),
+      10_000,
+      "the third attempt recorded",
+    );
     await page.reload();
     await expect(attempts.getByRole("row").count()).resolves.toBe(4);
   });

@@ -44,13 +44,18 @@ const FILES = ["docker-compose.yml", "docker-compose.single.yml"] as const;
 type ComposeFile = (typeof FILES)[number];
 
 /** Runs Debian's docker-compose v1 with only the variables a user must set (plus PATH and HOME). */
-function compose(file: string, args: string[], env: Record<string, string> = { VERDICT_TOKEN_SECRET: SECRET }): { status: number | null; stdout: string; stderr: string } {
+function compose(
+  file: string,
+  args: string[],
+  env: Record<string, string> = { VERDICT_TOKEN_SECRET: SECRET },
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync("docker-compose", ["-f", file, ...args], {
     cwd: ROOT,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
   });
-  if (result.error) throw new Error(`docker-compose is needed (Debian: apt-get install docker-compose): ${result.error.message}`);
+  if (result.error)
+    throw new Error(`docker-compose is needed (Debian: apt-get install docker-compose): ${result.error.message}`);
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -90,7 +95,12 @@ function tableAfter(markdown: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split("|").map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -100,7 +110,10 @@ const operations = read("docs/operations.md");
 
 /** What the services table of one compose file in docs/operations.md says. */
 function documentedServices(file: ComposeFile): Map<string, { ports: string[]; volumes: string[]; replicas?: number }> {
-  const rows = tableAfter(operations, `### \`${file}\`: ${file === "docker-compose.yml" ? "Redis Cluster, the default" : "one Redis"}`);
+  const rows = tableAfter(
+    operations,
+    `### \`${file}\`: ${file === "docker-compose.yml" ? "Redis Cluster, the default" : "one Redis"}`,
+  );
   return new Map(
     rows.map(([service, runs, ports, volumes]) => {
       const replicas = /, (\d+) replicas$/.exec(runs!)?.[1];
@@ -126,7 +139,9 @@ function documentedEnvironment(file: ComposeFile): Record<string, string> {
     const value = unquote(cell.replace(/ \(required\)$/, ""));
     // A `${NAME:-default}` resolves to its default in the test's environment; the one required variable to SECRET.
     const reference = /^\$\{(\w+)(?::-(.*))?\}$/.exec(value);
-    env[unquote(row[0]!)] = reference ? (reference[2] ?? (reference[1] === "VERDICT_TOKEN_SECRET" ? SECRET : "")) : value;
+    env[unquote(row[0]!)] = reference
+      ? (reference[2] ?? (reference[1] === "VERDICT_TOKEN_SECRET" ? SECRET : ""))
+      : value;
   }
   return env;
 }
@@ -169,7 +184,9 @@ describe.each(FILES)("%s", (file) => {
     // Prometheus finds every ingress and worker by service name on the default metrics port.
     const prometheus = read("deploy/prometheus/prometheus.yml");
     for (const role of ["ingress", "worker"]) {
-      expect(new RegExp(`- names: \\[${role}\\]\\n\\s+type: A\\n\\s+port: (\\d+)`).exec(prometheus)?.[1], role).toBe(String(DEFAULT_OPTIONS.metricsPort));
+      expect(new RegExp(`- names: \\[${role}\\]\\n\\s+type: A\\n\\s+port: (\\d+)`).exec(prometheus)?.[1], role).toBe(
+        String(DEFAULT_OPTIONS.metricsPort),
+      );
     }
   });
 
@@ -198,7 +215,8 @@ describe.each(FILES)("%s", (file) => {
 
 describe("docker-compose.yml's Redis Cluster", () => {
   const config = (): ComposeConfig => resolved("docker-compose.yml");
-  const redisNodes = (): [string, Service][] => Object.entries(config().services).filter(([name]) => /^redis-\d+$/.test(name));
+  const redisNodes = (): [string, Service][] =>
+    Object.entries(config().services).filter(([name]) => /^redis-\d+$/.test(name));
 
   it("has six nodes, each announcing the fixed address it has on the network, with its own volume", () => {
     const nodes = redisNodes();
@@ -208,10 +226,10 @@ describe("docker-compose.yml's Redis Cluster", () => {
       const command = node.command ?? [];
       expect(command.slice(0, 2), name).toEqual(["redis-server", "/usr/local/etc/redis/redis.conf"]);
       expect(command[command.indexOf("--cluster-announce-ip") + 1], name).toBe(address);
-      expect(node.volumes?.map((v) => v.replace(ROOT, "./")), name).toEqual([
-        "./deploy/redis/cluster-node.conf:/usr/local/etc/redis/redis.conf:ro",
-        `${name}-data:/data:rw`,
-      ]);
+      expect(
+        node.volumes?.map((v) => v.replace(ROOT, "./")),
+        name,
+      ).toEqual(["./deploy/redis/cluster-node.conf:/usr/local/etc/redis/redis.conf:ro", `${name}-data:/data:rw`]);
       return address!;
     });
     expect(new Set(addresses).size).toBe(6);
@@ -227,7 +245,9 @@ describe("docker-compose.yml's Redis Cluster", () => {
       expect(init.depends_on?.[name]?.condition, name).toBe("service_healthy");
     }
     for (const role of ["ingress", "worker"]) {
-      expect(services[role]!.depends_on, role).toEqual({ "redis-cluster-init": { condition: "service_completed_successfully" } });
+      expect(services[role]!.depends_on, role).toEqual({
+        "redis-cluster-init": { condition: "service_completed_successfully" },
+      });
     }
     const seeds = services.ingress!.environment!.REDIS_CLUSTER_NODES!.split(",").map((seed) => seed.split(":")[0]!);
     for (const seed of seeds) expect(services[seed], seed).toBeDefined();
@@ -242,13 +262,37 @@ describe("docker-compose.yml's Redis Cluster", () => {
       });
     });
     // Only what cannot hold outside a container is overridden: the port, the bind address, the data dir.
-    const server = spawn("redis-server", [join(ROOT, "deploy/redis/cluster-node.conf"), "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--maxmemory", "1gb"], { stdio: "ignore" });
-    const redis = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 100 });
+    const server = spawn(
+      "redis-server",
+      [
+        join(ROOT, "deploy/redis/cluster-node.conf"),
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--maxmemory",
+        "1gb",
+      ],
+      { stdio: "ignore" },
+    );
+    const redis = new Redis({
+      port,
+      host: "127.0.0.1",
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 100,
+    });
     // Refused connections while the server starts are expected; eventually() below retries the ping.
     redis.on("error", () => undefined);
     try {
-      await eventually(async () => ((await redis.ping().catch(() => undefined)) === "PONG" ? true : undefined), 10_000, "redis-server with cluster-node.conf");
-      const get = async (name: string): Promise<string> => ((await redis.config("GET", name)))[1]!;
+      await eventually(
+        async () => ((await redis.ping().catch(() => undefined)) === "PONG" ? true : undefined),
+        10_000,
+        "redis-server with cluster-node.conf",
+      );
+      const get = async (name: string): Promise<string> => (await redis.config("GET", name))[1]!;
       expect(await get("cluster-enabled")).toBe("yes");
       expect(await get("appendonly")).toBe("yes");
       expect(await get("appendfsync")).toBe("everysec");

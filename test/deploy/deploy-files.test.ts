@@ -44,11 +44,15 @@ function serviceMetricTypes(): Map<string, string> {
     // By class: prom-client's typings declare `type` a numeric enum, but it is a string at run time.
     const metric = metrics.registry.getSingleMetric(name);
     const type =
-      metric instanceof Counter ? "counter"
-      : metric instanceof Gauge ? "gauge"
-      : metric instanceof Histogram ? "histogram"
-      : metric instanceof Summary ? "summary"
-      : "unknown";
+      metric instanceof Counter
+        ? "counter"
+        : metric instanceof Gauge
+          ? "gauge"
+          : metric instanceof Histogram
+            ? "histogram"
+            : metric instanceof Summary
+              ? "summary"
+              : "unknown";
     types.set(name, type);
   }
   return types;
@@ -81,8 +85,13 @@ const expressions = queryPanels.flatMap((p) => (p.targets ?? []).map((t) => t.ex
 
 describe("Grafana dashboard", () => {
   it("reads metric names out of PromQL", () => {
-    expect(metricNames('histogram_quantile(0.99, sum by (le) (rate(a_seconds_bucket{x="y"}[1m]))) / b_total offset 5m')).toEqual(["a_seconds_bucket", "b_total"]);
-    expect(metricNames("sum(rate(c_p99_seconds[$__rate_interval])) by (instance) and on(job) 1e3 * d")).toEqual(["c_p99_seconds", "d"]);
+    expect(
+      metricNames('histogram_quantile(0.99, sum by (le) (rate(a_seconds_bucket{x="y"}[1m]))) / b_total offset 5m'),
+    ).toEqual(["a_seconds_bucket", "b_total"]);
+    expect(metricNames("sum(rate(c_p99_seconds[$__rate_interval])) by (instance) and on(job) 1e3 * d")).toEqual([
+      "c_p99_seconds",
+      "d",
+    ]);
   });
 
   it("queries only metrics the service registers", () => {
@@ -108,8 +117,14 @@ describe("Grafana dashboard", () => {
     const wildcards = [...catalogue.matchAll(/`(verdict_\w+)_\*`/g)].map(([, stem]) => `${stem}_`);
     expect(listed.size).toBeGreaterThan(20);
     expect(wildcards).toEqual(["verdict_process_", "verdict_nodejs_"]);
-    const used = new Set(expressions.flatMap(metricNames).map((name) => (listed.has(name) ? name : name.replace(/_(bucket|sum|count)$/, ""))));
-    expect([...used].filter((name) => !listed.has(name) && !wildcards.some((stem) => name.startsWith(stem)))).toEqual([]);
+    const used = new Set(
+      expressions
+        .flatMap(metricNames)
+        .map((name) => (listed.has(name) ? name : name.replace(/_(bucket|sum|count)$/, ""))),
+    );
+    expect([...used].filter((name) => !listed.has(name) && !wildcards.some((stem) => name.startsWith(stem)))).toEqual(
+      [],
+    );
   });
 
   it("takes quantiles of histograms per `le` from their buckets", () => {
@@ -130,7 +145,8 @@ describe("Grafana dashboard", () => {
     const reference = `\${${datasource!.name}}`;
     for (const panel of queryPanels) {
       expect(panel.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
-      for (const target of panel.targets ?? []) expect(target.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
+      for (const target of panel.targets ?? [])
+        expect(target.datasource, panel.title).toEqual({ type: "prometheus", uid: reference });
     }
     // Any other uid in the file would be a data source that exists only on one Grafana.
     const uids = [...JSON.stringify(dashboard.panels).matchAll(/"uid":"([^"]*)"/g)].map(([, uid]) => uid);
@@ -154,7 +170,10 @@ describe("deploy/Dockerfile", () => {
     expect(entrypoint).toEqual(["node", ...startFlags, bin]);
     expect(/^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1]).toBe('["serve"]');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
-    const copied = [...runtime.matchAll(/^COPY --from=build \/app\/(\S+) \.\/(\S+)$/gm)].map(([, from, to]) => ({ from: from!, to: to! }));
+    const copied = [...runtime.matchAll(/^COPY --from=build \/app\/(\S+) \.\/(\S+)$/gm)].map(([, from, to]) => ({
+      from: from!,
+      to: to!,
+    }));
     expect(copied.some(({ from, to }) => from === to && bin.startsWith(`${to}/`))).toBe(true);
     // dist/ is ESM: the runtime needs package.json's "type": "module".
     expect(runtime).toMatch(/^COPY package\.json \.\/$/m);

@@ -27,14 +27,20 @@ function dashboardQueries(): { where: string; expr: string }[] {
   expect(files.length).toBeGreaterThan(0);
   return files.flatMap((file) => {
     const dashboard = JSON.parse(read(`deploy/grafana/dashboards/${file}`)) as { panels: Panel[] };
-    return allPanels(dashboard.panels).flatMap((panel) => (panel.targets ?? []).map((t) => ({ where: `${file}: ${panel.title}`, expr: t.expr ?? "" })));
+    return allPanels(dashboard.panels).flatMap((panel) =>
+      (panel.targets ?? []).map((t) => ({ where: `${file}: ${panel.title}`, expr: t.expr ?? "" })),
+    );
   });
 }
 
 /** Every alert rule's expression. */
 function alertQueries(): { where: string; expr: string }[] {
-  const rules = parse(read("deploy/prometheus/alerts.yml")) as { groups: { rules: { alert: string; expr: string }[] }[] };
-  return rules.groups.flatMap((group) => group.rules.map((rule) => ({ where: `alerts.yml: ${rule.alert}`, expr: rule.expr })));
+  const rules = parse(read("deploy/prometheus/alerts.yml")) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
+  return rules.groups.flatMap((group) =>
+    group.rules.map((rule) => ({ where: `alerts.yml: ${rule.alert}`, expr: rule.expr })),
+  );
 }
 
 /** Series Prometheus itself makes for each target (not served by Verdict). */
@@ -54,7 +60,12 @@ describe("metrics read by the dashboards and alert rules", () => {
   beforeAll(async () => {
     receiver = await new Receiver().start();
     db = await createTestDatabase();
-    t = await startTestApp("standalone", { shards: 4, scoreRefreshMs: 100, webhookAllowPrivateUrls: true, archiveUrl: db.url });
+    t = await startTestApp("standalone", {
+      shards: 4,
+      scoreRefreshMs: 100,
+      webhookAllowPrivateUrls: true,
+      archiveUrl: db.url,
+    });
     expect((await t.request("PUT", "/v1/tasks/t", { name: "t", condition: "done" })).status).toBe(201);
     expect((await t.request("POST", "/v1/webhook-endpoints", { url: receiver.url() })).status).toBe(201);
   }, 30_000);
@@ -75,17 +86,24 @@ describe("metrics read by the dashboards and alert rules", () => {
 
     // Enough outcomes in one cohort to pass the scores' warm-up, each confirmed; then dead letters.
     const outcomes = Array.from({ length: 25 }, (_, i) => `o${i}`);
-    for (const key of outcomes) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
+    for (const key of outcomes)
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
     const events = outcomes.flatMap((key) => [
       { outcome_key: key, action: "work" },
       { outcome_key: key, action: "done" },
     ]);
     expect((await t.request("POST", "/v1/events/batch", { events })).status).toBe(202);
-    expect((await t.request("POST", "/v1/events", { outcome_key: "nobody-opened-this", action: "done" })).status).toBe(202);
-    await eventually(async () => {
-      const body = (await t.request("GET", "/v1/outcomes/o24")).body as { status?: string };
-      return body.status === "CONFIRMED" ? true : undefined;
-    }, 20_000, "the last outcome confirmed");
+    expect((await t.request("POST", "/v1/events", { outcome_key: "nobody-opened-this", action: "done" })).status).toBe(
+      202,
+    );
+    await eventually(
+      async () => {
+        const body = (await t.request("GET", "/v1/outcomes/o24")).body as { status?: string };
+        return body.status === "CONFIRMED" ? true : undefined;
+      },
+      20_000,
+      "the last outcome confirmed",
+    );
     // A second round in the trained cohort is scored.
     for (const key of ["late-1", "late-2"]) {
       expect((await t.request("POST", "/v1/outcomes", { key, task_key: "t" })).status).toBe(201);
@@ -94,11 +112,15 @@ describe("metrics read by the dashboards and alert rules", () => {
 
     // Sampled gauges and the scores appear within their intervals; wait for every name, then say which lack.
     let missing: string[] = [];
-    await eventually(async () => {
-      const served = await servedNames(t.app.metricsPort);
-      missing = [...wanted.keys()].filter((name) => !served.has(name));
-      return missing.length === 0 ? true : undefined;
-    }, 30_000, "every queried metric").catch(() => undefined);
+    await eventually(
+      async () => {
+        const served = await servedNames(t.app.metricsPort);
+        missing = [...wanted.keys()].filter((name) => !served.has(name));
+        return missing.length === 0 ? true : undefined;
+      },
+      30_000,
+      "every queried metric",
+    ).catch(() => undefined);
     expect(missing.map((name) => `${name} (${wanted.get(name)})`)).toEqual([]);
   }, 90_000);
 });

@@ -43,7 +43,9 @@ describe.each(DEPLOYMENTS)("app (%s)", (deployment) => {
     const options = testOptions(deployment);
     const keys = new Keys(options.keyPrefix);
     await t.app.redis.xadd(keys.stream(options.shards), "*", "e", "old");
-    await expect(startVerdict(options, { logger: silentLogger })).rejects.toThrow(`written with more than ${options.shards} shards`);
+    await expect(startVerdict(options, { logger: silentLogger })).rejects.toThrow(
+      `written with more than ${options.shards} shards`,
+    );
     expect(await t.app.redis.get(keys.shardCount())).toBeNull();
   });
 
@@ -51,7 +53,9 @@ describe.each(DEPLOYMENTS)("app (%s)", (deployment) => {
     expect((await post(t.base, "/v1/events", t.token, { outcome_key: "o", action: "before" })).status).toBe(202);
     await Promise.all(masters(t.app.redis).map((node) => node.script("FLUSH")));
     expect((await post(t.base, "/v1/events", t.token, { outcome_key: "o", action: "after" })).status).toBe(202);
-    const batch = await post(t.base, "/v1/events/batch", t.token, { events: [{ outcome_key: "o", action: "batched" }] });
+    const batch = await post(t.base, "/v1/events/batch", t.token, {
+      events: [{ outcome_key: "o", action: "batched" }],
+    });
     expect(batch.body).toEqual({ accepted: 1, failed: [], duplicates: [] });
   });
 });

@@ -3,14 +3,30 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signToken } from "../../src/auth/token.js";
 import { DEPLOYMENTS } from "../support/redis.js";
-import { batchOfSize, chunked, eventOfSize, post, rawRequest, request, startTestApp, type Reply, type TestApp } from "./support.js";
+import {
+  batchOfSize,
+  chunked,
+  eventOfSize,
+  post,
+  rawRequest,
+  request,
+  startTestApp,
+  type Reply,
+  type TestApp,
+} from "./support.js";
 
 const SINGLE_CAP = 256 * 1024;
 const BATCH_CAP = 5 * 1024 * 1024;
 
-function expectError(reply: Reply, status: number, code: string): { code: string; message: string; details?: { path: string; message: string }[]; request_id: string } {
+function expectError(
+  reply: Reply,
+  status: number,
+  code: string,
+): { code: string; message: string; details?: { path: string; message: string }[]; request_id: string } {
   expect(reply.status).toBe(status);
-  const body = reply.body as { error: { code: string; message: string; details?: { path: string; message: string }[]; request_id: string } };
+  const body = reply.body as {
+    error: { code: string; message: string; details?: { path: string; message: string }[]; request_id: string };
+  };
   expect(Object.keys(body)).toEqual(["error"]);
   expect(body.error.code).toBe(code);
   expect(typeof body.error.message).toBe("string");
@@ -49,7 +65,11 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
       const ok = await post(t.base, "/v1/events", t.token, variantB);
       expect(ok.status).toBe(202);
       expect(ok.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-      const echoed = await request(t.base, "POST", "/v1/events", { token: t.token, body: variantB, headers: { "x-request-id": "client-123" } });
+      const echoed = await request(t.base, "POST", "/v1/events", {
+        token: t.token,
+        body: variantB,
+        headers: { "x-request-id": "client-123" },
+      });
       expect(echoed.headers.get("x-request-id")).toBe("client-123");
       const notFound = await request(t.base, "GET", "/nowhere");
       expect(notFound.headers.get("x-request-id")).toBeTruthy();
@@ -63,7 +83,7 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
         basic: `Basic ${Buffer.from("a:b").toString("base64")}`,
         "bearer without token": "Bearer ",
         "bad signature": `Bearer ${t.token.slice(0, -2)}${t.token.endsWith("AA") ? "BB" : "AA"}`,
-        "malformed": "Bearer not-a-token",
+        malformed: "Bearer not-a-token",
         "extra part": `Bearer ${t.token}.x`,
         "other secret": `Bearer ${signToken("another-secret-of-enough-length", { accountId: t.accountId, generation: 1 })}`,
         "unknown account": `Bearer ${signToken(t.options.tokenSecret, { accountId: "acct_nobody", generation: 1 })}`,
@@ -86,7 +106,10 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
     });
 
     it("accepts the scheme case-insensitively", async () => {
-      const reply = await request(t.base, "POST", "/v1/events", { body: variantA, headers: { authorization: `bearer ${t.token}` } });
+      const reply = await request(t.base, "POST", "/v1/events", {
+        body: variantA,
+        headers: { authorization: `bearer ${t.token}` },
+      });
       expect(reply.status).toBe(202);
     });
   });
@@ -107,7 +130,11 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
       ["A with a 129-char action", { outcome_key: "o", action: "a".repeat(129) }, "action"],
       ["A with an empty action", { outcome_key: "o", action: "" }, "action"],
       ["A with an empty idempotency_key", { outcome_key: "o", action: "a", idempotency_key: "" }, "idempotency_key"],
-      ["A with a 513-char idempotency_key", { outcome_key: "o", action: "a", idempotency_key: "i".repeat(513) }, "idempotency_key"],
+      [
+        "A with a 513-char idempotency_key",
+        { outcome_key: "o", action: "a", idempotency_key: "i".repeat(513) },
+        "idempotency_key",
+      ],
       ["both outcome_key and key", { outcome_key: "o", key: "o", customer_key: "c", action: "a" }, "key"],
       ["B without key", { customer_key: "c", action: "a" }, "key"],
       ["B without customer_key", { key: "o", action: "a" }, "customer_key"],
@@ -116,8 +143,16 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
       ["B with empty customer_key", { key: "o", customer_key: "", action: "a" }, "customer_key"],
       ["properties not an object", { key: "o", customer_key: "c", action: "a", properties: [1] }, "properties"],
       ["properties null", { key: "o", customer_key: "c", action: "a", properties: null }, "properties"],
-      ["settles_at not a datetime", { outcome_key: "o", action: "a", properties: { settles_at: "tomorrow" } }, "properties.settles_at"],
-      ["settles_at a number", { outcome_key: "o", action: "a", properties: { settles_at: 17 } }, "properties.settles_at"],
+      [
+        "settles_at not a datetime",
+        { outcome_key: "o", action: "a", properties: { settles_at: "tomorrow" } },
+        "properties.settles_at",
+      ],
+      [
+        "settles_at a number",
+        { outcome_key: "o", action: "a", properties: { settles_at: 17 } },
+        "properties.settles_at",
+      ],
       ["an unknown field", { outcome_key: "o", action: "a", idempotencyKey: "x" }, "idempotencyKey"],
       ["an array body", [variantA], "$"],
       ["a string body", "event", "$"],
@@ -149,7 +184,9 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
 
     it("batch: refuses an empty array, 501 events, a missing array; points at the failing item", async () => {
       expectError(await post(t.base, "/v1/events/batch", t.token, { events: [] }), 400, "VALIDATION_ERROR");
-      const over = await post(t.base, "/v1/events/batch", t.token, { events: Array.from({ length: 501 }, () => variantA) });
+      const over = await post(t.base, "/v1/events/batch", t.token, {
+        events: Array.from({ length: 501 }, () => variantA),
+      });
       expect(expectError(over, 400, "VALIDATION_ERROR").details?.[0]?.path).toBe("events");
       expectError(await post(t.base, "/v1/events/batch", t.token, {}), 400, "VALIDATION_ERROR");
       expectError(await post(t.base, "/v1/events/batch", t.token, [variantA]), 400, "VALIDATION_ERROR");
@@ -166,7 +203,9 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
     });
 
     it("batch: accepts exactly 500 events", async () => {
-      const reply = await post(t.base, "/v1/events/batch", t.token, { events: Array.from({ length: 500 }, () => variantB) });
+      const reply = await post(t.base, "/v1/events/batch", t.token, {
+        events: Array.from({ length: 500 }, () => variantB),
+      });
       expect(reply.status).toBe(202);
       expect(reply.body).toEqual({ accepted: 500, failed: [], duplicates: [] });
     });
@@ -201,7 +240,12 @@ describe.each(DEPLOYMENTS)("HTTP edge (%s)", (deployment) => {
       });
 
       it("refuses one byte past the cap without Content-Length, counting bytes as they arrive", async () => {
-        const reply = await rawRequest(t.app.port, head(path, "Transfer-Encoding: chunked"), chunked(bodyOf(cap + 1)), true);
+        const reply = await rawRequest(
+          t.app.port,
+          head(path, "Transfer-Encoding: chunked"),
+          chunked(bodyOf(cap + 1)),
+          true,
+        );
         expect(reply.status).toBe(413);
         expect((JSON.parse(reply.body) as { error: { code: string } }).error.code).toBe("PAYLOAD_TOO_LARGE");
       });

@@ -155,7 +155,11 @@ describe("Redis down (own standalone server)", () => {
         expect(single.status).toBe(503);
         expect((single.body as { error: { code: string } }).error.code).toBe("QUEUE_REJECTED");
         const batch = await post(base, "/v1/events/batch", token, {
-          events: [{ outcome_key: "o", action: "a" }, { key: "p", customer_key: "c", action: "b" }, { outcome_key: "q", action: "c" }],
+          events: [
+            { outcome_key: "o", action: "a" },
+            { key: "p", customer_key: "c", action: "b" },
+            { outcome_key: "q", action: "c" },
+          ],
         });
         expect(batch.status).toBe(202);
         expect(batch.body).toEqual({

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { request, startTestApp, type TestApp } from "./support.js";
 
-const ALLOWED: Record<number, string | undefined> = { 202: undefined, 400: "VALIDATION_ERROR", 413: "PAYLOAD_TOO_LARGE" };
+const ALLOWED: Record<number, string | undefined> = {
+  202: undefined,
+  400: "VALIDATION_ERROR",
+  413: "PAYLOAD_TOO_LARGE",
+};
 const PATHS = ["/v1/events", "/v1/events/batch"] as const;
 
 const anyValue = fc.jsonValue({ maxDepth: 4 });
@@ -17,25 +21,42 @@ const eventLike = fc.record(
     agent_key: fc.oneof(fc.string(), anyValue),
     action: fc.oneof(fc.string({ maxLength: 200 }), anyValue),
     idempotency_key: fc.oneof(fc.string(), anyValue),
-    properties: fc.oneof(fc.dictionary(fc.string(), anyValue), anyValue, fc.record({ settles_at: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string()) })),
+    properties: fc.oneof(
+      fc.dictionary(fc.string(), anyValue),
+      anyValue,
+      fc.record({
+        settles_at: fc.oneof(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          fc.string(),
+        ),
+      }),
+    ),
   },
   { requiredKeys: [] },
 );
-const deep = fc.record({
-  depth: fc.integer({ min: 1, max: 100_000 }),
-  shape: fc.constantFrom("array", "object", "in-properties"),
-}).map(({ depth, shape }) => {
-  if (shape === "array") return "[".repeat(depth) + "]".repeat(depth);
-  if (shape === "object") return '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-  return `{"outcome_key":"o","action":"a","properties":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
-});
-const huge = fc.record({
-  size: fc.integer({ min: 1_000, max: 300_000 }),
-  field: fc.constantFrom("outcome_key", "action", "idempotency_key", "pad"),
-}).map(({ size, field }) => {
-  const text = "x".repeat(size);
-  return JSON.stringify(field === "pad" ? { outcome_key: "o", action: "a", properties: { pad: text } } : { outcome_key: "o", action: "a", [field]: text });
-});
+const deep = fc
+  .record({
+    depth: fc.integer({ min: 1, max: 100_000 }),
+    shape: fc.constantFrom("array", "object", "in-properties"),
+  })
+  .map(({ depth, shape }) => {
+    if (shape === "array") return "[".repeat(depth) + "]".repeat(depth);
+    if (shape === "object") return '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+    return `{"outcome_key":"o","action":"a","properties":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+  });
+const huge = fc
+  .record({
+    size: fc.integer({ min: 1_000, max: 300_000 }),
+    field: fc.constantFrom("outcome_key", "action", "idempotency_key", "pad"),
+  })
+  .map(({ size, field }) => {
+    const text = "x".repeat(size);
+    return JSON.stringify(
+      field === "pad"
+        ? { outcome_key: "o", action: "a", properties: { pad: text } }
+        : { outcome_key: "o", action: "a", [field]: text },
+    );
+  });
 
 const bodies = fc.oneof(
   anyValue.map((v) => JSON.stringify(v)),
@@ -57,7 +78,11 @@ describe.each(DEPLOYMENTS)("fuzzing the edge (%s)", (deployment) => {
   it("answers every body with 202 or a spec error, and keeps serving", async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...PATHS), bodies, async (path, body) => {
-        const reply = await request(t.base, "POST", path, { token: t.token, raw: body, headers: { "content-type": "application/json" } });
+        const reply = await request(t.base, "POST", path, {
+          token: t.token,
+          raw: body,
+          headers: { "content-type": "application/json" },
+        });
         expect(Object.keys(ALLOWED)).toContain(String(reply.status));
         expect(reply.headers.get("x-request-id")).toBeTruthy();
         const code = ALLOWED[reply.status];
@@ -70,7 +95,10 @@ describe.each(DEPLOYMENTS)("fuzzing the edge (%s)", (deployment) => {
       }),
       { numRuns: 400 },
     );
-    const alive = await request(t.base, "POST", "/v1/events", { token: t.token, body: { outcome_key: "o", action: "still-alive" } });
+    const alive = await request(t.base, "POST", "/v1/events", {
+      token: t.token,
+      body: { outcome_key: "o", action: "still-alive" },
+    });
     expect(alive.status).toBe(202);
   });
 });

@@ -5,7 +5,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request, startTestApp, type Reply, type TestApp } from "./support.js";
 
-const errorCode = (reply: Reply): string | undefined => (reply.body as { error?: { code: string } } | undefined)?.error?.code;
+const errorCode = (reply: Reply): string | undefined =>
+  (reply.body as { error?: { code: string } } | undefined)?.error?.code;
 
 const b64 = (text: string): string => Buffer.from(text).toString("base64url");
 
@@ -28,7 +29,15 @@ describe("hardening of the API (standalone)", () => {
   afterAll(() => t.app.stop());
 
   describe("cursors and stream ids", () => {
-    const lists = ["/v1/outcomes", "/v1/agents", "/v1/customers", "/v1/rate-cards", "/v1/dlq", "/v1/charges", "/v1/outcomes/oa/events"];
+    const lists = [
+      "/v1/outcomes",
+      "/v1/agents",
+      "/v1/customers",
+      "/v1/rate-cards",
+      "/v1/dlq",
+      "/v1/charges",
+      "/v1/outcomes/oa/events",
+    ];
     const garbage = [
       "garbage",
       "!!!",
@@ -50,8 +59,15 @@ describe("hardening of the API (standalone)", () => {
     });
 
     it("follows the cursors every list hands out", async () => {
-      for (const [list, field] of [["/v1/outcomes", "outcomes"], ["/v1/agents", "agents"], ["/v1/customers", "customers"], ["/v1/rate-cards", "rate_cards"]] as const) {
-        const first = (await call("GET", `${list}?limit=1`)).body as Record<string, unknown[]> & { next_cursor: string };
+      for (const [list, field] of [
+        ["/v1/outcomes", "outcomes"],
+        ["/v1/agents", "agents"],
+        ["/v1/customers", "customers"],
+        ["/v1/rate-cards", "rate_cards"],
+      ] as const) {
+        const first = (await call("GET", `${list}?limit=1`)).body as Record<string, unknown[]> & {
+          next_cursor: string;
+        };
         expect(first[field], list).toHaveLength(1);
         expect(typeof first.next_cursor, list).toBe("string");
         const second = await call("GET", `${list}?limit=1&cursor=${encodeURIComponent(first.next_cursor)}`);
@@ -70,7 +86,13 @@ describe("hardening of the API (standalone)", () => {
     });
 
     it("answers a replay of a dead letter id that cannot exist with 404", async () => {
-      for (const id of ["0-99999999999999999999-0", "0-18446744073709551615-18446744073709551615", "999-1-0", "x", "00-1-0"]) {
+      for (const id of [
+        "0-99999999999999999999-0",
+        "0-18446744073709551615-18446744073709551615",
+        "999-1-0",
+        "x",
+        "00-1-0",
+      ]) {
         const reply = await call("POST", `/v1/dlq/${encodeURIComponent(id)}/replay`);
         expect([reply.status, errorCode(reply)], id).toEqual([404, "DEAD_LETTER_NOT_FOUND"]);
       }
@@ -80,59 +102,124 @@ describe("hardening of the API (standalone)", () => {
   describe("values the service cannot represent", () => {
     const refused = async (method: string, path: string, body: unknown, field: string): Promise<void> => {
       const reply = await call(method, path, body);
-      expect([reply.status, errorCode(reply)], `${path} ${JSON.stringify(body).slice(0, 120)}`).toEqual([400, "VALIDATION_ERROR"]);
+      expect([reply.status, errorCode(reply)], `${path} ${JSON.stringify(body).slice(0, 120)}`).toEqual([
+        400,
+        "VALIDATION_ERROR",
+      ]);
       const details = (reply.body as { error: { details?: { path: string }[] } }).error.details ?? [];
-      expect(details.map((d) => d.path), JSON.stringify(body).slice(0, 120)).toContain(field);
+      expect(
+        details.map((d) => d.path),
+        JSON.stringify(body).slice(0, 120),
+      ).toContain(field);
     };
 
     it("refuses settlement periods over 10 years on tasks and agents, and IDLE windows over 10 years", async () => {
       for (const period of ["99999999d", "3651d", "522w", "P3651D"]) {
-        await refused("PUT", "/v1/tasks/bigsp", { name: "c", condition: "a", settlement_period: period }, "settlement_period");
-        await refused("PUT", "/v1/agents/bigsp", { name: "c", condition: "a", settlement_period: period }, "settlement_period");
+        await refused(
+          "PUT",
+          "/v1/tasks/bigsp",
+          { name: "c", condition: "a", settlement_period: period },
+          "settlement_period",
+        );
+        await refused(
+          "PUT",
+          "/v1/agents/bigsp",
+          { name: "c", condition: "a", settlement_period: period },
+          "settlement_period",
+        );
       }
       await refused("PUT", "/v1/tasks/bigidle", { name: "c", condition: "IDLE(3651d)" }, "condition");
-      expect((await call("PUT", "/v1/tasks/tensp", { name: "c", condition: "a", settlement_period: "3650d" })).status).toBe(201);
+      expect(
+        (await call("PUT", "/v1/tasks/tensp", { name: "c", condition: "a", settlement_period: "3650d" })).status,
+      ).toBe(201);
       const opened = await call("POST", "/v1/outcomes", { key: "tensp-1", task_key: "tensp" });
       expect(opened.status).toBe(201);
       expect((await call("GET", "/v1/outcomes/tensp-1")).status).toBe(200);
       expect((await call("GET", "/v1/outcomes")).status).toBe(200);
     });
 
-    const badInstants = ["1969-12-31T23:59:59Z", "1970-01-01T00:30:00+01:00", "+010000-01-01T00:00:00Z", "10000-01-01T00:00:00Z", "2030-02-31T00:00:00Z", "2030-02-29T00:00:00Z", "2030-13-01T00:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T00:00:60Z", "2030-02-31", "2030-01-01T00:00:00+24:00"];
+    const badInstants = [
+      "1969-12-31T23:59:59Z",
+      "1970-01-01T00:30:00+01:00",
+      "+010000-01-01T00:00:00Z",
+      "10000-01-01T00:00:00Z",
+      "2030-02-31T00:00:00Z",
+      "2030-02-29T00:00:00Z",
+      "2030-13-01T00:00:00Z",
+      "2030-01-01T24:00:00Z",
+      "2030-01-01T23:60:00Z",
+      "2030-01-01T00:00:60Z",
+      "2030-02-31",
+      "2030-01-01T00:00:00+24:00",
+    ];
 
     it("refuses instants outside 1970..9999 or of impossible dates at every input", async () => {
       for (const instant of badInstants) {
         await refused("POST", "/v1/outcomes", { key: "when", task_key: "ta", settles_at: instant }, "settles_at");
-        await refused("POST", "/v1/events", { outcome_key: "oa", action: "x", properties: { settles_at: instant } }, "properties.settles_at");
-        await refused("POST", "/v1/events/batch", { events: [{ outcome_key: "oa", action: "x", properties: { settles_at: instant } }] }, "events[0].properties.settles_at");
+        await refused(
+          "POST",
+          "/v1/events",
+          { outcome_key: "oa", action: "x", properties: { settles_at: instant } },
+          "properties.settles_at",
+        );
+        await refused(
+          "POST",
+          "/v1/events/batch",
+          { events: [{ outcome_key: "oa", action: "x", properties: { settles_at: instant } }] },
+          "events[0].properties.settles_at",
+        );
         const charges = await call("GET", `/v1/charges?from=${encodeURIComponent(instant)}`);
         expect([charges.status, errorCode(charges)], instant).toEqual([400, "VALIDATION_ERROR"]);
       }
-      for (const instant of ["1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "2028-02-29T12:00:00+05:30", "2030-06-30T00:00:00.123456Z"]) {
-        expect((await call("POST", "/v1/outcomes", { key: `ok-${instant}`, task_key: "ta", settles_at: instant })).status, instant).toBe(201);
-        expect((await call("POST", "/v1/events", { outcome_key: "oa", action: "x", properties: { settles_at: instant } })).status, instant).toBe(202);
+      for (const instant of [
+        "1970-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999Z",
+        "2028-02-29T12:00:00+05:30",
+        "2030-06-30T00:00:00.123456Z",
+      ]) {
+        expect(
+          (await call("POST", "/v1/outcomes", { key: `ok-${instant}`, task_key: "ta", settles_at: instant })).status,
+          instant,
+        ).toBe(201);
+        expect(
+          (await call("POST", "/v1/events", { outcome_key: "oa", action: "x", properties: { settles_at: instant } }))
+            .status,
+          instant,
+        ).toBe(202);
       }
     });
 
     it("refuses integers past 2^53 and non-finite numbers", async () => {
-      const rateCard = (amount: string): string => `{"currency":"USD","entries":[{"agent_key":"a","unit_amount":${amount}}]}`;
+      const rateCard = (amount: string): string =>
+        `{"currency":"USD","entries":[{"agent_key":"a","unit_amount":${amount}}]}`;
       for (const amount of ["9007199254740993", "9007199254740992", "1e400"]) {
         const reply = await request(t.base, "PUT", "/v1/rate-cards/huge", { token: t.token, raw: rateCard(amount) });
         expect([reply.status, errorCode(reply)], amount).toEqual([400, "VALIDATION_ERROR"]);
       }
-      expect((await request(t.base, "PUT", "/v1/rate-cards/huge", { token: t.token, raw: rateCard("9007199254740991") })).status).toBe(201);
+      expect(
+        (await request(t.base, "PUT", "/v1/rate-cards/huge", { token: t.token, raw: rateCard("9007199254740991") }))
+          .status,
+      ).toBe(201);
       for (const number of ["1e400", "-1e400", "9007199254740993", "-9007199254740993"]) {
         const raw = `{"outcome_key":"oa","action":"x","properties":{"deep":{"list":[1, ${number}]}}}`;
         const reply = await request(t.base, "POST", "/v1/events", { token: t.token, raw });
         expect([reply.status, errorCode(reply)], number).toEqual([400, "VALIDATION_ERROR"]);
-        expect((reply.body as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe("properties.deep.list[1]");
+        expect((reply.body as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe(
+          "properties.deep.list[1]",
+        );
       }
-      const fine = await request(t.base, "POST", "/v1/events", { token: t.token, raw: '{"outcome_key":"oa","action":"x","properties":{"a":1.5e-300,"b":9007199254740991,"c":-0.5,"d":1.7976931348623157e-308}}' });
+      const fine = await request(t.base, "POST", "/v1/events", {
+        token: t.token,
+        raw: '{"outcome_key":"oa","action":"x","properties":{"a":1.5e-300,"b":9007199254740991,"c":-0.5,"d":1.7976931348623157e-308}}',
+      });
       expect(fine.status).toBe(202);
     });
 
     it("refuses a __proto__ property name with a clear message", async () => {
-      for (const raw of ['{"outcome_key":"oa","action":"x","properties":{"__proto__":{"a":1}}}', '{"outcome_key":"oa","action":"x","properties":{"a":[{"__proto__":1}]}}']) {
+      for (const raw of [
+        '{"outcome_key":"oa","action":"x","properties":{"__proto__":{"a":1}}}',
+        '{"outcome_key":"oa","action":"x","properties":{"a":[{"__proto__":1}]}}',
+      ]) {
         const reply = await request(t.base, "POST", "/v1/events", { token: t.token, raw });
         expect([reply.status, errorCode(reply)], raw).toEqual([400, "VALIDATION_ERROR"]);
         expect(JSON.stringify(reply.body)).toContain("__proto__");
@@ -160,11 +247,19 @@ describe("hardening of the API (standalone)", () => {
       ["PUT", "/v1/agents/a", { name: "n", condition: "done", atribution_method: "sum" }, "atribution_method"],
       ["POST", "/v1/outcomes", { key: "u", task_key: "ta", setles_at: "2030-01-01T00:00:00Z" }, "setles_at"],
       ["PUT", "/v1/customers/c", { name: "n", ratecard_key: "r" }, "ratecard_key"],
-      ["PUT", "/v1/rate-cards/r", { currency: "USD", entries: [{ agent_key: "a", unitAmount: 1, unit_amount: 1 }] }, "entries[0].unitAmount"],
+      [
+        "PUT",
+        "/v1/rate-cards/r",
+        { currency: "USD", entries: [{ agent_key: "a", unitAmount: 1, unit_amount: 1 }] },
+        "entries[0].unitAmount",
+      ],
     ] as const)("refuses %s %s with a misspelt field", async (method, path, body, field) => {
       const reply = await call(method, path, body);
       expect([reply.status, errorCode(reply)]).toEqual([400, "VALIDATION_ERROR"]);
-      expect((reply.body as { error: { details: { path: string; message: string }[] } }).error.details).toContainEqual({ path: field, message: "unknown field" });
+      expect((reply.body as { error: { details: { path: string; message: string }[] } }).error.details).toContainEqual({
+        path: field,
+        message: "unknown field",
+      });
     });
   });
 
@@ -185,7 +280,10 @@ describe("hardening of the API (standalone)", () => {
         ];
         for (const [event, field] of cases) {
           const single = await call("POST", "/v1/events", event);
-          expect([single.status, errorCode(single)], `${field} ${JSON.stringify(text)}`).toEqual([400, "VALIDATION_ERROR"]);
+          expect([single.status, errorCode(single)], `${field} ${JSON.stringify(text)}`).toEqual([
+            400,
+            "VALIDATION_ERROR",
+          ]);
           expect((single.body as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe(field);
           const batch = await call("POST", "/v1/events/batch", { events: [event] });
           expect([batch.status, errorCode(batch)], field).toEqual([400, "VALIDATION_ERROR"]);
@@ -205,22 +303,35 @@ describe("hardening of the API (standalone)", () => {
         ];
         for (const [method, path, body] of cases) {
           const reply = await call(method, path, body);
-          expect([reply.status, errorCode(reply)], `${path} ${JSON.stringify(body)}`).toEqual([400, "VALIDATION_ERROR"]);
+          expect([reply.status, errorCode(reply)], `${path} ${JSON.stringify(body)}`).toEqual([
+            400,
+            "VALIDATION_ERROR",
+          ]);
         }
       }
-      const raw = await request(t.base, "PUT", "/v1/tasks/%ED%A0%80", { token: t.token, body: { name: "n", condition: "a" } });
+      const raw = await request(t.base, "PUT", "/v1/tasks/%ED%A0%80", {
+        token: t.token,
+        body: { name: "n", condition: "a" },
+      });
       expect([raw.status, errorCode(raw)]).toEqual([400, "VALIDATION_ERROR"]);
     });
 
     it("caps a key in the path at 512 characters, as in a body", async () => {
       for (const segment of ["tasks", "agents", "customers", "rate-cards"]) {
         const long = encodeURIComponent("k".repeat(513));
-        const body = segment === "customers" ? { name: "n" } : segment === "rate-cards" ? { currency: "USD", entries: [] } : { name: "n", condition: "done" };
+        const body =
+          segment === "customers"
+            ? { name: "n" }
+            : segment === "rate-cards"
+              ? { currency: "USD", entries: [] }
+              : { name: "n", condition: "done" };
         for (const method of ["PUT", "GET", "DELETE"]) {
           const reply = await call(method, `/v1/${segment}/${long}`, method === "PUT" ? body : undefined);
           expect([reply.status, errorCode(reply)], `${method} ${segment}`).toEqual([400, "VALIDATION_ERROR"]);
         }
-        expect((await call("PUT", `/v1/${segment}/${encodeURIComponent("é".repeat(512))}`, body)).status, segment).toBe(201);
+        expect((await call("PUT", `/v1/${segment}/${encodeURIComponent("é".repeat(512))}`, body)).status, segment).toBe(
+          201,
+        );
       }
       for (const path of [`/v1/outcomes/${"k".repeat(513)}`, `/v1/outcomes/${"k".repeat(513)}/events`]) {
         const reply = await call("GET", path);
@@ -266,7 +377,9 @@ describe("hardening of the API (standalone)", () => {
         .map((char) => {
           const code = char.codePointAt(0)!;
           if (code < 0xd800 || code > 0xdfff) return encodeURIComponent(char);
-          return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join("");
+          return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+            .map((b) => `%${b.toString(16).toUpperCase()}`)
+            .join("");
         })
         .join("");
 
@@ -278,7 +391,13 @@ describe("hardening of the API (standalone)", () => {
       );
       const keys = fc.oneof(
         // "." and ".." as a whole segment are dot segments every URL client resolves away, even encoded.
-        { weight: 5, arbitrary: fc.array(unit, { minLength: 1, maxLength: 20 }).map((parts) => parts.join("")).filter((key) => key !== "." && key !== "..") },
+        {
+          weight: 5,
+          arbitrary: fc
+            .array(unit, { minLength: 1, maxLength: 20 })
+            .map((parts) => parts.join(""))
+            .filter((key) => key !== "." && key !== ".."),
+        },
         { weight: 1, arbitrary: fc.integer({ min: 510, max: 514 }).map((n) => "k".repeat(n)) },
       );
       await fc.assert(
@@ -297,7 +416,12 @@ describe("hardening of the API (standalone)", () => {
           let cursor: string | null = null;
           const listed: string[] = [];
           do {
-            const page = (await call("GET", `/v1/customers?limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)).body as { customers: { key: string }[]; next_cursor: string | null };
+            const page = (
+              await call(
+                "GET",
+                `/v1/customers?limit=1000${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+              )
+            ).body as { customers: { key: string }[]; next_cursor: string | null };
             listed.push(...page.customers.map((c) => c.key));
             cursor = page.next_cursor;
           } while (cursor !== null);

@@ -8,7 +8,8 @@ import { startTestApp, type TestApp } from "./support.js";
 
 const SINGLE_CAP = 256 * 1024;
 
-const errorCode = (reply: RawResponse): string => (JSON.parse(reply.body.toString()) as { error: { code: string } }).error.code;
+const errorCode = (reply: RawResponse): string =>
+  (JSON.parse(reply.body.toString()) as { error: { code: string } }).error.code;
 
 describe("HTTP conformance of the edge (standalone)", () => {
   let t: TestApp;
@@ -45,7 +46,13 @@ describe("HTTP conformance of the edge (standalone)", () => {
     expect(JSON.parse(reply.body.toString())).toHaveProperty("tasks");
   };
 
-  const send = async (c: RawConnection, method: string, path: string, headers: string[] = [], body = ""): Promise<RawResponse> => {
+  const send = async (
+    c: RawConnection,
+    method: string,
+    path: string,
+    headers: string[] = [],
+    body = "",
+  ): Promise<RawResponse> => {
     c.write(rawRequestBytes(method, path, headers, body));
     return c.read();
   };
@@ -103,7 +110,8 @@ describe("HTTP conformance of the edge (standalone)", () => {
     it("keeps the connection after a response large enough to be written as the client reads", async () => {
       const c = await connection();
       const [headers, body] = json({ name: "n".repeat(500), condition: "a", goal: "g".repeat(4000) });
-      for (let i = 0; i < 40; i++) expect((await send(c, "PUT", `/v1/tasks/big-${i}`, [auth, ...headers], body)).status).toBe(201);
+      for (let i = 0; i < 40; i++)
+        expect((await send(c, "PUT", `/v1/tasks/big-${i}`, [auth, ...headers], body)).status).toBe(201);
       const list = await send(c, "GET", "/v1/tasks", [auth]);
       expect(list.status).toBe(200);
       expect(list.body.length).toBeGreaterThan(64 * 1024);
@@ -137,9 +145,14 @@ describe("HTTP conformance of the edge (standalone)", () => {
 
   describe("framing that could smuggle a request", () => {
     it("refuses two Content-Length headers with 400 and closes", async () => {
-      for (const [first, second] of [["5", "0"], ["2", "2"]]) {
+      for (const [first, second] of [
+        ["5", "0"],
+        ["2", "2"],
+      ]) {
         const c = await connection();
-        c.write(rawRequestBytes("POST", "/v1/events", [auth, `Content-Length: ${first}`, `Content-Length: ${second}`], "{}"));
+        c.write(
+          rawRequestBytes("POST", "/v1/events", [auth, `Content-Length: ${first}`, `Content-Length: ${second}`], "{}"),
+        );
         const reply = await c.read();
         expect(reply.status, `${first}/${second}`).toBe(400);
         expect(errorCode(reply)).toBe("VALIDATION_ERROR");

@@ -15,7 +15,8 @@ interface Page {
 
 describe.each(DEPLOYMENTS)("record list paging (%s)", (deployment) => {
   let t: TestApp;
-  const call = (method: string, path: string, body?: unknown): Promise<Reply> => request(t.base, method, path, { token: t.token, ...(body !== undefined && { body }) });
+  const call = (method: string, path: string, body?: unknown): Promise<Reply> =>
+    request(t.base, method, path, { token: t.token, ...(body !== undefined && { body }) });
 
   /** One page of a list: the items' keys (or ids) and the next cursor. */
   const page = async (list: string, field: string, query: string): Promise<Page> => {
@@ -30,7 +31,11 @@ describe.each(DEPLOYMENTS)("record list paging (%s)", (deployment) => {
   const walk = async (list: string, field: string, limit: number, cursor: string | null = null): Promise<Page[]> => {
     const pages: Page[] = [];
     do {
-      const next: Page = await page(list, field, `limit=${limit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`);
+      const next: Page = await page(
+        list,
+        field,
+        `limit=${limit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+      );
       pages.push(next);
       cursor = next.next;
     } while (cursor !== null);
@@ -50,7 +55,8 @@ describe.each(DEPLOYMENTS)("record list paging (%s)", (deployment) => {
     t = await startTestApp(deployment, { webhookAllowPrivateUrls: true });
     for (const key of taskKeys) expect((await call("PUT", `/v1/tasks/${key}`, bodies.tasks)).status).toBe(201);
     for (const segment of ["agents", "customers", "rate-cards"]) {
-      for (let i = 0; i < 25; i++) expect((await call("PUT", `/v1/${segment}/${segment}-${pad(i)}`, bodies[segment])).status).toBe(201);
+      for (let i = 0; i < 25; i++)
+        expect((await call("PUT", `/v1/${segment}/${segment}-${pad(i)}`, bodies[segment])).status).toBe(201);
     }
     for (let i = 0; i < 12; i++) {
       const created = await call("POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:9/hook-${i}` });
@@ -73,10 +79,20 @@ describe.each(DEPLOYMENTS)("record list paging (%s)", (deployment) => {
   });
 
   it("pages agents, customers, rate cards and webhook endpoints the same way", async () => {
-    for (const [segment, field] of [["agents", "agents"], ["customers", "customers"], ["rate-cards", "rate_cards"]] as const) {
+    for (const [segment, field] of [
+      ["agents", "agents"],
+      ["customers", "customers"],
+      ["rate-cards", "rate_cards"],
+    ] as const) {
       const pages = await walk(`/v1/${segment}`, field, 10);
-      expect(pages.map((p) => p.items.length), segment).toEqual([10, 10, 5]);
-      expect(pages.flatMap((p) => p.items), segment).toEqual(Array.from({ length: 25 }, (_, i) => `${segment}-${pad(i)}`));
+      expect(
+        pages.map((p) => p.items.length),
+        segment,
+      ).toEqual([10, 10, 5]);
+      expect(
+        pages.flatMap((p) => p.items),
+        segment,
+      ).toEqual(Array.from({ length: 25 }, (_, i) => `${segment}-${pad(i)}`));
       expect(pages.at(-1)!.next, segment).toBeNull();
     }
     const endpoints = await walk("/v1/webhook-endpoints", "webhook_endpoints", 5);
@@ -114,7 +130,13 @@ describe.each(DEPLOYMENTS)("record list paging (%s)", (deployment) => {
 
   it("answers a malformed, over-long or another list's cursor with 400 VALIDATION_ERROR on every record list", async () => {
     const agentsCursor = (await page("/v1/agents", "agents", "limit=1")).next!;
-    const lists: [string, string][] = [["/v1/tasks", "task"], ["/v1/agents", "agent"], ["/v1/customers", "customer"], ["/v1/rate-cards", "rate-card"], ["/v1/webhook-endpoints", "webhook-endpoint"]];
+    const lists: [string, string][] = [
+      ["/v1/tasks", "task"],
+      ["/v1/agents", "agent"],
+      ["/v1/customers", "customer"],
+      ["/v1/rate-cards", "rate-card"],
+      ["/v1/webhook-endpoints", "webhook-endpoint"],
+    ];
     for (const [list, kind] of lists) {
       const garbage = [
         "garbage",
@@ -130,11 +152,17 @@ describe.each(DEPLOYMENTS)("record list paging (%s)", (deployment) => {
       ];
       for (const cursor of garbage) {
         const reply = await call("GET", `${list}?cursor=${encodeURIComponent(cursor)}`);
-        expect([reply.status, reply.body], `${list} cursor=${cursor.slice(0, 40)}`).toMatchObject([400, { error: { code: "VALIDATION_ERROR", details: [{ path: "cursor" }] } }]);
+        expect([reply.status, reply.body], `${list} cursor=${cursor.slice(0, 40)}`).toMatchObject([
+          400,
+          { error: { code: "VALIDATION_ERROR", details: [{ path: "cursor" }] } },
+        ]);
       }
       for (const limit of ["0", "1001", "-1", "1.5", "ten"]) {
         const reply = await call("GET", `${list}?limit=${limit}`);
-        expect([reply.status, reply.body], `${list} limit=${limit}`).toMatchObject([400, { error: { code: "VALIDATION_ERROR", details: [{ path: "limit" }] } }]);
+        expect([reply.status, reply.body], `${list} limit=${limit}`).toMatchObject([
+          400,
+          { error: { code: "VALIDATION_ERROR", details: [{ path: "limit" }] } },
+        ]);
       }
     }
   });

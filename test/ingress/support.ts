@@ -69,7 +69,12 @@ export interface RawReply {
  * plain socket, and resolves with the first response. With `holdLast`, the last part is only sent if the
  * server has not answered by then (so a server that answers early is not reset by unread bytes).
  */
-export function rawRequest(port: number, head: string, parts: readonly (string | Buffer)[], holdLast = false): Promise<RawReply> {
+export function rawRequest(
+  port: number,
+  head: string,
+  parts: readonly (string | Buffer)[],
+  holdLast = false,
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let received = Buffer.alloc(0);

@@ -7,7 +7,17 @@ import { startVerdict, type VerdictApp } from "../../src/app.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { request, startPrivateRedis, testOptions, type PrivateRedis, type Reply } from "./support.js";
 
-const READS = ["/v1/tasks", "/v1/tasks/t", "/v1/outcomes", "/v1/outcomes/o", "/v1/outcomes/o/events", "/v1/agents", "/v1/dlq", "/v1/charges", "/v1/usage"];
+const READS = [
+  "/v1/tasks",
+  "/v1/tasks/t",
+  "/v1/outcomes",
+  "/v1/outcomes/o",
+  "/v1/outcomes/o/events",
+  "/v1/agents",
+  "/v1/dlq",
+  "/v1/charges",
+  "/v1/usage",
+];
 
 describe("reads while Redis is unavailable (own standalone server)", () => {
   let redis: PrivateRedis;
@@ -21,7 +31,9 @@ describe("reads while Redis is unavailable (own standalone server)", () => {
     app = await startVerdict(options, { logger: silentLogger });
     token = (await new Accounts(app.redis, app.keys, options.tokenSecret).create("down")).token;
     base = `http://127.0.0.1:${app.port}`;
-    expect((await request(base, "PUT", "/v1/tasks/t", { token, body: { name: "n", condition: "a" } })).status).toBe(201);
+    expect((await request(base, "PUT", "/v1/tasks/t", { token, body: { name: "n", condition: "a" } })).status).toBe(
+      201,
+    );
   });
   afterAll(async () => {
     await app.stop();
@@ -37,7 +49,10 @@ describe("reads while Redis is unavailable (own standalone server)", () => {
       }),
     );
     for (const [path, reply, ms] of replies) {
-      expect([reply.status, (reply.body as { error?: { code: string } }).error?.code], path).toEqual([503, "SERVICE_UNAVAILABLE"]);
+      expect([reply.status, (reply.body as { error?: { code: string } }).error?.code], path).toEqual([
+        503,
+        "SERVICE_UNAVAILABLE",
+      ]);
       expect(reply.headers.get("retry-after"), path).toBe("1");
       expect(ms, path).toBeLessThan(1500);
     }

@@ -6,7 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOYMENTS } from "../support/redis.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
-import { checkAnswer, checkFailedClauseLists, DAY, HOUR, MIN, expected, fleet, mondayWeeksAgo, play, putContracts, type Answer, type Seeded } from "./fleet.js";
+import {
+  checkAnswer,
+  checkFailedClauseLists,
+  DAY,
+  HOUR,
+  MIN,
+  expected,
+  fleet,
+  mondayWeeksAgo,
+  play,
+  putContracts,
+  type Answer,
+  type Seeded,
+} from "./fleet.js";
 
 describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployment) => {
   const weekStart = mondayWeeksAgo();
@@ -46,15 +59,29 @@ describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployme
   it("counts every rollup once while it moves, and Redis keeps none of the week once moved", async () => {
     const want = expected(week);
     const range = `from=${new Date(weekStart).toISOString()}&to=${new Date(weekStart + 8 * DAY).toISOString()}`;
-    const total = (dimension: "task" | "agent" | "customer") => [...want[dimension].values()].reduce((n, g) => n + [...g.hours.values()].reduce((m, p) => m + p.opened + p.confirmed + p.failed, 0), 0);
-    await eventually(async () => ((await t.request("GET", "/v1/outcomes?status=OPEN&limit=1")).body as { outcomes: unknown[] }).outcomes.length === 0 ? true : undefined, 20_000, "every outcome decided");
+    const total = (dimension: "task" | "agent" | "customer") =>
+      [...want[dimension].values()].reduce(
+        (n, g) => n + [...g.hours.values()].reduce((m, p) => m + p.opened + p.confirmed + p.failed, 0),
+        0,
+      );
+    await eventually(
+      async () =>
+        ((await t.request("GET", "/v1/outcomes?status=OPEN&limit=1")).body as { outcomes: unknown[] }).outcomes
+          .length === 0
+          ? true
+          : undefined,
+      20_000,
+      "every outcome decided",
+    );
     let reads = 0;
     await eventually(
       async () => {
         // Every answer while the move goes on: the same totals, never a rollup twice or not at all.
         for (const dimension of ["task", "agent", "customer"] as const) {
           const answer = await get(`group_by=${dimension}&bucket=week&${range}`);
-          expect(answer.groups.reduce((n, g) => n + g.totals.opened + g.totals.confirmed + g.totals.failed, 0)).toBe(total(dimension));
+          expect(answer.groups.reduce((n, g) => n + g.totals.opened + g.totals.confirmed + g.totals.failed, 0)).toBe(
+            total(dimension),
+          );
           reads++;
         }
         const [row] = await db.sql<{ count: string }[]>`SELECT count(*) FROM insight_rollups`;
@@ -66,14 +93,19 @@ describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployme
     expect(reads).toBeGreaterThan(3);
     const starts = Array.from({ length: 8 }, (_, i) => weekStart + i * DAY);
     for (const dimension of ["task", "agent", "customer"] as const) {
-      checkAnswer((await get(`group_by=${dimension}&bucket=day&${range}`)), want[dimension], starts, weekStart + 8 * DAY);
+      checkAnswer(await get(`group_by=${dimension}&bucket=day&${range}`), want[dimension], starts, weekStart + 8 * DAY);
     }
   }, 90_000);
 
   it("lists archived outcomes by failing clause as the moved rollups count them", async () => {
     const failed = week.filter((s) => s.scenario.status === "FAILED").length;
-    const archivedFailed = async (): Promise<number> => Number((await db.sql<{ count: string }[]>`SELECT count(*) FROM outcomes WHERE status = 'FAILED'`)[0]?.count);
-    await eventually(async () => ((await archivedFailed()) === failed ? true : undefined), 30_000, "the week's failed outcomes archived");
+    const archivedFailed = async (): Promise<number> =>
+      Number((await db.sql<{ count: string }[]>`SELECT count(*) FROM outcomes WHERE status = 'FAILED'`)[0]?.count);
+    await eventually(
+      async () => ((await archivedFailed()) === failed ? true : undefined),
+      30_000,
+      "the week's failed outcomes archived",
+    );
     const range = `bucket=week&from=${new Date(weekStart).toISOString()}&to=${new Date(weekStart + 8 * DAY).toISOString()}`;
     await expect(checkFailedClauseLists(t, "task", await get(`group_by=task&${range}`), week)).resolves.toBe(5);
     await expect(checkFailedClauseLists(t, "agent", await get(`group_by=agent&${range}`), week)).resolves.toBe(1);
@@ -85,14 +117,29 @@ describe.each(DEPLOYMENTS)("insight rollups through the archive (%s)", (deployme
     const recent = fleet(recentStart, 11, "r").map((seeded, i) => ({ ...seeded, createdAt: recentStart + i * MIN }));
     await play(t, recent, (ms) => (now = ms));
     now = recentStart + 5 * HOUR;
-    await eventually(async () => ((await t.request("GET", "/v1/outcomes?status=OPEN&limit=1")).body as { outcomes: unknown[] }).outcomes.length === 0 ? true : undefined, 20_000, "every outcome decided");
+    await eventually(
+      async () =>
+        ((await t.request("GET", "/v1/outcomes?status=OPEN&limit=1")).body as { outcomes: unknown[] }).outcomes
+          .length === 0
+          ? true
+          : undefined,
+      20_000,
+      "every outcome decided",
+    );
     expect(await hotMembers()).toBeGreaterThan(0);
     const want = expected([...week, ...recent]);
     const from = weekStart;
     const end = Math.ceil((recentStart + 5 * HOUR) / DAY) * DAY;
     const starts = Array.from({ length: (end - from) / DAY }, (_, i) => from + i * DAY);
     for (const dimension of ["task", "agent", "customer"] as const) {
-      checkAnswer((await get(`group_by=${dimension}&bucket=day&from=${new Date(from).toISOString()}&to=${new Date(end).toISOString()}`)), want[dimension], starts, end);
+      checkAnswer(
+        await get(
+          `group_by=${dimension}&bucket=day&from=${new Date(from).toISOString()}&to=${new Date(end).toISOString()}`,
+        ),
+        want[dimension],
+        starts,
+        end,
+      );
     }
   }, 90_000);
 });

@@ -28,7 +28,8 @@ describe.each(DEPLOYMENTS)("insight rollups through worker kill -9 (%s)", (deplo
     const started = Date.now();
     const env = envFor(t.options);
     for (let i = 0; i < 3; i++) workers.push(await spawnVerdict("worker", env));
-    const put = async (path: string, body: unknown) => expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
+    const put = async (path: string, body: unknown) =>
+      expect((await t.request("PUT", path, body)).status).toBeLessThan(300);
     await put("/v1/tasks/ok", { name: "ok", condition: "done" });
     await put("/v1/tasks/bad", { name: "bad", condition: "NOT bad" });
     await put("/v1/agents/closer", { name: "closer", condition: "done" });
@@ -37,9 +38,18 @@ describe.each(DEPLOYMENTS)("insight rollups through worker kill -9 (%s)", (deplo
     const ok = Array.from({ length: PER_KIND }, (_, i) => `ok:${i}`);
     const bad = Array.from({ length: PER_KIND }, (_, i) => `bad:${i}`);
     const billed = Array.from({ length: PER_KIND }, (_, i) => `bill:${i}`);
-    for (const [keys, task] of [[ok, "ok"], [bad, "bad"]] as const) {
+    for (const [keys, task] of [
+      [ok, "ok"],
+      [bad, "bad"],
+    ] as const) {
       for (let i = 0; i < keys.length; i += 100) {
-        await Promise.all(keys.slice(i, i + 100).map(async (key) => expect((await t.request("POST", "/v1/outcomes", { key, task_key: task })).status).toBe(201)));
+        await Promise.all(
+          keys
+            .slice(i, i + 100)
+            .map(async (key) =>
+              expect((await t.request("POST", "/v1/outcomes", { key, task_key: task })).status).toBe(201),
+            ),
+        );
       }
     }
 
@@ -55,8 +65,15 @@ describe.each(DEPLOYMENTS)("insight rollups through worker kill -9 (%s)", (deplo
       }
     })();
     const rounds: Array<Array<Record<string, unknown>>> = [
-      [...[...ok, ...bad].map((key) => ({ outcome_key: key, action: "step" })), ...billed.map((key) => ({ key, customer_key: "acme", agent_key: "closer", action: "step" }))],
-      [...ok.map((key) => ({ outcome_key: key, action: "done" })), ...bad.map((key) => ({ outcome_key: key, action: "bad" })), ...billed.map((key) => ({ key, customer_key: "acme", action: "done" }))],
+      [
+        ...[...ok, ...bad].map((key) => ({ outcome_key: key, action: "step" })),
+        ...billed.map((key) => ({ key, customer_key: "acme", agent_key: "closer", action: "step" })),
+      ],
+      [
+        ...ok.map((key) => ({ outcome_key: key, action: "done" })),
+        ...bad.map((key) => ({ outcome_key: key, action: "bad" })),
+        ...billed.map((key) => ({ key, customer_key: "acme", action: "done" })),
+      ],
       // After their verdicts: each one is a dead letter (OUTCOME_NOT_OPEN) of task ok.
       ok.slice(0, LATE).map((key) => ({ outcome_key: key, action: "step" })),
     ];
@@ -72,13 +89,19 @@ describe.each(DEPLOYMENTS)("insight rollups through worker kill -9 (%s)", (deplo
     await killer;
 
     const query = `bucket=day&from=${new Date(started - 2 * 3600_000).toISOString()}&to=${new Date(Date.now() + 2 * 3600_000).toISOString()}`;
-    const totals = async (dimension: string): Promise<Answer["groups"]> => ((await t.request("GET", `/v1/insights?group_by=${dimension}&${query}`)).body as Answer).groups;
-    const deadLetters = (group: Answer["groups"][number] | undefined) => group?.series.reduce((n, p) => n + p.dead_letters, 0);
+    const totals = async (dimension: string): Promise<Answer["groups"]> =>
+      ((await t.request("GET", `/v1/insights?group_by=${dimension}&${query}`)).body as Answer).groups;
+    const deadLetters = (group: Answer["groups"][number] | undefined) =>
+      group?.series.reduce((n, p) => n + p.dead_letters, 0);
     const tasks = await eventually(
       async () => {
         const groups = await totals("task");
         const done = groups.find((g) => g.key === "ok");
-        return done?.totals.confirmed === PER_KIND && groups.find((g) => g.key === "bad")?.totals.failed === PER_KIND && deadLetters(done) === LATE ? groups : undefined;
+        return done?.totals.confirmed === PER_KIND &&
+          groups.find((g) => g.key === "bad")?.totals.failed === PER_KIND &&
+          deadLetters(done) === LATE
+          ? groups
+          : undefined;
       },
       120_000,
       "every verdict and dead letter counted",
@@ -87,16 +110,43 @@ describe.each(DEPLOYMENTS)("insight rollups through worker kill -9 (%s)", (deplo
     await new Promise((r) => setTimeout(r, 1000));
     expect(await totals("task")).toEqual(tasks);
     const byKey = new Map(tasks.map((g) => [g.key, g]));
-    expect(byKey.get("ok")?.totals).toMatchObject({ opened: PER_KIND, confirmed: PER_KIND, failed: 0, verdicts_by_cause: { locked: PER_KIND, idle: 0, deadline: 0 } });
-    expect(byKey.get("bad")?.totals).toMatchObject({ opened: PER_KIND, confirmed: 0, failed: PER_KIND, verdicts_by_cause: { locked: PER_KIND, idle: 0, deadline: 0 } });
-    expect(byKey.get("bad")?.failing_clauses.map(({ text, count }) => ({ text, count }))).toEqual([{ text: "NOT bad", count: PER_KIND }]);
+    expect(byKey.get("ok")?.totals).toMatchObject({
+      opened: PER_KIND,
+      confirmed: PER_KIND,
+      failed: 0,
+      verdicts_by_cause: { locked: PER_KIND, idle: 0, deadline: 0 },
+    });
+    expect(byKey.get("bad")?.totals).toMatchObject({
+      opened: PER_KIND,
+      confirmed: 0,
+      failed: PER_KIND,
+      verdicts_by_cause: { locked: PER_KIND, idle: 0, deadline: 0 },
+    });
+    expect(byKey.get("bad")?.failing_clauses.map(({ text, count }) => ({ text, count }))).toEqual([
+      { text: "NOT bad", count: PER_KIND },
+    ]);
     expect(deadLetters(byKey.get("ok"))).toBe(LATE);
-    for (const [dimension, key] of [["agent", "closer"], ["customer", "acme"]] as const) {
-      const [group] = await eventually(async () => {
-        const groups = await totals(dimension);
-        return groups[0]?.totals.confirmed === PER_KIND ? groups : undefined;
-      }, 60_000, `${dimension} counted`);
-      expect(group).toMatchObject({ key, totals: { opened: PER_KIND, confirmed: PER_KIND, failed: 0, charges: { USD: { count: PER_KIND, amount: PER_KIND * 100 } } } });
+    for (const [dimension, key] of [
+      ["agent", "closer"],
+      ["customer", "acme"],
+    ] as const) {
+      const [group] = await eventually(
+        async () => {
+          const groups = await totals(dimension);
+          return groups[0]?.totals.confirmed === PER_KIND ? groups : undefined;
+        },
+        60_000,
+        `${dimension} counted`,
+      );
+      expect(group).toMatchObject({
+        key,
+        totals: {
+          opened: PER_KIND,
+          confirmed: PER_KIND,
+          failed: 0,
+          charges: { USD: { count: PER_KIND, amount: PER_KIND * 100 } },
+        },
+      });
     }
     expect(kills).toBeGreaterThanOrEqual(2);
   }, 240_000);

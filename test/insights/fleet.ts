@@ -33,27 +33,127 @@ interface Scenario {
 
 /** A outcomes are opened with settles_at 3 h after opening; B agents settle 2 h after the last event. */
 const SCENARIOS: Scenario[] = [
-  { name: "quick-lock", variant: "A", contract: "quick", events: [["done", 10]], status: "CONFIRMED", way: "locked", verdictAfter: 10, falseClauses: [] },
-  { name: "quick-late", variant: "A", contract: "quick", events: [], status: "FAILED", way: "deadline", verdictAfter: 180, falseClauses: ["done"] },
-  { name: "quiet-idle", variant: "A", contract: "quiet", events: [["ping", 5]], status: "CONFIRMED", way: "idle", verdictAfter: 35, falseClauses: [] },
-  { name: "quiet-late", variant: "A", contract: "quiet", events: [], status: "FAILED", way: "deadline", verdictAfter: 180, falseClauses: ["ping"] },
-  { name: "triage-ok", variant: "A", contract: "triage", events: [["a", 5], ["b", 20]], status: "CONFIRMED", way: "deadline", verdictAfter: 180, falseClauses: [] },
-  { name: "triage-no-b", variant: "A", contract: "triage", events: [["a", 5]], status: "FAILED", way: "deadline", verdictAfter: 180, falseClauses: ["b"] },
-  { name: "triage-x", variant: "A", contract: "triage", events: [["x", 15]], status: "FAILED", way: "locked", verdictAfter: 15, falseClauses: ["a", "b", "NOT x"] },
+  {
+    name: "quick-lock",
+    variant: "A",
+    contract: "quick",
+    events: [["done", 10]],
+    status: "CONFIRMED",
+    way: "locked",
+    verdictAfter: 10,
+    falseClauses: [],
+  },
+  {
+    name: "quick-late",
+    variant: "A",
+    contract: "quick",
+    events: [],
+    status: "FAILED",
+    way: "deadline",
+    verdictAfter: 180,
+    falseClauses: ["done"],
+  },
+  {
+    name: "quiet-idle",
+    variant: "A",
+    contract: "quiet",
+    events: [["ping", 5]],
+    status: "CONFIRMED",
+    way: "idle",
+    verdictAfter: 35,
+    falseClauses: [],
+  },
+  {
+    name: "quiet-late",
+    variant: "A",
+    contract: "quiet",
+    events: [],
+    status: "FAILED",
+    way: "deadline",
+    verdictAfter: 180,
+    falseClauses: ["ping"],
+  },
+  {
+    name: "triage-ok",
+    variant: "A",
+    contract: "triage",
+    events: [
+      ["a", 5],
+      ["b", 20],
+    ],
+    status: "CONFIRMED",
+    way: "deadline",
+    verdictAfter: 180,
+    falseClauses: [],
+  },
+  {
+    name: "triage-no-b",
+    variant: "A",
+    contract: "triage",
+    events: [["a", 5]],
+    status: "FAILED",
+    way: "deadline",
+    verdictAfter: 180,
+    falseClauses: ["b"],
+  },
+  {
+    name: "triage-x",
+    variant: "A",
+    contract: "triage",
+    events: [["x", 15]],
+    status: "FAILED",
+    way: "locked",
+    verdictAfter: 15,
+    falseClauses: ["a", "b", "NOT x"],
+  },
   {
     name: "triage-x-late",
     variant: "A",
     contract: "triage",
-    events: [["a", 5], ["x", 10]],
+    events: [
+      ["a", 5],
+      ["x", 10],
+    ],
     status: "FAILED",
     way: "locked",
     verdictAfter: 10,
     falseClauses: ["b", "NOT x"],
     late: [["b", 20]],
   },
-  { name: "closer-lock", variant: "B", contract: "closer", events: [["start", 0], ["done", 10]], status: "CONFIRMED", way: "locked", verdictAfter: 10, falseClauses: [], late: [["done", 30]] },
-  { name: "closer-late", variant: "B", contract: "closer", events: [["start", 0]], status: "FAILED", way: "deadline", verdictAfter: 120, falseClauses: ["done"] },
-  { name: "watcher-idle", variant: "B", contract: "watcher", events: [["seen", 0]], status: "CONFIRMED", way: "idle", verdictAfter: 20, falseClauses: [] },
+  {
+    name: "closer-lock",
+    variant: "B",
+    contract: "closer",
+    events: [
+      ["start", 0],
+      ["done", 10],
+    ],
+    status: "CONFIRMED",
+    way: "locked",
+    verdictAfter: 10,
+    falseClauses: [],
+    late: [["done", 30]],
+  },
+  {
+    name: "closer-late",
+    variant: "B",
+    contract: "closer",
+    events: [["start", 0]],
+    status: "FAILED",
+    way: "deadline",
+    verdictAfter: 120,
+    falseClauses: ["done"],
+  },
+  {
+    name: "watcher-idle",
+    variant: "B",
+    contract: "watcher",
+    events: [["seen", 0]],
+    status: "CONFIRMED",
+    way: "idle",
+    verdictAfter: 20,
+    falseClauses: [],
+  },
 ];
 
 export const CUSTOMERS = [
@@ -83,7 +183,8 @@ export function fleet(weekStart: number, count: number, label: string): Seeded[]
 export async function putContracts(t: TestApp): Promise<void> {
   const put = async (path: string, body: unknown): Promise<void> => {
     const reply = await t.request("PUT", path, body);
-    if (reply.status !== 201 && reply.status !== 200) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 201 && reply.status !== 200)
+      throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
   };
   await put("/v1/tasks/quick", { name: "Quick", condition: "done" });
   await put("/v1/tasks/quiet", { name: "Quiet", condition: "ping AND IDLE(30m)" });
@@ -112,18 +213,25 @@ function steps(t: TestApp, seeded: readonly Seeded[]): Step[] {
   };
   const expect202 = async (body: unknown, status = 202): Promise<void> => {
     const reply = await t.request("POST", "/v1/events", body);
-    if (reply.status !== status) throw new Error(`event ${JSON.stringify(body)}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status !== status)
+      throw new Error(`event ${JSON.stringify(body)}: ${reply.status} ${JSON.stringify(reply.body)}`);
   };
   for (const { scenario, key, createdAt, customer } of seeded) {
     if (scenario.variant === "A") {
       add(createdAt, async () => {
-        const reply = await t.request("POST", "/v1/outcomes", { key, task_key: scenario.contract, settles_at: new Date(createdAt + 3 * HOUR).toISOString() });
+        const reply = await t.request("POST", "/v1/outcomes", {
+          key,
+          task_key: scenario.contract,
+          settles_at: new Date(createdAt + 3 * HOUR).toISOString(),
+        });
         if (reply.status !== 201) throw new Error(`open ${key}: ${reply.status} ${JSON.stringify(reply.body)}`);
       });
     }
     for (const [action, minutes] of [...scenario.events, ...(scenario.late ?? [])]) {
       const event =
-        scenario.variant === "A" ? { outcome_key: key, action } : { key, agent_key: scenario.contract, customer_key: customer.key, action };
+        scenario.variant === "A"
+          ? { outcome_key: key, action }
+          : { key, agent_key: scenario.contract, customer_key: customer.key, action };
       add(createdAt + minutes * MIN, () => expect202(event));
     }
   }
@@ -139,7 +247,11 @@ export async function drained(t: TestApp): Promise<void> {
       for (const group of groups) {
         const fields = new Map<string, unknown>();
         for (let i = 0; i < group.length; i += 2) fields.set(String(group[i]), group[i + 1]);
-        if (fields.get("name") === CONSUMER_GROUP && (Number(fields.get("pending")) > 0 || Number(fields.get("lag") ?? 0) > 0)) busy = true;
+        if (
+          fields.get("name") === CONSUMER_GROUP &&
+          (Number(fields.get("pending")) > 0 || Number(fields.get("lag") ?? 0) > 0)
+        )
+          busy = true;
       }
     }
     if (!busy) return;
@@ -151,7 +263,12 @@ export async function drained(t: TestApp): Promise<void> {
  * Plays the fleet through the app, moving the business clock (`setNow`) to each step's instant and
  * waiting for the step's events to be applied before time moves on, as it would in real time.
  */
-export async function play(t: TestApp, seeded: readonly Seeded[], setNow: (ms: number) => void, onStep?: (index: number) => Promise<void>): Promise<void> {
+export async function play(
+  t: TestApp,
+  seeded: readonly Seeded[],
+  setNow: (ms: number) => void,
+  onStep?: (index: number) => Promise<void>,
+): Promise<void> {
   const all = steps(t, seeded);
   for (const [index, step] of all.entries()) {
     setNow(step.at);
@@ -179,14 +296,35 @@ export interface ExpectedGroup {
   chargeCounts: Record<string, number>;
 }
 
-const emptyPoint = (): ExpectedPoint => ({ opened: 0, confirmed: 0, failed: 0, forced: 0, dead_letters: 0, charges: {} });
+const emptyPoint = (): ExpectedPoint => ({
+  opened: 0,
+  confirmed: 0,
+  failed: 0,
+  forced: 0,
+  dead_letters: 0,
+  charges: {},
+});
 
 /** What each group's rollups must hold, by dimension and key. */
 export function expected(seeded: readonly Seeded[]): Record<"task" | "agent" | "customer", Map<string, ExpectedGroup>> {
-  const result = { task: new Map<string, ExpectedGroup>(), agent: new Map<string, ExpectedGroup>(), customer: new Map<string, ExpectedGroup>() };
+  const result = {
+    task: new Map<string, ExpectedGroup>(),
+    agent: new Map<string, ExpectedGroup>(),
+    customer: new Map<string, ExpectedGroup>(),
+  };
   const groupOf = (dimension: keyof typeof result, key: string): ExpectedGroup => {
     let group = result[dimension].get(key);
-    if (!group) result[dimension].set(key, (group = { hours: new Map(), ways: { locked: 0, idle: 0, deadline: 0 }, clauses: new Map(), ttv: [], chargeCounts: {} }));
+    if (!group)
+      result[dimension].set(
+        key,
+        (group = {
+          hours: new Map(),
+          ways: { locked: 0, idle: 0, deadline: 0 },
+          clauses: new Map(),
+          ttv: [],
+          chargeCounts: {},
+        }),
+      );
     return group;
   };
   const point = (group: ExpectedGroup, at: number): ExpectedPoint => {
@@ -196,7 +334,10 @@ export function expected(seeded: readonly Seeded[]): Record<"task" | "agent" | "
     return p;
   };
   for (const { scenario, createdAt, customer } of seeded) {
-    const groups = scenario.variant === "A" ? [groupOf("task", scenario.contract)] : [groupOf("agent", scenario.contract), groupOf("customer", customer.key)];
+    const groups =
+      scenario.variant === "A"
+        ? [groupOf("task", scenario.contract)]
+        : [groupOf("agent", scenario.contract), groupOf("customer", customer.key)];
     const verdictAt = createdAt + scenario.verdictAfter * MIN;
     for (const group of groups) {
       point(group, createdAt).opened += 1;
@@ -248,7 +389,8 @@ export function bucketed(group: ExpectedGroup | undefined, starts: readonly numb
     target.failed += p.failed;
     target.forced += p.forced;
     target.dead_letters += p.dead_letters;
-    for (const [currency, amount] of Object.entries(p.charges)) target.charges[currency] = (target.charges[currency] ?? 0) + amount;
+    for (const [currency, amount] of Object.entries(p.charges))
+      target.charges[currency] = (target.charges[currency] ?? 0) + amount;
   }
   return points;
 }
@@ -259,7 +401,15 @@ export interface Answer {
   to: string;
   groups: Array<{
     key: string;
-    series: Array<{ start: string; opened: number; confirmed: number; failed: number; forced: number; dead_letters: number; charges: Record<string, number> }>;
+    series: Array<{
+      start: string;
+      opened: number;
+      confirmed: number;
+      failed: number;
+      forced: number;
+      dead_letters: number;
+      charges: Record<string, number>;
+    }>;
     totals: {
       opened: number;
       confirmed: number;
@@ -299,8 +449,11 @@ export function checkAnswer(answer: Answer, groups: Map<string, ExpectedGroup>, 
       verdicts_by_cause: want.ways,
       time_to_verdict_ms: { p50: expectedQuantile(want.ttv, 0.5), p90: expectedQuantile(want.ttv, 0.9) },
     });
-    for (const [currency, count] of Object.entries(want.chargeCounts)) expect(group.totals.charges[currency]?.count).toBe(count);
-    expect(Object.fromEntries(group.failing_clauses.map((c) => [c.text, c.count]))).toEqual(Object.fromEntries(want.clauses));
+    for (const [currency, count] of Object.entries(want.chargeCounts))
+      expect(group.totals.charges[currency]?.count).toBe(count);
+    expect(Object.fromEntries(group.failing_clauses.map((c) => [c.text, c.count]))).toEqual(
+      Object.fromEntries(want.clauses),
+    );
     const counts = group.failing_clauses.map((c) => c.count);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
     for (const clause of group.failing_clauses) expect(clause.clause).toMatch(/^[0-9a-f]{8}\.\d+$/);
@@ -312,15 +465,25 @@ export function checkAnswer(answer: Answer, groups: Map<string, ExpectedGroup>, 
  * `GET /v1/outcomes?failed_clause=` lists (paged 7 at a time through its cursors) are exactly the seeded ones
  * whose scenario fails on the clause's text, as many as the clause's count.
  */
-export async function checkFailedClauseLists(t: TestApp, dimension: "task" | "agent", answer: Answer, seeded: readonly Seeded[]): Promise<number> {
+export async function checkFailedClauseLists(
+  t: TestApp,
+  dimension: "task" | "agent",
+  answer: Answer,
+  seeded: readonly Seeded[],
+): Promise<number> {
   let lists = 0;
   for (const group of answer.groups) {
     for (const { clause, text, count } of group.failing_clauses) {
-      const want = seeded.filter((s) => s.scenario.contract === group.key && s.scenario.falseClauses.includes(text)).map((s) => s.key);
+      const want = seeded
+        .filter((s) => s.scenario.contract === group.key && s.scenario.falseClauses.includes(text))
+        .map((s) => s.key);
       const listed: string[] = [];
       let cursor: string | null = null;
       do {
-        const reply = await t.request("GET", `/v1/outcomes?failed_clause=${clause}&${dimension}_key=${group.key}&limit=7${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`);
+        const reply = await t.request(
+          "GET",
+          `/v1/outcomes?failed_clause=${clause}&${dimension}_key=${group.key}&limit=7${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+        );
         expect(reply.status, JSON.stringify(reply.body)).toBe(200);
         const page = reply.body as { outcomes: Array<{ key: string; status: string }>; next_cursor: string | null };
         expect(page.outcomes.every((o) => o.status === "FAILED")).toBe(true);

@@ -8,7 +8,8 @@ import { InsightStore } from "../../src/stores/insight-store.js";
 import { startPrivateRedis, type PrivateRedis } from "../support/private-redis.js";
 
 // Spins inside Redis for ARGV[1] ms: every other client's command waits meanwhile.
-const BUSY = "local t = redis.call('TIME'); local stop = t[1] * 1000 + t[2] / 1000 + tonumber(ARGV[1]); repeat t = redis.call('TIME') until t[1] * 1000 + t[2] / 1000 >= stop; return 1";
+const BUSY =
+  "local t = redis.call('TIME'); local stop = t[1] * 1000 + t[2] / 1000 + tonumber(ARGV[1]); repeat t = redis.call('TIME') until t[1] * 1000 + t[2] / 1000 >= stop; return 1";
 
 describe("insight reads while Redis is busy", () => {
   let redis: PrivateRedis;

@@ -71,7 +71,9 @@ describe("the rooms table", () => {
 
   it("lets run-time arrows go to the same floor or down, never up", () => {
     const climbing = rooms.flatMap(({ room, floor, mayImport }) =>
-      mayImport.filter((target) => (byName.get(target)?.floor ?? Infinity) > floor).map((target) => `${room} -> ${target}`),
+      mayImport
+        .filter((target) => (byName.get(target)?.floor ?? Infinity) > floor)
+        .map((target) => `${room} -> ${target}`),
     );
     expect(climbing).toEqual([]);
   });
@@ -82,9 +84,12 @@ describe("the rooms table", () => {
     for (const { room, mayImport, typesOnly } of rooms) {
       const targets = actual.get(room) ?? new Map<string, { runtime: boolean }>();
       for (const [target, { runtime }] of targets) {
-        if (runtime && !mayImport.includes(target)) disagreements.push(`${room} imports ${target} at run time; its row does not allow it`);
-        if (!runtime && !mayImport.includes(target) && !typesOnly.includes(target)) disagreements.push(`${room} imports types of ${target}; its row does not allow it`);
-        if (!runtime && mayImport.includes(target)) disagreements.push(`${room} imports only types of ${target}; its row should say types only`);
+        if (runtime && !mayImport.includes(target))
+          disagreements.push(`${room} imports ${target} at run time; its row does not allow it`);
+        if (!runtime && !mayImport.includes(target) && !typesOnly.includes(target))
+          disagreements.push(`${room} imports types of ${target}; its row does not allow it`);
+        if (!runtime && mayImport.includes(target))
+          disagreements.push(`${room} imports only types of ${target}; its row should say types only`);
       }
       for (const target of [...mayImport, ...typesOnly]) {
         if (!targets.has(target)) disagreements.push(`${room}'s row allows ${target}, which it never imports`);

@@ -7,7 +7,12 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const DOCS = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 const read = (path: string): string => readFileSync(join(ROOT, path), "utf8");
 
 /** The text outside fenced code blocks. */
@@ -45,7 +50,8 @@ describe("docs", () => {
           broken.push(`${doc}: ${target}`);
           continue;
         }
-        if (anchor !== undefined && !anchors(readFileSync(file, "utf8")).has(anchor)) broken.push(`${doc}: ${target} (no such heading)`);
+        if (anchor !== undefined && !anchors(readFileSync(file, "utf8")).has(anchor))
+          broken.push(`${doc}: ${target} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);
@@ -59,7 +65,11 @@ describe("docs", () => {
   });
 
   it("name every VERDICT_* variable the code reads", () => {
-    const used = new Set(filesUnder("src").filter((f) => f.endsWith(".ts")).flatMap((f) => read(f).match(/\bVERDICT_[A-Z0-9_]*[A-Z0-9]\b/g) ?? []));
+    const used = new Set(
+      filesUnder("src")
+        .filter((f) => f.endsWith(".ts"))
+        .flatMap((f) => read(f).match(/\bVERDICT_[A-Z0-9_]*[A-Z0-9]\b/g) ?? []),
+    );
     expect(used.size).toBeGreaterThan(15);
     const documented = DOCS.map(read).join("\n");
     expect([...used].filter((name) => !documented.includes(`\`${name}\``)).sort()).toEqual([]);

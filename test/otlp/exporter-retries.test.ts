@@ -18,7 +18,9 @@ describe("OTLP exports retried through lost answers", () => {
     t = await startTestApp("standalone");
     proxy = await startFaultProxy(t.base, 11);
     // A condition these conversations never meet: the outcomes stay open and every event lands in their logs.
-    expect((await t.request("PUT", `/v1/tasks/${task}`, { name: "Retried exports", condition: "never_sent" })).status).toBe(201);
+    expect(
+      (await t.request("PUT", `/v1/tasks/${task}`, { name: "Retried exports", condition: "never_sent" })).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -32,15 +34,30 @@ describe("OTLP exports retried through lost answers", () => {
     proxy.setPolicy((request): Fault => {
       if (request.path !== "/v1/traces") return { kind: "forward" };
       requests++;
-      return requests <= 4 && requests % 2 === 1 ? { kind: "reset-after-forward" } : random() < 0.1 ? { kind: "reset-after-forward" } : { kind: "forward" };
+      return requests <= 4 && requests % 2 === 1
+        ? { kind: "reset-after-forward" }
+        : random() < 0.1
+          ? { kind: "reset-after-forward" }
+          : { kind: "forward" };
     });
     const resource = { "service.name": "retried-bot", "verdict.task_key": task };
-    const plans = { protobuf: planConversations("retry-pb", PER_ENCODING), json: planConversations("retry-json", PER_ENCODING) };
+    const plans = {
+      protobuf: planConversations("retry-pb", PER_ENCODING),
+      json: planConversations("retry-json", PER_ENCODING),
+    };
     const pipelines = (["protobuf", "json"] as const).map((encoding) => {
       // Small batches: many exports, so the lost answers fall on children, parents and mixed requests alike.
       // A minute for each batch and its retries (OTEL_EXPORTER_OTLP_TIMEOUT): the default 10 s runs out on this
       // loaded machine when one batch loses two answers in a row, and the budget is the SDK's, not Verdict's.
-      const sdk = sdkPipeline({ base: proxy.base, token: t.token, encoding, gzip: encoding === "protobuf", resource, batchSize: 40, timeoutMillis: 60_000 });
+      const sdk = sdkPipeline({
+        base: proxy.base,
+        token: t.token,
+        encoding,
+        gzip: encoding === "protobuf",
+        resource,
+        batchSize: 40,
+        timeoutMillis: 60_000,
+      });
       plans[encoding].forEach((conversation) => emitWithTracer(sdk.tracer, conversation));
       return sdk;
     });
@@ -61,6 +78,8 @@ describe("OTLP exports retried through lost answers", () => {
     // The retries were real: the service saw more export requests than the exporters made batches.
     const batches = Math.ceil((all.length * 4) / 40);
     expect(requests).toBeGreaterThanOrEqual(batches + lost);
-    console.log(`OTLP retries: ${requests} export requests for about ${batches} batches, ${lost} answers lost after forwarding`);
+    console.log(
+      `OTLP retries: ${requests} export requests for about ${batches} batches, ${lost} answers lost after forwarding`,
+    );
   }, 90_000);
 });

@@ -48,7 +48,13 @@ export function planConversation(key: string, i: number, baseMs: number): Planne
   const at = baseMs + i * 10;
   const tool = i % 3 === 0 ? "lookup_order" : "refund";
   const toolFails = i % 5 === 4;
-  const child = (name: string, kind: PlannedSpan["kind"], start: number, end: number, attributes: Record<string, PlannedValue>): PlannedSpan => ({
+  const child = (
+    name: string,
+    kind: PlannedSpan["kind"],
+    start: number,
+    end: number,
+    attributes: Record<string, PlannedValue>,
+  ): PlannedSpan => ({
     traceId,
     spanId: hex(8),
     parentSpanId: rootId,
@@ -69,7 +75,9 @@ export function planConversation(key: string, i: number, baseMs: number): Planne
       "gen_ai.usage.output_tokens": output,
       "gen_ai.response.finish_reasons": [finish],
       // Message contents carry personal data: the mapping must not store them.
-      "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: `customer ${i} asks` }] }]),
+      "gen_ai.input.messages": JSON.stringify([
+        { role: "user", parts: [{ type: "text", content: `customer ${i} asks` }] },
+      ]),
     });
   const toolSpan = child(`execute_tool ${tool}`, "internal", 3, 5 + (i % 4), {
     "gen_ai.operation.name": "execute_tool",
@@ -95,12 +103,25 @@ export function planConversation(key: string, i: number, baseMs: number): Planne
     },
     events:
       i % 2 === 0
-        ? [{ name: "gen_ai.evaluation.result", atMs: at + 11, attributes: { "gen_ai.evaluation.name": "helpfulness", "gen_ai.evaluation.score.value": 0.5 + (i % 5) / 10 } }]
+        ? [
+            {
+              name: "gen_ai.evaluation.result",
+              atMs: at + 11,
+              attributes: {
+                "gen_ai.evaluation.name": "helpfulness",
+                "gen_ai.evaluation.score.value": 0.5 + (i % 5) / 10,
+              },
+            },
+          ]
         : [],
   };
   const spans = [chat(1, 2, 100 + i, 20, "tool_calls"), toolSpan, chat(9, 10, 150 + i, 30 + (i % 7), "stop"), root];
   const toolAction = `tool.${tool}${toolFails ? ".error" : ""}`;
-  return { key, spans, actions: ["chat", toolAction, "chat", ...(i % 2 === 0 ? ["eval.helpfulness"] : []), "agent.triage"] };
+  return {
+    key,
+    spans,
+    actions: ["chat", toolAction, "chat", ...(i % 2 === 0 ? ["eval.helpfulness"] : []), "agent.triage"],
+  };
 }
 
 export function planConversations(prefix: string, count: number, baseMs = Date.now() - 60_000): PlannedConversation[] {
@@ -113,10 +134,25 @@ export function planConversations(prefix: string, count: number, baseMs = Date.n
  */
 export function emitWithTracer(tracer: Tracer, conversation: PlannedConversation): void {
   const root = conversation.spans.find((span) => span.parentSpanId === "")!;
-  const rootSpan = tracer.startSpan(root.name, { kind: SpanKind.INTERNAL, startTime: new Date(root.startMs), attributes: root.attributes });
+  const rootSpan = tracer.startSpan(root.name, {
+    kind: SpanKind.INTERNAL,
+    startTime: new Date(root.startMs),
+    attributes: root.attributes,
+  });
   const parent = trace.setSpan(context.active(), rootSpan);
   for (const planned of conversation.spans) {
-    const span = planned === root ? rootSpan : tracer.startSpan(planned.name, { kind: planned.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: new Date(planned.startMs), attributes: planned.attributes }, parent);
+    const span =
+      planned === root
+        ? rootSpan
+        : tracer.startSpan(
+            planned.name,
+            {
+              kind: planned.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL,
+              startTime: new Date(planned.startMs),
+              attributes: planned.attributes,
+            },
+            parent,
+          );
     for (const event of planned.events) span.addEvent(event.name, event.attributes, new Date(event.atMs));
     if (planned.error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: planned.error });
     span.end(new Date(planned.endMs));

@@ -49,7 +49,15 @@ export function sdkPipeline(options: SdkOptions): SdkPipeline {
   const batchSize = options.batchSize ?? 512;
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes(options.resource),
-    spanProcessors: [new BatchSpanProcessor(exporter, { maxExportBatchSize: batchSize, maxQueueSize: 100_000, scheduledDelayMillis: 50, exportTimeoutMillis: 2 * config.timeoutMillis }), ...(options.also ?? [])],
+    spanProcessors: [
+      new BatchSpanProcessor(exporter, {
+        maxExportBatchSize: batchSize,
+        maxQueueSize: 100_000,
+        scheduledDelayMillis: 50,
+        exportTimeoutMillis: 2 * config.timeoutMillis,
+      }),
+      ...(options.also ?? []),
+    ],
   });
   return {
     tracer: provider.getTracer("verdict-otlp-test"),
@@ -75,7 +83,12 @@ export async function eventLog(t: TestApp, key: string): Promise<LoggedEvent[] |
 }
 
 /** The event log of each key once it holds at least `expected(key)` events. */
-export async function eventLogs(t: TestApp, keys: string[], expected: (key: string) => number, timeoutMs = 30_000): Promise<Map<string, LoggedEvent[]>> {
+export async function eventLogs(
+  t: TestApp,
+  keys: string[],
+  expected: (key: string) => number,
+  timeoutMs = 30_000,
+): Promise<Map<string, LoggedEvent[]>> {
   const logs = new Map<string, LoggedEvent[]>();
   await eventually(
     async () => {

@@ -8,7 +8,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { createVenv, step, type Venv } from "../support/python-venv.js";
-import { emitWithTracer, planConversations, type PlannedConversation, type PlannedSpan } from "./genai-conversations.js";
+import {
+  emitWithTracer,
+  planConversations,
+  type PlannedConversation,
+  type PlannedSpan,
+} from "./genai-conversations.js";
 import { eventLog, eventLogs, sdkPipeline, settle, type LoggedEvent } from "./harness.js";
 
 const SCRIPT = fileURLToPath(new URL("python/post_traces.py", import.meta.url));
@@ -24,7 +29,9 @@ interface PythonAnswer {
 
 /** What an event says about its span, ids aside: the two encoders' spans differ only in their random ids. */
 function comparable(event: LoggedEvent): { action: string; properties: Record<string, unknown> } {
-  const properties = Object.fromEntries(Object.entries(event.properties).filter(([name]) => !/trace_?id|span_?id/i.test(name)));
+  const properties = Object.fromEntries(
+    Object.entries(event.properties).filter(([name]) => !/trace_?id|span_?id/i.test(name)),
+  );
   return { action: event.action, properties };
 }
 
@@ -47,7 +54,9 @@ describe("OTLP from Python's official opentelemetry-proto bindings", () => {
     // Confirmed once refunded and quiet: without the IDLE the agent span's own event would confirm the outcome
     // and its evaluation event, a moment later, would find it closed.
     const condition = "COUNT(tool.refund)>=1 AND COUNT(agent.triage)>=1 AND IDLE(5s)";
-    expect((await t.request("PUT", `/v1/tasks/${task}`, { name: "Support conversations", condition })).status).toBe(201);
+    expect((await t.request("PUT", `/v1/tasks/${task}`, { name: "Support conversations", condition })).status).toBe(
+      201,
+    );
   }, 240_000);
   afterAll(async () => {
     venv?.remove();
@@ -55,8 +64,12 @@ describe("OTLP from Python's official opentelemetry-proto bindings", () => {
   });
 
   async function verdictOf(key: string): Promise<Verdict> {
-    const outcome = (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`)).body as Verdict & { observations: Record<string, { last_at: string }> };
-    const observations = Object.fromEntries(Object.entries(outcome.observations).map(([action, { count, last_value }]) => [action, { count, last_value }]));
+    const outcome = (await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}`)).body as Verdict & {
+      observations: Record<string, { last_at: string }>;
+    };
+    const observations = Object.fromEntries(
+      Object.entries(outcome.observations).map(([action, { count, last_value }]) => [action, { count, last_value }]),
+    );
     return { status: outcome.status, observations };
   }
 
@@ -72,10 +85,16 @@ describe("OTLP from Python's official opentelemetry-proto bindings", () => {
     // Children of the first half, then (gzip) the second half's children with the first half's agent spans,
     // then (gzip) the remaining agent spans: a child's key is only known from a later request.
     const half = CONVERSATIONS / 2;
-    const children = (list: PlannedConversation[]): PlannedSpan[] => list.flatMap((c) => c.spans.filter((s) => s.parentSpanId !== ""));
-    const roots = (list: PlannedConversation[]): PlannedSpan[] => list.flatMap((c) => c.spans.filter((s) => s.parentSpanId === ""));
+    const children = (list: PlannedConversation[]): PlannedSpan[] =>
+      list.flatMap((c) => c.spans.filter((s) => s.parentSpanId !== ""));
+    const roots = (list: PlannedConversation[]): PlannedSpan[] =>
+      list.flatMap((c) => c.spans.filter((s) => s.parentSpanId === ""));
     // A span whose id is not 8 bytes is rejected alone, named in partial_success.
-    const badId = { ...py[0]!.spans[0]!, spanId: "abcd", attributes: { ...py[0]!.spans[0]!.attributes, "gen_ai.conversation.id": "py-bad" } };
+    const badId = {
+      ...py[0]!.spans[0]!,
+      spanId: "abcd",
+      attributes: { ...py[0]!.spans[0]!.attributes, "gen_ai.conversation.id": "py-bad" },
+    };
     const requests = [
       { gzip: false, resource, spans: children(py.slice(0, half)) },
       { gzip: true, resource, spans: [...children(py.slice(half)), ...roots(py.slice(0, half))] },
@@ -84,9 +103,18 @@ describe("OTLP from Python's official opentelemetry-proto bindings", () => {
     ];
     const planFile = join(venv!.dir, "plan.json");
     writeFileSync(planFile, JSON.stringify({ requests }));
-    const answers = JSON.parse(await step(venv!.python, [SCRIPT, planFile, `${t.base}/v1/traces`, t.token])) as PythonAnswer[];
+    const answers = JSON.parse(
+      await step(venv!.python, [SCRIPT, planFile, `${t.base}/v1/traces`, t.token]),
+    ) as PythonAnswer[];
 
-    expect(answers.slice(0, 3)).toEqual(Array.from({ length: 3 }, () => ({ status: 200, content_type: "application/x-protobuf", rejected_spans: 0, error_message: "" })));
+    expect(answers.slice(0, 3)).toEqual(
+      Array.from({ length: 3 }, () => ({
+        status: 200,
+        content_type: "application/x-protobuf",
+        rejected_spans: 0,
+        error_message: "",
+      })),
+    );
     expect(answers[3]).toMatchObject({ status: 200, rejected_spans: 1 });
     expect(answers[3]!.error_message).not.toBe("");
 
@@ -103,7 +131,12 @@ describe("OTLP from Python's official opentelemetry-proto bindings", () => {
     // The refunds confirm once quiet (the failed ones and the lookups do not), whichever language sent them.
     const refunded = (i: number): boolean => i % 3 !== 0 && i % 5 !== 4;
     const confirming = [...js, ...py].filter((_, n) => refunded(n % CONVERSATIONS)).map((c) => c.key);
-    await eventually(async () => ((await Promise.all(confirming.map(verdictOf))).every((v) => v.status === "CONFIRMED") ? true : undefined), 30_000, "the refunds' verdicts");
+    await eventually(
+      async () =>
+        (await Promise.all(confirming.map(verdictOf))).every((v) => v.status === "CONFIRMED") ? true : undefined,
+      30_000,
+      "the refunds' verdicts",
+    );
     for (let i = 0; i < CONVERSATIONS; i++) {
       const [jsVerdict, pyVerdict] = await Promise.all([verdictOf(js[i]!.key), verdictOf(py[i]!.key)]);
       expect(pyVerdict).toEqual(jsVerdict);

@@ -30,9 +30,19 @@ function toolCallingModel(i: number, toolName: string): MockLanguageModelV3 {
       step++;
       if (step === 1) {
         const input = JSON.stringify({ orderId: `order-${i}` });
-        return Promise.resolve({ content: [{ type: "tool-call", toolCallId: `call-${i}`, toolName, input }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage: usage(100 + i, 10), warnings: [] });
+        return Promise.resolve({
+          content: [{ type: "tool-call", toolCallId: `call-${i}`, toolName, input }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage: usage(100 + i, 10),
+          warnings: [],
+        });
       }
-      return Promise.resolve({ content: [{ type: "text", text: `done for customer ${i}` }], finishReason: { unified: "stop", raw: "stop" }, usage: usage(200 + i, 20 + i), warnings: [] });
+      return Promise.resolve({
+        content: [{ type: "text", text: `done for customer ${i}` }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: usage(200 + i, 20 + i),
+        warnings: [],
+      });
     },
   });
 }
@@ -85,7 +95,14 @@ describe("the Vercel AI SDK's own telemetry, exported to POST /v1/traces", () =>
     // What the SDK emitted is recorded beside the export: the expectation is the documented mapping of these
     // very spans, not a copy of the mapping's code.
     const also = [new SimpleSpanProcessor(recorded)];
-    sdk = sdkPipeline({ base: t.base, token: t.token, encoding: "protobuf", gzip: true, resource: { "service.name": "vercel-bot", "verdict.task_key": task }, also });
+    sdk = sdkPipeline({
+      base: t.base,
+      token: t.token,
+      encoding: "protobuf",
+      gzip: true,
+      resource: { "service.name": "vercel-bot", "verdict.task_key": task },
+      also,
+    });
     // docs/otlp.md's example: confirmed once the conversation has refunded and gone quiet. Without the
     // IDLE a refund would confirm at once and the session's second turn would find its outcome closed.
     const condition = "COUNT(tool.refund)>=1 AND COUNT(agent.triage)>=1 AND IDLE(5s)";
@@ -108,7 +125,11 @@ describe("the Vercel AI SDK's own telemetry, exported to POST /v1/traces", () =>
           return Promise.resolve({ refunded: orderId });
         },
       }),
-      lookup_order: tool({ description: "Finds an order", inputSchema: z.object({ orderId: z.string() }), execute: ({ orderId }) => Promise.resolve({ orderId, state: "shipped" }) }),
+      lookup_order: tool({
+        description: "Finds an order",
+        inputSchema: z.object({ orderId: z.string() }),
+        execute: ({ orderId }) => Promise.resolve({ orderId, state: "shipped" }),
+      }),
     });
     await Promise.all(
       Array.from({ length: CONVERSATIONS }, async (_, i) => {
@@ -122,7 +143,11 @@ describe("the Vercel AI SDK's own telemetry, exported to POST /v1/traces", () =>
         });
         // Every other conversation has a second turn: another trace of the same session.
         if (i % 2 === 1) {
-          const turn = streamText({ model: streamingModel(i), prompt: "thanks", experimental_telemetry: { isEnabled: true, tracer, functionId: "followup", metadata: { sessionId } } });
+          const turn = streamText({
+            model: streamingModel(i),
+            prompt: "thanks",
+            experimental_telemetry: { isEnabled: true, tracer, functionId: "followup", metadata: { sessionId } },
+          });
           await turn.consumeStream();
         }
       }),
@@ -145,16 +170,29 @@ describe("the Vercel AI SDK's own telemetry, exported to POST /v1/traces", () =>
       const log = (await eventLog(t, key))!;
       const ordered = [...sessionSpans].sort((a, b) => endNs(a) - endNs(b));
       expect(log.map((e) => e.action)).toEqual(ordered.map(documentedAction));
-      expect(log.map((e) => e.idempotency_key)).toEqual(ordered.map((s) => `otlp:${s.spanContext().traceId}:${s.spanContext().spanId}`));
+      expect(log.map((e) => e.idempotency_key)).toEqual(
+        ordered.map((s) => `otlp:${s.spanContext().traceId}:${s.spanContext().spanId}`),
+      );
       const toolAction = i % 3 === 0 ? "tool.lookup_order" : i % 4 === 3 ? "tool.refund.error" : "tool.refund";
-      expect(log.map((e) => e.action)).toEqual(["chat", toolAction, "chat", "agent.triage", ...(i % 2 === 1 ? ["chat", "agent.followup"] : [])]);
+      expect(log.map((e) => e.action)).toEqual([
+        "chat",
+        toolAction,
+        "chat",
+        "agent.triage",
+        ...(i % 2 === 1 ? ["chat", "agent.followup"] : []),
+      ]);
       // Model calls carry their tokens from ai.usage.* (their value is the sum); the rest count 1.
       const chats = log.filter((e) => e.action === "chat");
       const chatSpans = ordered.filter((s) => documentedAction(s) === "chat");
       chats.forEach((event, n) => {
         const a = chatSpans[n]!.attributes;
         const [input, output] = [Number(a["ai.usage.inputTokens"]), Number(a["ai.usage.outputTokens"])];
-        expect(event.properties).toMatchObject({ model: "mock-model", input_tokens: input, output_tokens: output, value: input + output });
+        expect(event.properties).toMatchObject({
+          model: "mock-model",
+          input_tokens: input,
+          output_tokens: output,
+          value: input + output,
+        });
       });
       for (const event of log.filter((e) => e.action !== "chat")) expect(event.properties.value).toBe(1);
       // Prompts, answers, tool arguments and results are personal data: none is stored.
@@ -162,10 +200,21 @@ describe("the Vercel AI SDK's own telemetry, exported to POST /v1/traces", () =>
       for (const secret of [`customer ${i}`, `order-${i}`, "refund my order"]) expect(stored).not.toContain(secret);
     }
     // The refunded conversations confirm once quiet; the lookups and the failed refunds stay open.
-    const statuses = await eventually(async () => {
-      const all = await Promise.all(keys.map(async (key) => [key, ((await t.request("GET", `/v1/outcomes/${key}`)).body as { status: string }).status] as const));
-      return all.filter(([, status]) => status === "CONFIRMED").length >= keys.filter((key) => refunded(key)).length ? new Map(all) : undefined;
-    }, 30_000, "the refunded conversations' verdicts");
+    const statuses = await eventually(
+      async () => {
+        const all = await Promise.all(
+          keys.map(
+            async (key) =>
+              [key, ((await t.request("GET", `/v1/outcomes/${key}`)).body as { status: string }).status] as const,
+          ),
+        );
+        return all.filter(([, status]) => status === "CONFIRMED").length >= keys.filter((key) => refunded(key)).length
+          ? new Map(all)
+          : undefined;
+      },
+      30_000,
+      "the refunded conversations' verdicts",
+    );
     for (const key of keys) expect(statuses.get(key)).toBe(refunded(key) ? "CONFIRMED" : "OPEN");
   }, 90_000);
 });

@@ -22,19 +22,33 @@ describe("client under the events-per-second quota", () => {
   afterAll(() => t?.stop());
 
   async function logOf(key: string): Promise<number[]> {
-    return eventually(async () => {
-      const page = (await t.request("GET", `/v1/outcomes/${key}/events?limit=1000`)).body as { events: LoggedEvent[] };
-      return page.events.length >= EVENTS / OUTCOMES ? page.events.map((e) => e.properties.seq) : undefined;
-    }, 30_000, `the events of ${key}`);
+    return eventually(
+      async () => {
+        const page = (await t.request("GET", `/v1/outcomes/${key}/events?limit=1000`)).body as {
+          events: LoggedEvent[];
+        };
+        return page.events.length >= EVENTS / OUTCOMES ? page.events.map((e) => e.properties.seq) : undefined;
+      },
+      30_000,
+      `the events of ${key}`,
+    );
   }
 
   it("backs off on rate_limited items and delivers every event, in order, though each may be sent only twice", async () => {
     const outcomes = Array.from({ length: OUTCOMES }, (_, i) => `rated-${i}`);
-    for (const key of outcomes) expect((await t.request("POST", "/v1/outcomes", { key, task_key: "slow" })).status).toBe(201);
+    for (const key of outcomes)
+      expect((await t.request("POST", "/v1/outcomes", { key, task_key: "slow" })).status).toBe(201);
     const errors: VerdictError[] = [];
-    const client = new VerdictClient({ baseUrl: t.base, token: t.token, maxBatchSize: 100, retry: { maxAttempts: 2 }, onError: (error) => errors.push(error) });
+    const client = new VerdictClient({
+      baseUrl: t.base,
+      token: t.token,
+      maxBatchSize: 100,
+      retry: { maxAttempts: 2 },
+      onError: (error) => errors.push(error),
+    });
     const tracked: Promise<void>[] = [];
-    for (let seq = 0; seq < EVENTS; seq++) tracked.push(client.track({ outcome_key: outcomes[seq % OUTCOMES]!, action: "step", properties: { seq } }));
+    for (let seq = 0; seq < EVENTS; seq++)
+      tracked.push(client.track({ outcome_key: outcomes[seq % OUTCOMES]!, action: "step", properties: { seq } }));
     await client.close();
     const settled = await Promise.allSettled(tracked);
     expect(settled.filter((s) => s.status === "rejected")).toEqual([]);

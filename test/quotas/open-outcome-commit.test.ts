@@ -15,13 +15,26 @@ describe.each(DEPLOYMENTS)("open-outcome quota in the commit (%s)", (deployment)
     try {
       const keys = new Keys(uniquePrefix());
       const shard = 3;
-      const scripts = new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), ["lease-acquire", "commit"]);
-      const lease = (await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])) as string;
+      const scripts = new Scripts<ActorScriptReplies>(client, new URL("../../src/actors/lua/", import.meta.url), [
+        "lease-acquire",
+        "commit",
+      ]);
+      const lease = (await scripts.run(
+        "lease-acquire",
+        [keys.lease(shard), keys.fence(shard)],
+        ["w1", 60_000],
+      )) as string;
       const run = (k: readonly string[], a: readonly ScriptArg[]): Promise<number> => scripts.run("commit", k, a);
       const open = keys.openOutcomes(shard);
       const log = keys.eventLog(shard, "acct", "o");
       const commit = (change: (c: BatchCommit) => void): Promise<unknown> => {
-        const c = new BatchCommit(keys.lease(shard), keys.stream(shard), keys.due(shard), keys.fence(shard), keys.lastCommit(shard));
+        const c = new BatchCommit(
+          keys.lease(shard),
+          keys.stream(shard),
+          keys.due(shard),
+          keys.fence(shard),
+          keys.lastCommit(shard),
+        );
         c.log(log, Buffer.from("event"));
         change(c);
         return c.execute(run, lease, "verdict");

@@ -24,12 +24,23 @@ describe.each(DEPLOYMENTS)("open-outcome quota (%s)", (deployment) => {
   afterAll(() => t?.stop());
 
   /** A fresh account with a task that closes on `done`, and a Variant B contract. */
-  async function account(): Promise<{ accountId: string; request: (method: string, path: string, body?: unknown) => ReturnType<TestApp["request"]> }> {
+  async function account(): Promise<{
+    accountId: string;
+    request: (method: string, path: string, body?: unknown) => ReturnType<TestApp["request"]>;
+  }> {
     const { accountId, token } = await t.newAccount();
-    const request = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body, token);
+    const request = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> =>
+      t.request(method, path, body, token);
     expect((await request("PUT", "/v1/tasks/t", { name: "t", condition: "done" })).status).toBe(201);
     expect((await request("PUT", "/v1/agents/bot", { name: "bot", condition: "never" })).status).toBe(201);
-    expect((await request("PUT", "/v1/rate-cards/card", { currency: "EUR", entries: [{ agent_key: "bot", unit_amount: 1 }] })).status).toBe(201);
+    expect(
+      (
+        await request("PUT", "/v1/rate-cards/card", {
+          currency: "EUR",
+          entries: [{ agent_key: "bot", unit_amount: 1 }],
+        })
+      ).status,
+    ).toBe(201);
     expect((await request("PUT", "/v1/customers/acme", { name: "Acme", rate_card_key: "card" })).status).toBe(201);
     return { accountId, request };
   }
@@ -41,8 +52,12 @@ describe.each(DEPLOYMENTS)("open-outcome quota (%s)", (deployment) => {
     return perShard.reduce((sum, n) => sum + Math.min(PER_SHARD, n), 0);
   }
 
-  async function listed(request: (method: string, path: string) => ReturnType<TestApp["request"]>): Promise<{ outcomes: string[]; letters: DeadLetter[] }> {
-    const outcomes = ((await request("GET", "/v1/outcomes?limit=500")).body as { outcomes: { key: string }[] }).outcomes.map((o) => o.key);
+  async function listed(
+    request: (method: string, path: string) => ReturnType<TestApp["request"]>,
+  ): Promise<{ outcomes: string[]; letters: DeadLetter[] }> {
+    const outcomes = (
+      (await request("GET", "/v1/outcomes?limit=500")).body as { outcomes: { key: string }[] }
+    ).outcomes.map((o) => o.key);
     const letters = ((await request("GET", "/v1/dlq?limit=500")).body as { dead_letters: DeadLetter[] }).dead_letters;
     return { outcomes, letters };
   }
@@ -62,28 +77,43 @@ describe.each(DEPLOYMENTS)("open-outcome quota (%s)", (deployment) => {
     const shard = shardOf(accountId, refusedKey, SHARDS);
     const openKey = keys.find((key, i) => answers[i]!.status === 201 && shardOf(accountId, key, SHARDS) === shard)!;
     expect((await request("POST", "/v1/events", { outcome_key: openKey, action: "done" })).status).toBe(202);
-    await eventually(async () => ((await request("POST", "/v1/outcomes", { key: refusedKey, task_key: "t" })).status === 201 ? true : undefined), 20_000, "a freed slot");
+    await eventually(
+      async () =>
+        (await request("POST", "/v1/outcomes", { key: refusedKey, task_key: "t" })).status === 201 ? true : undefined,
+      20_000,
+      "a freed slot",
+    );
     // The slot is taken again: the shard is full.
-    const another = Array.from({ length: 200 }, (_, i) => `more${i}`).find((key) => shardOf(accountId, key, SHARDS) === shard)!;
+    const another = Array.from({ length: 200 }, (_, i) => `more${i}`).find(
+      (key) => shardOf(accountId, key, SHARDS) === shard,
+    )!;
     expect((await request("POST", "/v1/outcomes", { key: another, task_key: "t" })).status).toBe(403);
   });
 
   it("dead-letters a Variant B event that would open an outcome past the share (QUOTA_EXCEEDED), and counts those it opens", async () => {
     const { accountId, request } = await account();
     const keys = Array.from({ length: 30 }, (_, i) => `job${i}`);
-    const batch = await request("POST", "/v1/events/batch", { events: keys.map((key) => ({ key, customer_key: "acme", agent_key: "bot", action: "step" })) });
+    const batch = await request("POST", "/v1/events/batch", {
+      events: keys.map((key) => ({ key, customer_key: "acme", agent_key: "bot", action: "step" })),
+    });
     expect(batch.body).toMatchObject({ accepted: 30, failed: [] });
     const expected = allowed(accountId, keys);
-    const seen = await eventually(async () => {
-      const now = await listed(request);
-      return now.outcomes.length + now.letters.length === 30 ? now : undefined;
-    }, 20_000, "every event applied or dead-lettered");
+    const seen = await eventually(
+      async () => {
+        const now = await listed(request);
+        return now.outcomes.length + now.letters.length === 30 ? now : undefined;
+      },
+      20_000,
+      "every event applied or dead-lettered",
+    );
     expect(seen.outcomes).toHaveLength(expected);
     expect(seen.letters).toHaveLength(30 - expected);
     expect(new Set(seen.letters.map((l) => l.code))).toEqual(new Set(["QUOTA_EXCEEDED"]));
     // The outcomes opened by events fill the same quota the API opens against.
     const full = keys.find((key) => seen.letters.some((l) => l.outcome_key === key))!;
-    const sameShard = Array.from({ length: 200 }, (_, i) => `api${i}`).find((key) => shardOf(accountId, key, SHARDS) === shardOf(accountId, full, SHARDS))!;
+    const sameShard = Array.from({ length: 200 }, (_, i) => `api${i}`).find(
+      (key) => shardOf(accountId, key, SHARDS) === shardOf(accountId, full, SHARDS),
+    )!;
     expect((await request("POST", "/v1/outcomes", { key: sameShard, task_key: "t" })).status).toBe(403);
   });
 
@@ -92,14 +122,20 @@ describe.each(DEPLOYMENTS)("open-outcome quota (%s)", (deployment) => {
     const eventKeys = Array.from({ length: 20 }, (_, i) => `v${i}`);
     const apiKeys = Array.from({ length: 20 }, (_, i) => `p${i}`);
     const [, ...opens] = await Promise.all([
-      request("POST", "/v1/events/batch", { events: eventKeys.map((key) => ({ key, customer_key: "acme", agent_key: "bot", action: "step" })) }),
+      request("POST", "/v1/events/batch", {
+        events: eventKeys.map((key) => ({ key, customer_key: "acme", agent_key: "bot", action: "step" })),
+      }),
       ...apiKeys.map((key) => request("POST", "/v1/outcomes", { key, task_key: "t" })),
     ]);
     const apiOpened = opens.filter((a) => a.status === 201).length;
-    const seen = await eventually(async () => {
-      const now = await listed(request);
-      return now.outcomes.length - apiOpened + now.letters.length === eventKeys.length ? now : undefined;
-    }, 20_000, "every event applied or dead-lettered");
+    const seen = await eventually(
+      async () => {
+        const now = await listed(request);
+        return now.outcomes.length - apiOpened + now.letters.length === eventKeys.length ? now : undefined;
+      },
+      20_000,
+      "every event applied or dead-lettered",
+    );
     expect(seen.outcomes).toHaveLength(allowed(accountId, [...eventKeys, ...apiKeys]));
     for (let shard = 0; shard < SHARDS; shard++) {
       const open = seen.outcomes.filter((key) => shardOf(accountId, key, SHARDS) === shard).length;

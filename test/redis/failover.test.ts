@@ -19,7 +19,13 @@ describe.each([1, 0])("master failover under load, VERDICT_REPLICA_ACKS=%i (clus
     redis = await startReplicatedRedis("cluster");
     const endpoint = redis.endpoint;
     if (endpoint.kind !== "cluster") throw new Error("expected a cluster");
-    t = await startTestApp("cluster", { redis: { kind: "cluster", nodes: endpoint.nodes }, replicaAcks, enqueueTimeoutMs: 1000, leaseTtlMs: 2000, shards: 8 });
+    t = await startTestApp("cluster", {
+      redis: { kind: "cluster", nodes: endpoint.nodes },
+      replicaAcks,
+      enqueueTimeoutMs: 1000,
+      leaseTtlMs: 2000,
+      shards: 8,
+    });
     expect((await t.request("PUT", "/v1/tasks/fo", { name: "fo", condition: "never" })).status).toBe(201);
   }, 60_000);
   afterAll(async () => {
@@ -32,7 +38,12 @@ describe.each([1, 0])("master failover under load, VERDICT_REPLICA_ACKS=%i (clus
       const response = await fetch(`${t.base}/v1/events`, {
         method: "POST",
         headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },
-        body: JSON.stringify({ outcome_key: key, action: "step", idempotency_key: `${key}/${value}`, properties: { value } }),
+        body: JSON.stringify({
+          outcome_key: key,
+          action: "step",
+          idempotency_key: `${key}/${value}`,
+          properties: { value },
+        }),
       });
       await response.arrayBuffer();
       return response.status;
@@ -42,7 +53,9 @@ describe.each([1, 0])("master failover under load, VERDICT_REPLICA_ACKS=%i (clus
   }
 
   async function logged(key: string): Promise<number[] | undefined> {
-    const reply = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000`).catch(() => undefined);
+    const reply = await t
+      .request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000`)
+      .catch(() => undefined);
     if (reply?.status !== 200) return undefined;
     return (reply.body as { events: { properties: { value: number } }[] }).events.map((e) => e.properties.value);
   }
@@ -72,7 +85,9 @@ describe.each([1, 0])("master failover under load, VERDICT_REPLICA_ACKS=%i (clus
     // it. Until then the promoted master has no replica, and with replica acks its shards cannot accept.
     const promoted = (): true | undefined => {
       try {
-        return redis.masterOf(t.app.keys.stream(shardOf(t.accountId, keys[0]!, t.options.shards))) !== victim ? true : undefined;
+        return redis.masterOf(t.app.keys.stream(shardOf(t.accountId, keys[0]!, t.options.shards))) !== victim
+          ? true
+          : undefined;
       } catch {
         return undefined; // between the failure and the promotion no master owns the slot
       }
@@ -84,14 +99,20 @@ describe.each([1, 0])("master failover under load, VERDICT_REPLICA_ACKS=%i (clus
     let lost = 0;
     for (const key of keys) {
       const want = Array.from({ length: accepted.get(key)! }, (_, i) => i);
-      const log = await eventually(async () => {
-        const values = await logged(key);
-        return values && values.length >= want.length ? values : undefined;
-      }, 30_000, `${key}'s events applied`).catch(async () => (await logged(key)) ?? []);
+      const log = await eventually(
+        async () => {
+          const values = await logged(key);
+          return values && values.length >= want.length ? values : undefined;
+        },
+        30_000,
+        `${key}'s events applied`,
+      ).catch(async () => (await logged(key)) ?? []);
       if (replicaAcks > 0) expect(log).toEqual(want);
       else lost += want.filter((v) => !log.includes(v)).length;
     }
     const total = [...accepted.values()].reduce((a, b) => a + b, 0);
-    console.log(`replica acks ${replicaAcks}: ${total} events accepted over ${OUTCOMES} outcomes, master killed at ${KILL_AT_MS} ms; lost: ${replicaAcks > 0 ? 0 : lost}`);
+    console.log(
+      `replica acks ${replicaAcks}: ${total} events accepted over ${OUTCOMES} outcomes, master killed at ${KILL_AT_MS} ms; lost: ${replicaAcks > 0 ? 0 : lost}`,
+    );
   }, 120_000);
 });

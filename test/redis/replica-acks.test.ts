@@ -16,7 +16,10 @@ describe.each(["standalone", "cluster"] as const)("replica acknowledgements (%s)
   beforeAll(async () => {
     redis = await startReplicatedRedis(kind);
     const endpoint = redis.endpoint;
-    const target = endpoint.kind === "cluster" ? { kind: "cluster" as const, nodes: endpoint.nodes } : { kind: "standalone" as const, url: endpoint.kind === "standalone" ? endpoint.url : "" };
+    const target =
+      endpoint.kind === "cluster"
+        ? { kind: "cluster" as const, nodes: endpoint.nodes }
+        : { kind: "standalone" as const, url: endpoint.kind === "standalone" ? endpoint.url : "" };
     t = await startTestApp("standalone", { redis: target, replicaAcks: 1, enqueueTimeoutMs: 1000, shards: 4 });
     expect((await t.request("PUT", "/v1/tasks/acked", { name: "acked", condition: "never" })).status).toBe(201);
     expect((await t.request("POST", "/v1/outcomes", { key: "o", task_key: "acked" })).status).toBe(201);
@@ -43,7 +46,8 @@ describe.each(["standalone", "cluster"] as const)("replica acknowledgements (%s)
   it("answers 202 only once the shard's replica holds the event", async () => {
     expect((await t.request("POST", "/v1/events", { outcome_key: "o", action: "a" })).status).toBe(202);
     // Read at once, no waiting: the WAIT before the answer is what put it there.
-    for (const port of redis.replicasOf(stream())) expect(await onReplica(port, (r) => r.xlen(stream()))).toBeGreaterThan(0);
+    for (const port of redis.replicasOf(stream()))
+      expect(await onReplica(port, (r) => r.xlen(stream()))).toBeGreaterThan(0);
   });
 
   it("answers 503 QUEUE_UNCONFIRMED while that replica cannot acknowledge, and 202 again once it can", async () => {
@@ -74,7 +78,11 @@ describe.each(["standalone", "cluster"] as const)("replica acknowledgements (%s)
       for (const port of replicas) redis.resume(port);
     }
     // The resumed replica catches up first (a loaded machine may take a moment); then a rotation goes through.
-    const rotated = await eventually(() => accounts.rotate(t.accountId).catch(() => undefined), 20_000, "a rotation once the replica is back");
+    const rotated = await eventually(
+      () => accounts.rotate(t.accountId).catch(() => undefined),
+      20_000,
+      "a rotation once the replica is back",
+    );
     expect((await t.request("GET", "/v1/tasks/acked", undefined, rotated.token)).status).toBe(200);
   }, 40_000);
 });

@@ -8,7 +8,8 @@ import { masters, type RedisClient } from "../../src/redis/client.js";
 import { ScriptCommand, runScript, type LoadedScript } from "../../src/redis/script-command.js";
 import { DEPLOYMENTS, connectTo, uniquePrefix } from "../support/redis.js";
 
-const asBuffer = (writable: string | Buffer): Buffer => (typeof writable === "string" ? Buffer.from(writable, "utf8") : writable);
+const asBuffer = (writable: string | Buffer): Buffer =>
+  typeof writable === "string" ? Buffer.from(writable, "utf8") : writable;
 
 describe("ScriptCommand encoding", () => {
   it("writes the same bytes as ioredis's own encoder for any mix of strings, numbers and Buffers", () => {

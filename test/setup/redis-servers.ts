@@ -54,12 +54,18 @@ function startServer(port: number, dir: string, extra: string[]): ChildProcess {
   return spawn(
     "redis-server",
     [
-      "--port", String(port),
-      "--bind", HOST,
-      "--dir", dir,
-      "--save", "",
-      "--appendonly", "no",
-      "--maxmemory-policy", "noeviction",
+      "--port",
+      String(port),
+      "--bind",
+      HOST,
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--maxmemory-policy",
+      "noeviction",
       ...extra,
     ],
     { stdio: "ignore" },
@@ -81,11 +87,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   for (const port of clusterPorts) {
     children.push(
       startServer(port, dir, [
-        "--cluster-enabled", "yes",
-        "--cluster-config-file", `nodes-${port}.conf`,
-        "--cluster-port", String(port + 100),
-        "--cluster-node-timeout", "2000",
-        "--dbfilename", `cluster-${port}.rdb`,
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        `nodes-${port}.conf`,
+        "--cluster-port",
+        String(port + 100),
+        "--cluster-node-timeout",
+        "2000",
+        "--dbfilename",
+        `cluster-${port}.rdb`,
       ]),
     );
   }
@@ -104,7 +115,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   );
 
   project.provide("redisStandalone", { host: HOST, port: standalonePort });
-  project.provide("redisCluster", clusterPorts.map((port) => ({ host: HOST, port })));
+  project.provide(
+    "redisCluster",
+    clusterPorts.map((port) => ({ host: HOST, port })),
+  );
 
   return async () => {
     await Promise.all(

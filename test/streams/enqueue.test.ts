@@ -18,7 +18,11 @@ async function allStreams(t: TestApp): Promise<Map<number, EventEnvelope[]>> {
   const streams = new Map<number, EventEnvelope[]>();
   for (let shard = 0; shard < t.options.shards; shard++) {
     const entries = await streamOf(t.app.redis, t.app.keys, shard);
-    if (entries.length > 0) streams.set(shard, entries.map((e) => e.envelope));
+    if (entries.length > 0)
+      streams.set(
+        shard,
+        entries.map((e) => e.envelope),
+      );
   }
   return streams;
 }
@@ -36,7 +40,13 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
       const outcome = `order:${i % 37}`;
       return i % 3 === 0
         ? { outcome_key: outcome, action: `step_${i}`, properties: { i } }
-        : { key: outcome, customer_key: `cust-${i % 5}`, ...(i % 2 === 0 && { agent_key: "agent-1" }), action: `step_${i}`, properties: { i, value: i * 2 } };
+        : {
+            key: outcome,
+            customer_key: `cust-${i % 5}`,
+            ...(i % 2 === 0 && { agent_key: "agent-1" }),
+            action: `step_${i}`,
+            properties: { i, value: i * 2 },
+          };
     });
     const reply = await post(t.base, "/v1/events/batch", t.token, { events });
     expect(reply.status).toBe(202);
@@ -64,7 +74,12 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
           expect(envelope).toMatchObject({ variant: "A", outcomeKey: source.outcome_key, action: source.action });
           expect(envelope.customerKey).toBeUndefined();
         } else {
-          expect(envelope).toMatchObject({ variant: "B", outcomeKey: source.key, customerKey: source.customer_key, action: source.action });
+          expect(envelope).toMatchObject({
+            variant: "B",
+            outcomeKey: source.key,
+            customerKey: source.customer_key,
+            action: source.action,
+          });
           expect(envelope.agentKey).toBe(source.agent_key);
         }
       }
@@ -72,7 +87,13 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
   });
 
   it("keeps exactly one event for 50 concurrent retries with the same idempotency key", async () => {
-    const event = { key: "retry:1", customer_key: "c", action: "charged", idempotency_key: "pay-1", properties: { n: 1 } };
+    const event = {
+      key: "retry:1",
+      customer_key: "c",
+      action: "charged",
+      idempotency_key: "pay-1",
+      properties: { n: 1 },
+    };
     const replies = await Promise.all(Array.from({ length: 50 }, () => post(t.base, "/v1/events", t.token, event)));
     expect(replies.map((r) => r.status)).toEqual(Array(50).fill(202));
     const bodies = replies.map((r) => r.body as { accepted: boolean; duplicate: boolean });
@@ -86,11 +107,27 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
   });
 
   it("keeps the first body when a key is reused with another body; scopes keys per outcome and account", async () => {
-    const first = await post(t.base, "/v1/events", t.token, { outcome_key: "scope:1", action: "first", idempotency_key: "k" });
-    const second = await post(t.base, "/v1/events", t.token, { outcome_key: "scope:1", action: "second", idempotency_key: "k" });
-    const otherOutcome = await post(t.base, "/v1/events", t.token, { outcome_key: "scope:2", action: "other", idempotency_key: "k" });
+    const first = await post(t.base, "/v1/events", t.token, {
+      outcome_key: "scope:1",
+      action: "first",
+      idempotency_key: "k",
+    });
+    const second = await post(t.base, "/v1/events", t.token, {
+      outcome_key: "scope:1",
+      action: "second",
+      idempotency_key: "k",
+    });
+    const otherOutcome = await post(t.base, "/v1/events", t.token, {
+      outcome_key: "scope:2",
+      action: "other",
+      idempotency_key: "k",
+    });
     const other = await t.accounts.create("other");
-    const otherAccount = await post(t.base, "/v1/events", other.token, { outcome_key: "scope:1", action: "theirs", idempotency_key: "k" });
+    const otherAccount = await post(t.base, "/v1/events", other.token, {
+      outcome_key: "scope:1",
+      action: "theirs",
+      idempotency_key: "k",
+    });
     expect([first.body, second.body, otherOutcome.body, otherAccount.body]).toEqual([
       { accepted: true, duplicate: false },
       { accepted: true, duplicate: true },
@@ -98,10 +135,14 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
       { accepted: true, duplicate: false },
     ]);
     const shard = shardOf(t.accountId, "scope:1", t.options.shards);
-    const mine = (await streamOf(t.app.redis, t.app.keys, shard)).filter((e) => e.envelope.outcomeKey === "scope:1" && e.envelope.accountId === t.accountId);
+    const mine = (await streamOf(t.app.redis, t.app.keys, shard)).filter(
+      (e) => e.envelope.outcomeKey === "scope:1" && e.envelope.accountId === t.accountId,
+    );
     expect(mine.map((e) => e.envelope.action)).toEqual(["first"]);
     const theirShard = shardOf(other.account_id, "scope:1", t.options.shards);
-    const theirs = (await streamOf(t.app.redis, t.app.keys, theirShard)).filter((e) => e.envelope.accountId === other.account_id);
+    const theirs = (await streamOf(t.app.redis, t.app.keys, theirShard)).filter(
+      (e) => e.envelope.accountId === other.account_id,
+    );
     expect(theirs.map((e) => e.envelope.action)).toEqual(["theirs"]);
   });
 
@@ -113,7 +154,9 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
     const event = Buffer.from([0xc4, 1, 7]);
     // The last possible entry id: every later XADD fails ("the stream has exhausted the last possible ID").
     await t.app.redis.xadd(stream, "18446744073709551615-18446744073709551615", "f", "v");
-    await expect(scripts.run("enqueue", [stream, hash], [1000, "e", 2, "key-1", event, 2, "key-2", event])).rejects.toThrow(/exhausted/);
+    await expect(
+      scripts.run("enqueue", [stream, hash], [1000, "e", 2, "key-1", event, 2, "key-2", event]),
+    ).rejects.toThrow(/exhausted/);
     expect(await t.app.redis.hlen(hash)).toBe(0);
     await t.app.redis.del(stream);
     expect(await scripts.run("enqueue", [stream, hash], [1000, "e", 2, "key-1", event, 2, "key-1", event])).toBe("10");
@@ -136,13 +179,22 @@ describe.each(DEPLOYMENTS)("enqueue (%s)", (deployment) => {
     expect(reply.status).toBe(202);
     expect(reply.body).toEqual({ accepted: 6, failed: [], duplicates: [0, 2] });
     const shard = shardOf(t.accountId, "dup:1", t.options.shards);
-    const actions = (await streamOf(t.app.redis, t.app.keys, shard)).filter((e) => e.envelope.outcomeKey === "dup:1").map((e) => e.envelope.action);
+    const actions = (await streamOf(t.app.redis, t.app.keys, shard))
+      .filter((e) => e.envelope.outcomeKey === "dup:1")
+      .map((e) => e.envelope.action);
     expect(actions).toEqual(["a", "b", "no-key", "no-key"]);
   });
 
   it("coalesces concurrent single events of one shard and answers each with its own result", async () => {
     const replies = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => post(t.base, "/v1/events", t.token, { key: `many:${i % 10}`, customer_key: "c", action: "tick", idempotency_key: `t${i % 100}` })),
+      Array.from({ length: 200 }, (_, i) =>
+        post(t.base, "/v1/events", t.token, {
+          key: `many:${i % 10}`,
+          customer_key: "c",
+          action: "tick",
+          idempotency_key: `t${i % 100}`,
+        }),
+      ),
     );
     const duplicates = replies.filter((r) => (r.body as { duplicate: boolean }).duplicate).length;
     expect(replies.every((r) => r.status === 202)).toBe(true);

@@ -71,31 +71,57 @@ describe("verdict serve with role all (standalone)", () => {
   async function openOutcomes(task: string, count: number): Promise<string[]> {
     expect((await t.request("PUT", `/v1/tasks/${task}`, { name: task, condition: "never_sent" })).status).toBe(201);
     const keys = Array.from({ length: count }, (_, i) => `${task}:${i}`);
-    await Promise.all(keys.map(async (key) => expect((await t.request("POST", "/v1/outcomes", { key, task_key: task })).status).toBe(201)));
+    await Promise.all(
+      keys.map(async (key) =>
+        expect((await t.request("POST", "/v1/outcomes", { key, task_key: task })).status).toBe(201),
+      ),
+    );
     return keys;
   }
 
   async function loggedValues(key: string): Promise<number[]> {
     // A 503 (Redis slow to answer its liveness PING on a loaded machine) is a transient answer: retried,
     // as a client would.
-    const reply = await eventually(async () => {
-      const answer = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000`);
-      if (answer.status === 503) return undefined;
-      expect(answer.status).toBe(200);
-      return answer;
-    }, 20_000, `${key}'s event log`);
-    return (reply.body as { events: { properties?: { value?: number } }[] }).events.map((e) => e.properties?.value ?? -1);
+    const reply = await eventually(
+      async () => {
+        const answer = await t.request("GET", `/v1/outcomes/${encodeURIComponent(key)}/events?limit=1000`);
+        if (answer.status === 503) return undefined;
+        expect(answer.status).toBe(200);
+        return answer;
+      },
+      20_000,
+      `${key}'s event log`,
+    );
+    return (reply.body as { events: { properties?: { value?: number } }[] }).events.map(
+      (e) => e.properties?.value ?? -1,
+    );
   }
 
   it("runs the planned children behind one API port and one operations port summing their metrics by role", async () => {
-    supervisor = await spawnVerdict("all", { ...envFor(t.options), VERDICT_INGRESS_PROCESSES: "2", VERDICT_WORKER_PROCESSES: "2" });
-    expect(childrenOf(supervisor.child.pid!).map((c) => c.role).sort()).toEqual(["ingress", "ingress", "worker", "worker"]);
+    supervisor = await spawnVerdict("all", {
+      ...envFor(t.options),
+      VERDICT_INGRESS_PROCESSES: "2",
+      VERDICT_WORKER_PROCESSES: "2",
+    });
+    expect(
+      childrenOf(supervisor.child.pid!)
+        .map((c) => c.role)
+        .sort(),
+    ).toEqual(["ingress", "ingress", "worker", "worker"]);
 
     const [key] = await openOutcomes("plan", 1);
     // Separate connections, so the kernel spreads them over both ingress children.
-    const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => send("/v1/events", { outcome_key: key, action: "a", properties: { value: i } })));
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        send("/v1/events", { outcome_key: key, action: "a", properties: { value: i } }),
+      ),
+    );
     expect(statuses.every((s) => s === 202)).toBe(true);
-    await eventually(async () => ((await loggedValues(key!)).length === 40 ? true : undefined), 10_000, "40 events applied");
+    await eventually(
+      async () => ((await loggedValues(key!)).length === 40 ? true : undefined),
+      10_000,
+      "40 events applied",
+    );
 
     const text = await metricsText(supervisor);
     expect(sample(text, 'verdict_events_total{result="accepted",role="ingress"}')).toBe(40);
@@ -117,7 +143,14 @@ describe("verdict serve with role all (standalone)", () => {
       let i = 0;
       for (; i < atLeast || !killsDone; i++) {
         // Retry the same event until it is accepted: its idempotency key makes a resend harmless.
-        while ((await send("/v1/events", { outcome_key: key, action: "step", idempotency_key: `${key}/${i}`, properties: { value: i } })) !== 202) {
+        while (
+          (await send("/v1/events", {
+            outcome_key: key,
+            action: "step",
+            idempotency_key: `${key}/${i}`,
+            properties: { value: i },
+          })) !== 202
+        ) {
           await new Promise((r) => setTimeout(r, 50));
         }
         await new Promise((r) => setTimeout(r, 10));
@@ -129,7 +162,16 @@ describe("verdict serve with role all (standalone)", () => {
         await new Promise((r) => setTimeout(r, 400));
         const victim = childrenOf(supervisor!.child.pid!).find((c) => c.role === role)!;
         process.kill(victim.pid, "SIGKILL");
-        await eventually(() => Promise.resolve(childrenOf(supervisor!.child.pid!).some((c) => c.role === role && c.pid !== victim.pid) ? true : undefined), 10_000, `a new ${role} child`);
+        await eventually(
+          () =>
+            Promise.resolve(
+              childrenOf(supervisor!.child.pid!).some((c) => c.role === role && c.pid !== victim.pid)
+                ? true
+                : undefined,
+            ),
+          10_000,
+          `a new ${role} child`,
+        );
       }
     })();
     await killer;
@@ -138,13 +180,22 @@ describe("verdict serve with role all (standalone)", () => {
 
     for (const key of keys) {
       const count = sent.get(key)!;
-      await eventually(async () => ((await loggedValues(key)).length >= count ? true : undefined), 20_000, `${key} applied`);
+      await eventually(
+        async () => ((await loggedValues(key)).length >= count ? true : undefined),
+        20_000,
+        `${key} applied`,
+      );
       expect(await loggedValues(key)).toEqual(Array.from({ length: count }, (_, i) => i));
     }
     const text = await metricsText(supervisor!);
     expect(sample(text, 'verdict_supervisor_child_restarts_total{role="ingress"}')).toBe(1);
     expect(sample(text, 'verdict_supervisor_child_restarts_total{role="worker"}')).toBe(1);
-    await eventually(async () => ((await fetch(`http://127.0.0.1:${supervisor!.metricsPort}/readyz`)).status === 200 ? true : undefined), 10_000, "ready again");
+    await eventually(
+      async () =>
+        (await fetch(`http://127.0.0.1:${supervisor!.metricsPort}/readyz`)).status === 200 ? true : undefined,
+      10_000,
+      "ready again",
+    );
   });
 
   it("stops on SIGTERM under load, ingress first, and loses nothing it answered 202 for", async () => {
@@ -170,10 +221,14 @@ describe("verdict serve with role all (standalone)", () => {
     try {
       for (const key of keys) {
         const want = accepted.get(key)!;
-        const applied = await eventually(async () => {
-          const values = await loggedValues(key);
-          return want.every((v) => values.includes(v)) ? values : undefined;
-        }, 20_000, `${key}'s accepted events applied`);
+        const applied = await eventually(
+          async () => {
+            const values = await loggedValues(key);
+            return want.every((v) => values.includes(v)) ? values : undefined;
+          },
+          20_000,
+          `${key}'s accepted events applied`,
+        );
         // Every accepted event once; an event whose answer was lost in the stop may be there too, once.
         expect(new Set(applied).size).toBe(applied.length);
       }

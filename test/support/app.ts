@@ -17,7 +17,12 @@ export interface TestApp {
   options: VerdictOptions;
   /** A second account on the same app, for isolation tests. */
   newAccount(): Promise<{ accountId: string; token: string }>;
-  request(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: unknown; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: unknown; headers: Headers }>;
   stop(): Promise<void>;
 }
 
@@ -30,7 +35,10 @@ export function testOptions(deployment: Deployment, overrides: Partial<VerdictOp
     ...DEFAULT_OPTIONS,
     port: 0,
     metricsPort: 0,
-    redis: endpoint.kind === "cluster" ? { kind: "cluster", nodes: endpoint.nodes } : { kind: "standalone", url: endpoint.kind === "standalone" ? endpoint.url : "" },
+    redis:
+      endpoint.kind === "cluster"
+        ? { kind: "cluster", nodes: endpoint.nodes }
+        : { kind: "standalone", url: endpoint.kind === "standalone" ? endpoint.url : "" },
     keyPrefix: uniquePrefix(),
     tokenSecret: randomBytes(32).toString("base64url"),
     shards: 8,
@@ -67,18 +75,29 @@ export async function startTestApp(
     async request(method, path, body, token = first.token) {
       const response = await fetch(`${base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         body: body === undefined ? null : JSON.stringify(body),
       });
       const text = await response.text();
-      return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown), headers: response.headers };
+      return {
+        status: response.status,
+        body: text === "" ? undefined : (JSON.parse(text) as unknown),
+        headers: response.headers,
+      };
     },
     stop: () => app.stop(),
   };
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -93,7 +112,8 @@ export async function metricValue(metricsPort: number, name: string): Promise<nu
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   let sum = 0;
   for (const line of text.split("\n")) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return sum;
 }

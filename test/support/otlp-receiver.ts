@@ -43,9 +43,12 @@ export function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.end("{}");
     });
   });
-  const spans = (): OtlpSpan[] => exports.flatMap((e) => e.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+  const spans = (): OtlpSpan[] =>
+    exports.flatMap((e) => e.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
   return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports, raw, spans })),
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports, raw, spans }),
+    ),
   );
 }
 

@@ -36,7 +36,19 @@ async function answers(port: number): Promise<void> {
 export async function startPrivateRedis(extra: string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "verdict-private-redis-"));
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", ...extra];
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    ...extra,
+  ];
   let server: ChildProcess;
   let exited: Promise<void>;
   const start = async (): Promise<void> => {

@@ -44,7 +44,10 @@ export interface VerdictProcess {
 }
 
 /** Starts `verdict serve --role ROLE` and waits until its /readyz answers 200. */
-export async function spawnVerdict(role: "all" | "ingress" | "worker", env: Record<string, string>): Promise<VerdictProcess> {
+export async function spawnVerdict(
+  role: "all" | "ingress" | "worker",
+  env: Record<string, string>,
+): Promise<VerdictProcess> {
   const metricsPort = await freePort();
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, "serve", "--role", role], {

@@ -1,7 +1,22 @@
 // The metric names a PromQL expression reads, for the tests that hold dashboards and alert rules to the
 // metrics the service really exports.
 
-const PROMQL_KEYWORDS = new Set(["and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset", "inf", "nan", "atan2"]);
+const PROMQL_KEYWORDS = new Set([
+  "and",
+  "or",
+  "unless",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "bool",
+  "offset",
+  "inf",
+  "nan",
+  "atan2",
+]);
 
 /** The metric names a PromQL expression selects (function and aggregation names, labels and literals dropped). */
 export function metricNames(expr: string): string[] {

@@ -21,14 +21,22 @@ export async function step(command: string, args: string[], options: StepOptions
     const { stdout } = await run(command, args, {
       cwd: options.cwd,
       // No retries: the index is local or absent, and pip's default retries only add minutes to a failure.
-      env: { ...process.env, PIP_RETRIES: "0", PIP_DISABLE_PIP_VERSION_CHECK: "1", PYTHONDONTWRITEBYTECODE: "1", ...options.env },
+      env: {
+        ...process.env,
+        PIP_RETRIES: "0",
+        PIP_DISABLE_PIP_VERSION_CHECK: "1",
+        PYTHONDONTWRITEBYTECODE: "1",
+        ...options.env,
+      },
       maxBuffer: 64 * 1024 * 1024,
       timeout: options.timeoutMs ?? 230_000,
     });
     return stdout;
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
-    return expect.fail(`${command} ${args.join(" ")} failed:\n${failed.stdout ?? ""}\n${failed.stderr ?? failed.message}`);
+    return expect.fail(
+      `${command} ${args.join(" ")} failed:\n${failed.stdout ?? ""}\n${failed.stderr ?? failed.message}`,
+    );
   }
 }
 

@@ -61,9 +61,13 @@ export class RawConnection {
     for (;;) {
       const response = this.take();
       if (response) return response;
-      if (this.ended) throw new Error(`connection closed; unparsed: ${JSON.stringify(this.buffer.toString("latin1").slice(0, 200))}`);
+      if (this.ended)
+        throw new Error(`connection closed; unparsed: ${JSON.stringify(this.buffer.toString("latin1").slice(0, 200))}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no complete response within ${timeoutMs} ms; got: ${JSON.stringify(this.buffer.toString("latin1").slice(0, 200))}`);
+      if (left <= 0)
+        throw new Error(
+          `no complete response within ${timeoutMs} ms; got: ${JSON.stringify(this.buffer.toString("latin1").slice(0, 200))}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.wake = () => {
@@ -113,6 +117,12 @@ export class RawConnection {
 }
 
 /** A request's bytes: request line, `Host`, the given header lines, a blank line and the body. */
-export function rawRequestBytes(method: string, path: string, headers: readonly string[] = [], body = "", version = "HTTP/1.1"): string {
+export function rawRequestBytes(
+  method: string,
+  path: string,
+  headers: readonly string[] = [],
+  body = "",
+  version = "HTTP/1.1",
+): string {
   return [`${method} ${path} ${version}`, "Host: verdict.test", ...headers, "", body].join("\r\n");
 }

@@ -22,7 +22,11 @@ export function envOf(deployment: Deployment): Record<string, string> {
     const { host, port } = inject("redisStandalone");
     return { REDIS_URL: `redis://${host}:${port}` };
   }
-  return { REDIS_CLUSTER_NODES: inject("redisCluster").map((n) => `${n.host}:${n.port}`).join(",") };
+  return {
+    REDIS_CLUSTER_NODES: inject("redisCluster")
+      .map((n) => `${n.host}:${n.port}`)
+      .join(","),
+  };
 }
 
 export async function connectTo(deployment: Deployment): Promise<RedisClient> {

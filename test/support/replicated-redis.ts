@@ -45,10 +45,35 @@ export async function startReplicatedRedis(kind: "standalone" | "cluster"): Prom
   const argsOf = new Map<number, string[]>();
   const start = (port: number, extra: string[]): void => {
     argsOf.set(port, extra);
-    const args = ["--port", String(port), "--bind", HOST, "--dir", dir, "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction", "--dbfilename", `${port}.rdb`, ...extra];
+    const args = [
+      "--port",
+      String(port),
+      "--bind",
+      HOST,
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--maxmemory-policy",
+      "noeviction",
+      "--dbfilename",
+      `${port}.rdb`,
+      ...extra,
+    ];
     servers.set(port, spawn("redis-server", args, { stdio: "ignore" }));
   };
-  const clusterArgs = (port: number, busPort: number): string[] => ["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`, "--cluster-port", String(busPort), "--cluster-node-timeout", "1000"];
+  const clusterArgs = (port: number, busPort: number): string[] => [
+    "--cluster-enabled",
+    "yes",
+    "--cluster-config-file",
+    `nodes-${port}.conf`,
+    "--cluster-port",
+    String(busPort),
+    "--cluster-node-timeout",
+    "1000",
+  ];
   // A port that was free when asked for can be taken before redis-server binds it (other suites start
   // servers and connections in parallel), and a server that cannot bind exits: start it again elsewhere.
   const startAnywhere = async (): Promise<number> => {
@@ -73,24 +98,49 @@ export async function startReplicatedRedis(kind: "standalone" | "cluster"): Prom
   if (kind === "standalone") {
     const [master, replica] = ports as [number, number];
     cli(replica, "REPLICAOF", HOST, String(master));
-    await until(() => cli(master, "INFO", "replication").includes("connected_slaves:1") && cli(replica, "INFO", "replication").includes("master_link_status:up"), "the replica in sync");
+    await until(
+      () =>
+        cli(master, "INFO", "replication").includes("connected_slaves:1") &&
+        cli(replica, "INFO", "replication").includes("master_link_status:up"),
+      "the replica in sync",
+    );
     replicasOf = () => [replica];
     masterOf = () => master;
   } else {
-    const create = spawnSync("redis-cli", ["--cluster", "create", ...ports.map((p) => `${HOST}:${p}`), "--cluster-replicas", "1", "--cluster-yes"], { encoding: "utf8" });
+    const create = spawnSync(
+      "redis-cli",
+      ["--cluster", "create", ...ports.map((p) => `${HOST}:${p}`), "--cluster-replicas", "1", "--cluster-yes"],
+      { encoding: "utf8" },
+    );
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
     await until(() => ports.every((p) => cli(p, "CLUSTER", "INFO").includes("cluster_state:ok")), "cluster_state:ok");
     // Every master's replica linked and in sync.
-    await until(() => ports.filter((p) => cli(p, "ROLE").startsWith("slave")).every((p) => cli(p, "INFO", "replication").includes("master_link_status:up")) && ports.filter((p) => cli(p, "ROLE").startsWith("slave")).length === 3, "replicas in sync");
-    const alive = (): number => ports.find((p) => servers.get(p)?.exitCode === null && servers.get(p)?.signalCode === null)!;
+    await until(
+      () =>
+        ports
+          .filter((p) => cli(p, "ROLE").startsWith("slave"))
+          .every((p) => cli(p, "INFO", "replication").includes("master_link_status:up")) &&
+        ports.filter((p) => cli(p, "ROLE").startsWith("slave")).length === 3,
+      "replicas in sync",
+    );
+    const alive = (): number =>
+      ports.find((p) => servers.get(p)?.exitCode === null && servers.get(p)?.signalCode === null)!;
     const portOf = (node: string[]): number => Number(node[1]!.split(":")[1]!.split("@")[0]);
     const owner = (key: string): { nodes: string[][]; master: string[] } => {
       const slot = Number(cli(alive(), "CLUSTER", "KEYSLOT", key).trim());
-      const nodes = cli(alive(), "CLUSTER", "NODES").trim().split("\n").map((line) => line.split(" "));
-      const master = nodes.find((n) => n[2]!.includes("master") && !n[2]!.includes("fail") && n.slice(8).some((range) => {
-        const [from, to] = range.split("-").map(Number);
-        return slot >= from! && slot <= (to ?? from)!;
-      }));
+      const nodes = cli(alive(), "CLUSTER", "NODES")
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" "));
+      const master = nodes.find(
+        (n) =>
+          n[2]!.includes("master") &&
+          !n[2]!.includes("fail") &&
+          n.slice(8).some((range) => {
+            const [from, to] = range.split("-").map(Number);
+            return slot >= from! && slot <= (to ?? from)!;
+          }),
+      );
       if (!master) throw new Error(`no master owns slot ${slot}`);
       return { nodes, master };
     };
@@ -102,7 +152,13 @@ export async function startReplicatedRedis(kind: "standalone" | "cluster"): Prom
   }
   const replicaPorts = kind === "standalone" ? [ports[1]!] : ports.filter((p) => cli(p, "ROLE").startsWith("slave"));
   return {
-    endpoint: kind === "standalone" ? { kind: "standalone", url: `redis://${HOST}:${ports[0]}` } : { kind: "cluster", nodes: ports.filter((p) => !replicaPorts.includes(p)).map((port) => ({ host: HOST, port })) },
+    endpoint:
+      kind === "standalone"
+        ? { kind: "standalone", url: `redis://${HOST}:${ports[0]}` }
+        : {
+            kind: "cluster",
+            nodes: ports.filter((p) => !replicaPorts.includes(p)).map((port) => ({ host: HOST, port })),
+          },
     replicasOf: (key) => replicasOf(key),
     masterOf: (key) => masterOf(key),
     kill: (port) => servers.get(port)?.kill("SIGKILL"),

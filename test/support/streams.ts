@@ -5,7 +5,10 @@ import { unpackEnvelope, type EventEnvelope } from "../../src/streams/event-enve
 import { ENTRY_FIELD, entryEvents } from "../../src/streams/stream-entry.js";
 
 /** Every event in the stream, in order, with the id of the entry that holds it. */
-export async function streamEvents(redis: RedisClient, stream: string): Promise<{ id: string; envelope: EventEnvelope }[]> {
+export async function streamEvents(
+  redis: RedisClient,
+  stream: string,
+): Promise<{ id: string; envelope: EventEnvelope }[]> {
   const entries = await redis.xrangeBuffer(stream, "-", "+");
   return entries.flatMap(([id, fields]) => {
     expect(fields.map(String)[0]).toBe(ENTRY_FIELD);

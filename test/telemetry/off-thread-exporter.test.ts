@@ -8,7 +8,12 @@ import { context, SpanStatusCode, trace, TraceFlags, type Tracer } from "@opente
 import { ExportResultCode, TraceState, type ExportResult } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OffThreadExporter } from "../../src/telemetry/off-thread-exporter.js";
 
@@ -32,7 +37,11 @@ function startReceiver(): Promise<Receiver> {
       res.end("{}");
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies }),
+    ),
+  );
 }
 
 /** Real ended spans from the SDK: a root with every attribute type, and a child with a link and an event. */
@@ -43,9 +52,27 @@ function endedSpans(): ReadableSpan[] {
     spanProcessors: [new SimpleSpanProcessor(memory)],
   });
   const tracer: Tracer = provider.getTracer("verdict", "1.2.3");
-  const root = tracer.startSpan("POST /v1/events", { attributes: { "http.route": "/v1/events", "http.response.status_code": 202, ok: true, ratio: 0.5, tags: ["a", "b"] } });
-  const linked = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: TraceFlags.SAMPLED, isRemote: true, traceState: new TraceState("vendor=value,other=1") };
-  const child = tracer.startSpan("enqueue", { links: [{ context: linked, attributes: { "link.kind": "caller" } }] }, trace.setSpan(context.active(), root));
+  const root = tracer.startSpan("POST /v1/events", {
+    attributes: {
+      "http.route": "/v1/events",
+      "http.response.status_code": 202,
+      ok: true,
+      ratio: 0.5,
+      tags: ["a", "b"],
+    },
+  });
+  const linked = {
+    traceId: "0af7651916cd43dd8448eb211c80319c",
+    spanId: "b7ad6b7169203331",
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+    traceState: new TraceState("vendor=value,other=1"),
+  };
+  const child = tracer.startSpan(
+    "enqueue",
+    { links: [{ context: linked, attributes: { "link.kind": "caller" } }] },
+    trace.setSpan(context.active(), root),
+  );
   child.addEvent("retry", { attempt: 2 });
   child.setStatus({ code: SpanStatusCode.ERROR, message: "unconfirmed" });
   child.end();
@@ -53,8 +80,10 @@ function endedSpans(): ReadableSpan[] {
   return memory.getFinishedSpans();
 }
 
-const exported = (exporter: { export(spans: ReadableSpan[], done: (r: ExportResult) => void): void }, spans: ReadableSpan[]): Promise<ExportResult> =>
-  new Promise((resolve) => exporter.export(spans, resolve));
+const exported = (
+  exporter: { export(spans: ReadableSpan[], done: (r: ExportResult) => void): void },
+  spans: ReadableSpan[],
+): Promise<ExportResult> => new Promise((resolve) => exporter.export(spans, resolve));
 
 describe("OffThreadExporter", () => {
   let receiver: Receiver;
@@ -97,7 +126,10 @@ describe("OffThreadExporter", () => {
    * Exports a batch of one span changed by `spoil` (to `path`), then a sound batch, which must succeed;
    * returns the first batch's result and how many batches reached the collector.
    */
-  const spoiledThenSound = async (path: string, spoil: (span: ReadableSpan) => ReadableSpan): Promise<{ spoiled: ExportResult; received: number }> => {
+  const spoiledThenSound = async (
+    path: string,
+    spoil: (span: ReadableSpan) => ReadableSpan,
+  ): Promise<{ spoiled: ExportResult; received: number }> => {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `${receiver.url}${path}`;
     const exporter = new OffThreadExporter();
     const spoiled = await exported(exporter, [spoil(endedSpans()[0]!)]);
@@ -108,7 +140,11 @@ describe("OffThreadExporter", () => {
 
   it("fails a batch it cannot copy to the thread at once, and exports the next one", async () => {
     // The SDK sanitises attributes, so only a span from elsewhere could carry a function.
-    const { spoiled, received } = await spoiledThenSound("/uncopyable", (span) => ({ ...span, spanContext: span.spanContext, attributes: { callback: (() => {}) as unknown as string } }));
+    const { spoiled, received } = await spoiledThenSound("/uncopyable", (span) => ({
+      ...span,
+      spanContext: span.spanContext,
+      attributes: { callback: (() => {}) as unknown as string },
+    }));
     expect(spoiled.code).toBe(ExportResultCode.FAILED);
     expect(spoiled.error?.name).toBe("DataCloneError");
     expect(received).toBe(1);

@@ -58,12 +58,24 @@ describe.each(DEPLOYMENTS)("operational metrics (%s)", (deployment) => {
   });
 
   it("reports every owned shard's lag, drained to 0 once the events are applied", async () => {
-    const samples = await eventually(async () => {
-      const now = await scrape(t.app.metricsPort);
-      const lag = named(now, "verdict_shard_lag_entries");
-      return lag.length === SHARDS && lag.every((s) => s.value === 0) && total(now, "verdict_dead_letter_queue_size") === 3 ? now : undefined;
-    }, 30_000, "every shard drained, with the 3 dead letters counted");
-    expect(named(samples, "verdict_shard_lag_entries").map((s) => s.labels.shard).sort()).toEqual(["0", "1", "2", "3"]);
+    const samples = await eventually(
+      async () => {
+        const now = await scrape(t.app.metricsPort);
+        const lag = named(now, "verdict_shard_lag_entries");
+        return lag.length === SHARDS &&
+          lag.every((s) => s.value === 0) &&
+          total(now, "verdict_dead_letter_queue_size") === 3
+          ? now
+          : undefined;
+      },
+      30_000,
+      "every shard drained, with the 3 dead letters counted",
+    );
+    expect(
+      named(samples, "verdict_shard_lag_entries")
+        .map((s) => s.labels.shard)
+        .sort(),
+    ).toEqual(["0", "1", "2", "3"]);
     expect(named(samples, "verdict_shard_lag_seconds").map((s) => s.value)).toEqual([0, 0, 0, 0]);
     expect(named(samples, "verdict_dead_letter_queue_size")).toHaveLength(SHARDS);
   });
@@ -74,19 +86,27 @@ describe.each(DEPLOYMENTS)("operational metrics (%s)", (deployment) => {
     expect(total(samples, "verdict_lease_moves_total", { change: "lost" })).toBe(0);
     // Every opened outcome was written at least when its event applied; snapshots are at least tens of bytes.
     expect(total(samples, "verdict_snapshot_bytes_count")).toBeGreaterThanOrEqual(8);
-    expect(total(samples, "verdict_snapshot_bytes_sum") / total(samples, "verdict_snapshot_bytes_count")).toBeGreaterThan(20);
+    expect(
+      total(samples, "verdict_snapshot_bytes_sum") / total(samples, "verdict_snapshot_bytes_count"),
+    ).toBeGreaterThan(20);
     expect(total(samples, "verdict_redis_script_calls_total", { script: "enqueue" })).toBeGreaterThanOrEqual(1);
     expect(total(samples, "verdict_redis_script_calls_total", { script: "open-outcome" })).toBe(8);
     expect(total(samples, "verdict_redis_script_calls_total", { script: "put-record" })).toBe(1);
-    expect(total(samples, "verdict_redis_script_calls_total", { script: "lease-acquire" })).toBeGreaterThanOrEqual(SHARDS);
+    expect(total(samples, "verdict_redis_script_calls_total", { script: "lease-acquire" })).toBeGreaterThanOrEqual(
+      SHARDS,
+    );
     expect(total(samples, "verdict_redis_script_calls_total", { script: "commit" })).toBeGreaterThanOrEqual(1);
   });
 
   it("samples the memory of every Redis master", async () => {
-    const samples = await eventually(async () => {
-      const now = await scrape(t.app.metricsPort);
-      return named(now, "verdict_redis_used_memory_bytes").length > 0 ? now : undefined;
-    }, 15_000, "a memory sample");
+    const samples = await eventually(
+      async () => {
+        const now = await scrape(t.app.metricsPort);
+        return named(now, "verdict_redis_used_memory_bytes").length > 0 ? now : undefined;
+      },
+      15_000,
+      "a memory sample",
+    );
     const used = named(samples, "verdict_redis_used_memory_bytes");
     expect(used).toHaveLength(deployment === "cluster" ? 3 : 1);
     for (const sample of used) {
@@ -94,7 +114,11 @@ describe.each(DEPLOYMENTS)("operational metrics (%s)", (deployment) => {
       expect(sample.value).toBeGreaterThan(100_000);
     }
     // The test servers set no limit: maxmemory 0, one series per node.
-    expect(named(samples, "verdict_redis_maxmemory_bytes").map((s) => [s.labels.node, s.value]).sort()).toEqual(used.map((s) => [s.labels.node, 0]).sort());
+    expect(
+      named(samples, "verdict_redis_maxmemory_bytes")
+        .map((s) => [s.labels.node, s.value])
+        .sort(),
+    ).toEqual(used.map((s) => [s.labels.node, 0]).sort());
   });
 });
 
@@ -122,7 +146,10 @@ describe.each(DEPLOYMENTS)("readShardLag (%s)", (deployment) => {
 
     expect(await readShardLag(client, keys, 1, now)).toEqual({ entries: 3, oldestSeconds: 30, deadLetters: 0 });
     // Delivered but not acknowledged: still not committed, still the oldest.
-    const read = (await client.xreadgroup("GROUP", CONSUMER_GROUP, "c", "COUNT", 2, "STREAMS", stream, ">")) as [string, [string, string[]][]][];
+    const read = (await client.xreadgroup("GROUP", CONSUMER_GROUP, "c", "COUNT", 2, "STREAMS", stream, ">")) as [
+      string,
+      [string, string[]][],
+    ][];
     const delivered = read[0]![1].map(([id]) => id);
     expect(await readShardLag(client, keys, 1, now)).toEqual({ entries: 3, oldestSeconds: 30, deadLetters: 0 });
     await client.xack(stream, CONSUMER_GROUP, delivered[0]!);
@@ -133,7 +160,10 @@ describe.each(DEPLOYMENTS)("readShardLag (%s)", (deployment) => {
   });
 
   it("sums the dead-letter streams of every account listed for the shard", async () => {
-    for (const [account, n] of [["a1", 2], ["a2", 3]] as const) {
+    for (const [account, n] of [
+      ["a1", 2],
+      ["a2", 3],
+    ] as const) {
       for (let i = 0; i < n; i++) await client.xadd(keys.deadLetters(2, account), "*", "d", "x");
       await client.zadd(keys.deadLetterAccounts(2), "NX", 0, account);
     }
@@ -148,7 +178,9 @@ describe("Redis memory gauges under the supervisor", () => {
     children[0]!.redisUsedMemory.set({ node: "n:1" }, 1000);
     children[1]!.redisUsedMemory.set({ node: "n:1" }, 1200);
     for (const child of children) child.redisMaxMemory.set({ node: "n:1" }, 4000);
-    const text = await AggregatorRegistry.aggregate(await Promise.all(children.map((c) => c.registry.getMetricsAsJSON()))).metrics();
+    const text = await AggregatorRegistry.aggregate(
+      await Promise.all(children.map((c) => c.registry.getMetricsAsJSON())),
+    ).metrics();
     expect(text).toContain('verdict_redis_used_memory_bytes{node="n:1"} 1200');
     expect(text).toContain('verdict_redis_maxmemory_bytes{node="n:1"} 4000');
   });

@@ -2,11 +2,26 @@
 // exporter sends the same thing for both (times aside), through a real OTLP/HTTP receiver; and it keeps
 // the API's rules (nothing changes after the end, OK is final, invalid attribute values are dropped, an
 // end before the start is a zero duration).
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Link, type Span, type SpanContext } from "@opentelemetry/api";
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Link,
+  type Span,
+  type SpanContext,
+} from "@opentelemetry/api";
 import { ExportResultCode, TraceState, type ExportResult } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RecordedSpan, sampledContext, type SpanSink } from "../../src/telemetry/recorded-span.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../support/otlp-receiver.js";
@@ -19,10 +34,27 @@ function collectingSink(): SpanSink & { ended: ReadableSpan[] } {
   return { ended, resource, processor: { onEnd: (span) => ended.push(span) } };
 }
 
-const caller: SpanContext = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: TraceFlags.SAMPLED, isRemote: true, traceState: new TraceState("vendor=value") };
-const other: SpanContext = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: TraceFlags.SAMPLED, isRemote: true };
+const caller: SpanContext = {
+  traceId: "0af7651916cd43dd8448eb211c80319c",
+  spanId: "b7ad6b7169203331",
+  traceFlags: TraceFlags.SAMPLED,
+  isRemote: true,
+  traceState: new TraceState("vendor=value"),
+};
+const other: SpanContext = {
+  traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+  spanId: "00f067aa0ba902b7",
+  traceFlags: TraceFlags.SAMPLED,
+  isRemote: true,
+};
 const links: Link[] = [{ context: caller }, { context: other, attributes: { "link.kind": "caller" } }];
-const attributes: Attributes = { "http.route": "/v1/events", "http.response.status_code": 202, ok: true, ratio: 0.5, tags: ["a", "b"] };
+const attributes: Attributes = {
+  "http.route": "/v1/events",
+  "http.response.status_code": 202,
+  ok: true,
+  ratio: 0.5,
+  tags: ["a", "b"],
+};
 
 /** The same calls on either kind of span (one error: its stack names where it was made). */
 const boom = new TypeError("boom");
@@ -56,9 +88,15 @@ describe("RecordedSpan", () => {
 
   it("sends what the SDK's span sends for the same ids and calls", async () => {
     const memory = new InMemorySpanExporter();
-    const tracer = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("verdict");
+    const tracer = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer(
+      "verdict",
+    );
     // A child of a caller's span with links, as the enqueue span is.
-    const sdkSpan = tracer.startSpan("enqueue", { kind: SpanKind.CLIENT, attributes, links }, trace.setSpanContext(ROOT_CONTEXT, caller));
+    const sdkSpan = tracer.startSpan(
+      "enqueue",
+      { kind: SpanKind.CLIENT, attributes, links },
+      trace.setSpanContext(ROOT_CONTEXT, caller),
+    );
     drive(sdkSpan);
     const [fromSdk] = memory.getFinishedSpans();
 
@@ -75,7 +113,13 @@ describe("RecordedSpan", () => {
 
   it("keeps the API's rules: nothing after the end, OK final, invalid values dropped", () => {
     const sink = collectingSink();
-    const span = new RecordedSpan(sink, "POST /v1/events", SpanKind.SERVER, sampledContext(other.traceId, "1111111111111111"), undefined);
+    const span = new RecordedSpan(
+      sink,
+      "POST /v1/events",
+      SpanKind.SERVER,
+      sampledContext(other.traceId, "1111111111111111"),
+      undefined,
+    );
     span.setAttribute("kept", "yes");
     span.setAttribute("object", { not: "an attribute value" } as never);
     span.setAttribute("undefined", undefined as never);
@@ -95,7 +139,11 @@ describe("RecordedSpan", () => {
     expect(ended!.name).toBe("POST /v1/events");
     expect(ended!.events).toEqual([]);
     expect(ended!.parentSpanContext).toBeUndefined();
-    expect(ended!.spanContext()).toEqual({ traceId: other.traceId, spanId: "1111111111111111", traceFlags: TraceFlags.SAMPLED });
+    expect(ended!.spanContext()).toEqual({
+      traceId: other.traceId,
+      spanId: "1111111111111111",
+      traceFlags: TraceFlags.SAMPLED,
+    });
     const nanos = ([s, ns]: [number, number]): bigint => BigInt(s) * 1_000_000_000n + BigInt(ns);
     expect(nanos(ended!.endTime)).toBeGreaterThanOrEqual(nanos(ended!.startTime));
     expect(nanos(ended!.duration)).toBe(nanos(ended!.endTime) - nanos(ended!.startTime));
@@ -103,7 +151,13 @@ describe("RecordedSpan", () => {
 
   it("takes an end time before the start as the start (a zero duration), as the SDK's span does", () => {
     const sink = collectingSink();
-    const span = new RecordedSpan(sink, "enqueue", SpanKind.CLIENT, sampledContext(other.traceId, "2222222222222222"), other);
+    const span = new RecordedSpan(
+      sink,
+      "enqueue",
+      SpanKind.CLIENT,
+      sampledContext(other.traceId, "2222222222222222"),
+      other,
+    );
     span.end(new Date(Date.now() - 60_000));
     const [ended] = sink.ended;
     expect(ended!.endTime).toEqual(ended!.startTime);

@@ -24,7 +24,11 @@ describe("tracing at a sampling ratio (ingress role)", () => {
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
     // Export finished spans within 100 ms instead of the default 5 s.
     process.env.OTEL_BSP_SCHEDULE_DELAY = "100";
-    tracing = startTracing("ingress", { ...process.env, OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: String(RATIO) });
+    tracing = startTracing("ingress", {
+      ...process.env,
+      OTEL_TRACES_SAMPLER: "traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: String(RATIO),
+    });
     t = await startTestApp("standalone", { role: "ingress", shards: 4 });
   });
   afterAll(async () => {
@@ -45,22 +49,31 @@ describe("tracing at a sampling ratio (ingress role)", () => {
     expect(carried.length).toBeGreaterThan(0);
     expect(carried.length).toBeLessThan(EVENTS);
 
-    const requests = await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 50));
-      const found = receiver.spans().filter((s) => s.name === "POST /v1/events");
-      return found.length >= carried.length ? found : undefined;
-    }, 15_000, "a span per sampled request");
+    const requests = await eventually(
+      async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        const found = receiver.spans().filter((s) => s.name === "POST /v1/events");
+        return found.length >= carried.length ? found : undefined;
+      },
+      15_000,
+      "a span per sampled request",
+    );
     expect(requests.map((s) => s.traceId).sort()).toEqual([...carried].sort());
     // The SDK's own decision on each trace id is the one the ingress made before the span existed.
     const sampler = new TraceIdRatioBasedSampler(RATIO);
-    for (const request of requests) expect(sampler.shouldSample(ROOT_CONTEXT, request.traceId).decision).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    for (const request of requests)
+      expect(sampler.shouldSample(ROOT_CONTEXT, request.traceId).decision).toBe(SamplingDecision.RECORD_AND_SAMPLED);
 
-    await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 50));
-      const enqueues = receiver.spans().filter((s) => s.name === "enqueue");
-      const covered = new Set(enqueues.flatMap((s) => (s.links ?? []).map((l) => l.spanId)));
-      return requests.every((r) => covered.has(r.spanId)) ? true : undefined;
-    }, 15_000, "every sampled request linked from an enqueue span");
+    await eventually(
+      async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        const enqueues = receiver.spans().filter((s) => s.name === "enqueue");
+        const covered = new Set(enqueues.flatMap((s) => (s.links ?? []).map((l) => l.spanId)));
+        return requests.every((r) => covered.has(r.spanId)) ? true : undefined;
+      },
+      15_000,
+      "every sampled request linked from an enqueue span",
+    );
     for (const enqueue of receiver.spans().filter((s) => s.name === "enqueue")) {
       const parent = requests.find((r) => r.spanId === enqueue.parentSpanId);
       expect(parent).toBeDefined();

@@ -47,10 +47,14 @@ describe("tracing (standalone)", () => {
     expect((await t.request("POST", "/v1/outcomes", { key: "on", task_key: "traced" })).status).toBe(201);
     expect((await t.request("POST", "/v1/events", { outcome_key: "on", action: "done" })).status).toBe(202);
 
-    const apply = await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 50));
-      return spans().find((s) => s.name === "apply event" && attribute(s, "verdict.outcome.status") === "CONFIRMED");
-    }, 15_000, "the applied event's span");
+    const apply = await eventually(
+      async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        return spans().find((s) => s.name === "apply event" && attribute(s, "verdict.outcome.status") === "CONFIRMED");
+      },
+      15_000,
+      "the applied event's span",
+    );
     const request = spans().find((s) => s.spanId === apply.parentSpanId);
     expect(request).toBeDefined();
     expect(request!.name).toBe("POST /v1/events");
@@ -60,11 +64,19 @@ describe("tracing (standalone)", () => {
     expect(attribute(request!, "http.response.status_code")).toBe(202);
     expect(attribute(request!, "verdict.account_id")).toBe(t.accountId);
 
-    const linksToRequest = (s: OtlpSpan): boolean => (s.links ?? []).some((l) => l.traceId === request!.traceId && l.spanId === request!.spanId);
-    await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 50));
-      return spans().some((s) => s.name === "enqueue" && linksToRequest(s)) && spans().some((s) => s.name === "shard.batch" && linksToRequest(s)) ? true : undefined;
-    }, 15_000, "enqueue and batch spans linked to the request");
+    const linksToRequest = (s: OtlpSpan): boolean =>
+      (s.links ?? []).some((l) => l.traceId === request!.traceId && l.spanId === request!.spanId);
+    await eventually(
+      async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        return spans().some((s) => s.name === "enqueue" && linksToRequest(s)) &&
+          spans().some((s) => s.name === "shard.batch" && linksToRequest(s))
+          ? true
+          : undefined;
+      },
+      15_000,
+      "enqueue and batch spans linked to the request",
+    );
     expect(spans().some((s) => s.name === "shard.commit")).toBe(true);
 
     const resource = receiver.exports[0]!.resourceSpans[0]!.resource.attributes;
@@ -78,14 +90,22 @@ describe("tracing (standalone)", () => {
     const callerSpan = "b7ad6b7169203331";
     const response = await fetch(`${t.base}/v1/events`, {
       method: "POST",
-      headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json", traceparent: `00-${traceId}-${callerSpan}-01` },
+      headers: {
+        authorization: `Bearer ${t.token}`,
+        "content-type": "application/json",
+        traceparent: `00-${traceId}-${callerSpan}-01`,
+      },
       body: JSON.stringify({ outcome_key: "on", action: "late" }),
     });
     expect(response.status).toBe(202);
-    const request = await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 50));
-      return spans().find((s) => s.name === "POST /v1/events" && s.traceId === traceId);
-    }, 15_000, "the request span in the caller's trace");
+    const request = await eventually(
+      async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        return spans().find((s) => s.name === "POST /v1/events" && s.traceId === traceId);
+      },
+      15_000,
+      "the request span in the caller's trace",
+    );
     expect(request.parentSpanId).toBe(callerSpan);
   });
 });

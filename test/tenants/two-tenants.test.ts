@@ -84,9 +84,13 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
 
   it("accepts and applies every event of B's while A floods, and keeps Redis within A's quotas", async () => {
     // B: a task whose outcomes stay open, so every event of the run is applied to one of them.
-    expect((await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status).toBe(201);
-    for (let i = 0; i < B_OUTCOMES; i++) expect((await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" })).status).toBe(201);
-    const steady = (round: string): Promise<SteadyRun> => steadyLoad({ base, token: tokenB, rate: B_RATE, seconds: B_SECONDS, outcomes: B_OUTCOMES, round });
+    expect(
+      (await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status,
+    ).toBe(201);
+    for (let i = 0; i < B_OUTCOMES; i++)
+      expect((await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" })).status).toBe(201);
+    const steady = (round: string): Promise<SteadyRun> =>
+      steadyLoad({ base, token: tokenB, rate: B_RATE, seconds: B_SECONDS, outcomes: B_OUTCOMES, round });
 
     const alone = await steady("alone");
     const memoryBefore = await usedMemory();
@@ -100,28 +104,43 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
     console.log(
       `B p99 alone ${alone.p99Ms.toFixed(1)} / ${aloneAgain.p99Ms.toFixed(1)} ms, while A floods ${flooded.p99Ms.toFixed(1)} ms; A sent ${JSON.stringify(flood.sent)}`,
     );
-    for (const run of [alone, flooded, aloneAgain]) expect(run.refused, `B's events refused (${run.round})`).toEqual([]);
-    expect(flood.endpointCodes).toEqual(Array.from({ length: ENDPOINTS_TRIED - A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS }, () => "QUOTA_EXCEEDED"));
+    for (const run of [alone, flooded, aloneAgain])
+      expect(run.refused, `B's events refused (${run.round})`).toEqual([]);
+    expect(flood.endpointCodes).toEqual(
+      Array.from({ length: ENDPOINTS_TRIED - A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS }, () => "QUOTA_EXCEEDED"),
+    );
     expect(flood.sent.liveStreams).toBeGreaterThan(0);
 
     // Every event B sent was applied once.
-    const applied = await eventually(async () => {
-      let total = 0;
-      for (let i = 0; i < B_OUTCOMES; i++) {
-        const outcome = (await call(tokenB, "GET", `/v1/outcomes/b-${i}`)).body as { observations: { step?: { count: number } } };
-        total += outcome.observations.step?.count ?? 0;
-      }
-      return total === alone.sent + flooded.sent + aloneAgain.sent ? total : undefined;
-    }, 60_000, "every event of B applied");
+    const applied = await eventually(
+      async () => {
+        let total = 0;
+        for (let i = 0; i < B_OUTCOMES; i++) {
+          const outcome = (await call(tokenB, "GET", `/v1/outcomes/b-${i}`)).body as {
+            observations: { step?: { count: number } };
+          };
+          total += outcome.observations.step?.count ?? 0;
+        }
+        return total === alone.sent + flooded.sent + aloneAgain.sent ? total : undefined;
+      },
+      60_000,
+      "every event of B applied",
+    );
     expect(applied).toBe(alone.sent + flooded.sent + aloneAgain.sent);
 
     // Once A's dead letters have had their retention, Redis holds no more of A than its bounds allow.
     const allowance = allowanceOf(flood);
-    const grown = await eventually(async () => {
-      const growth = (await usedMemory()) - memoryBefore;
-      return growth <= allowance.total ? growth : undefined;
-    }, 60_000, "Redis within A's allowance").catch(async () => (await usedMemory()) - memoryBefore);
-    console.log(`Redis grew ${(grown / 1e6).toFixed(2)} MB; A's quotas allow ${(allowance.total / 1e6).toFixed(2)} MB: ${JSON.stringify(allowance.terms)}`);
+    const grown = await eventually(
+      async () => {
+        const growth = (await usedMemory()) - memoryBefore;
+        return growth <= allowance.total ? growth : undefined;
+      },
+      60_000,
+      "Redis within A's allowance",
+    ).catch(async () => (await usedMemory()) - memoryBefore);
+    console.log(
+      `Redis grew ${(grown / 1e6).toFixed(2)} MB; A's quotas allow ${(allowance.total / 1e6).toFixed(2)} MB: ${JSON.stringify(allowance.terms)}`,
+    );
     expect(grown).toBeLessThanOrEqual(allowance.total);
   }, 240_000);
 });
@@ -134,7 +153,9 @@ function allowanceOf(flood: Flood): { total: number; terms: Record<string, numbe
     // Webhook messages: each endpoint's finished log and undelivered backlog capped by count, each message a
     // small state and at most one body (a dead letter's, its event within the prefix).
     webhookMessages:
-      A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS * (A_LIMITS.VERDICT_WEBHOOK_LOG_MAX + A_LIMITS.VERDICT_WEBHOOK_BACKLOG_MAX) * (512 + A_LIMITS.VERDICT_DLQ_MAX_EVENT_BYTES + 1024),
+      A_LIMITS.VERDICT_QUOTA_WEBHOOK_ENDPOINTS *
+      (A_LIMITS.VERDICT_WEBHOOK_LOG_MAX + A_LIMITS.VERDICT_WEBHOOK_BACKLOG_MAX) *
+      (512 + A_LIMITS.VERDICT_DLQ_MAX_EVENT_BYTES + 1024),
     // The one open outcome: its snapshot and event log within the caps.
     outcome: 2 * A_LIMITS.VERDICT_OUTCOME_MAX_SNAPSHOT_BYTES,
     // Sign-in limiter keys: a hash of each email, for the window.

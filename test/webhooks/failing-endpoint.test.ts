@@ -30,7 +30,11 @@ describe("webhook endpoint failing for the configured period", () => {
   beforeAll(async () => {
     receiver = await new Receiver().start();
     receiver.respond = () => (failing ? { status: 500, body: "down" } : { status: 200, body: "ok" });
-    t = await startTestApp("standalone", { webhookAllowPrivateUrls: true, webhookRetryScheduleMs: SCHEDULE_MS, webhookDisableAfterMs: PERIOD_MS });
+    t = await startTestApp("standalone", {
+      webhookAllowPrivateUrls: true,
+      webhookRetryScheduleMs: SCHEDULE_MS,
+      webhookDisableAfterMs: PERIOD_MS,
+    });
   });
   afterAll(async () => {
     await t?.stop();
@@ -44,12 +48,14 @@ describe("webhook endpoint failing for the configured period", () => {
   }
 
   async function messages(endpointId: string): Promise<Message[]> {
-    return ((await t.request("GET", `/v1/webhook-endpoints/${endpointId}/messages`)).body as { messages: Message[] }).messages;
+    return ((await t.request("GET", `/v1/webhook-endpoints/${endpointId}/messages`)).body as { messages: Message[] })
+      .messages;
   }
 
   /** The attempts' start times (ms) and statuses. */
   async function attempts(endpointId: string, messageId: string): Promise<{ at: number; status: number | null }[]> {
-    const listed = (await t.request("GET", `/v1/webhook-endpoints/${endpointId}/messages/${messageId}/attempts`)).body as { attempts: Attempt[] };
+    const listed = (await t.request("GET", `/v1/webhook-endpoints/${endpointId}/messages/${messageId}/attempts`))
+      .body as { attempts: Attempt[] };
     return listed.attempts.map((attempt) => ({ at: Date.parse(attempt.timestamp), status: attempt.status_code }));
   }
 
@@ -68,12 +74,20 @@ describe("webhook endpoint failing for the configured period", () => {
 
     // A first message fails a few times, then is delivered: the endpoint is not failing everything.
     await confirmAnOutcome();
-    const [first] = await eventually(async () => {
-      const listed = await messages(endpointId);
-      return (listed[0]?.attempts ?? 0) >= 4 ? listed : undefined;
-    }, 20_000, "four failed attempts");
+    const [first] = await eventually(
+      async () => {
+        const listed = await messages(endpointId);
+        return (listed[0]?.attempts ?? 0) >= 4 ? listed : undefined;
+      },
+      20_000,
+      "four failed attempts",
+    );
     failing = false;
-    await eventually(async () => ((await messages(endpointId))[0]?.status === "delivered" ? true : undefined), 20_000, "the first message delivered");
+    await eventually(
+      async () => ((await messages(endpointId))[0]?.status === "delivered" ? true : undefined),
+      20_000,
+      "the first message delivered",
+    );
     const firstAttempts = await attempts(endpointId, first!.id);
     const firstFailure = firstAttempts[0]!.at;
     const success = firstAttempts[firstAttempts.length - 1]!;
@@ -100,7 +114,10 @@ describe("webhook endpoint failing for the configured period", () => {
     const sentBefore = receiver.on("/failing").length;
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(receiver.on("/failing").length).toBe(sentBefore);
-    expect((await messages(endpointId)).find((message) => message.id === second.id)).toMatchObject({ status: "pending", attempts: tried.length });
+    expect((await messages(endpointId)).find((message) => message.id === second.id)).toMatchObject({
+      status: "pending",
+      attempts: tried.length,
+    });
 
     // Enabled again: a fresh period, not disabled again at its next failure.
     expect((await t.request("PATCH", `/v1/webhook-endpoints/${endpointId}`, { enabled: true })).status).toBe(200);

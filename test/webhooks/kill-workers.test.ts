@@ -20,7 +20,12 @@ describe.each(DEPLOYMENTS)("webhooks with worker kill -9 (%s)", (deployment) => 
 
   beforeAll(async () => {
     receiver = await new Receiver().start();
-    t = await startTestApp(deployment, { role: "ingress", shards: 16, leaseTtlMs: 1000, webhookAllowPrivateUrls: true });
+    t = await startTestApp(deployment, {
+      role: "ingress",
+      shards: 16,
+      leaseTtlMs: 1000,
+      webhookAllowPrivateUrls: true,
+    });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill()));
@@ -38,10 +43,15 @@ describe.each(DEPLOYMENTS)("webhooks with worker kill -9 (%s)", (deployment) => 
       VERDICT_WEBHOOK_BACKLOG_MAX: "1000000",
     };
     for (let i = 0; i < 3; i++) workers.push(await spawnVerdict("worker", env));
-    const created = await t.request("POST", "/v1/webhook-endpoints", { url: receiver.url("/fleet"), event_types: ["outcome.confirmed"] });
+    const created = await t.request("POST", "/v1/webhook-endpoints", {
+      url: receiver.url("/fleet"),
+      event_types: ["outcome.confirmed"],
+    });
     expect(created.status).toBe(201);
 
-    expect((await t.request("PUT", "/v1/tasks/kill", { name: "kill", goal: null, condition: "done" })).status).toBe(201);
+    expect((await t.request("PUT", "/v1/tasks/kill", { name: "kill", goal: null, condition: "done" })).status).toBe(
+      201,
+    );
     const keys = Array.from({ length: VERDICTS }, (_, i) => `kill:${i}`);
     // A loaded machine can make Redis miss the API's liveness deadline: a 503 is retryable by the spec.
     const open = async (key: string): Promise<void> => {
@@ -66,20 +76,33 @@ describe.each(DEPLOYMENTS)("webhooks with worker kill -9 (%s)", (deployment) => 
     })();
 
     for (let i = 0; i < keys.length; i += BATCH) {
-      const reply = await t.request("POST", "/v1/events/batch", { events: keys.slice(i, i + BATCH).map((key) => ({ outcome_key: key, action: "done" })) });
+      const reply = await t.request("POST", "/v1/events/batch", {
+        events: keys.slice(i, i + BATCH).map((key) => ({ outcome_key: key, action: "done" })),
+      });
       expect(reply.status).toBe(202);
       expect((reply.body as { failed: unknown[] }).failed).toEqual([]);
     }
     // Keep killing while the webhooks go out, at least four times in all.
-    const seenKeys = (): Set<string> => new Set(receiver.received.map((r) => String((JSON.parse(r.body) as { data: { key: string } }).data.key)));
-    await eventually(() => Promise.resolve(kills >= 4 && seenKeys().size >= VERDICTS / 2 ? true : undefined), 300_000, "kills while delivering");
+    const seenKeys = (): Set<string> =>
+      new Set(receiver.received.map((r) => String((JSON.parse(r.body) as { data: { key: string } }).data.key)));
+    await eventually(
+      () => Promise.resolve(kills >= 4 && seenKeys().size >= VERDICTS / 2 ? true : undefined),
+      300_000,
+      "kills while delivering",
+    );
     killing = false;
     await killer;
 
-    await eventually(() => Promise.resolve(seenKeys().size === VERDICTS ? true : undefined), 300_000, `all ${VERDICTS} outcomes notified`);
+    await eventually(
+      () => Promise.resolve(seenKeys().size === VERDICTS ? true : undefined),
+      300_000,
+      `all ${VERDICTS} outcomes notified`,
+    );
     const ids = new Set(receiver.received.map((r) => r.id));
     expect(ids.size).toBe(VERDICTS);
     expect(seenKeys()).toEqual(new Set(keys));
-    console.log(`webhooks under kill -9 (${deployment}): ${VERDICTS} verdicts, ${ids.size} message ids, ${receiver.received.length} deliveries (${receiver.received.length - ids.size} repeated), ${kills} kills`);
+    console.log(
+      `webhooks under kill -9 (${deployment}): ${VERDICTS} verdicts, ${ids.size} message ids, ${receiver.received.length} deliveries (${receiver.received.length - ids.size} repeated), ${kills} kills`,
+    );
   }, 900_000);
 });

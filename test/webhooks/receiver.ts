@@ -29,7 +29,12 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        const request: Received = { path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), id: String(req.headers["webhook-id"] ?? "") };
+        const request: Received = {
+          path: req.url ?? "",
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          id: String(req.headers["webhook-id"] ?? ""),
+        };
         this.received.push(request);
         const answer = this.respond(request);
         res.writeHead(answer.status, answer.headers ?? {});

@@ -63,16 +63,25 @@ describe.each(DEPLOYMENTS)("webhook SSRF refusal (%s)", (deployment) => {
     };
     await new RecordStore(t.app.redis, t.app.keys).put(t.accountId, "webhook-endpoint", endpoint.id, endpoint);
     const taskKey = `task-${randomBytes(4).toString("hex")}`;
-    expect((await t.request("PUT", `/v1/tasks/${taskKey}`, { name: "t", goal: null, condition: "done" })).status).toBe(201);
+    expect((await t.request("PUT", `/v1/tasks/${taskKey}`, { name: "t", goal: null, condition: "done" })).status).toBe(
+      201,
+    );
     const key = `k-${randomBytes(4).toString("hex")}`;
     expect((await t.request("POST", "/v1/outcomes", { key, task_key: taskKey })).status).toBe(201);
     expect((await t.request("POST", "/v1/events", { outcome_key: key, action: "done" })).status).toBe(202);
 
-    const failed = await eventually(async () => {
-      const listed = (await t.request("GET", `/v1/webhook-endpoints/${endpoint.id}/messages`)).body as { messages: { id: string; status: string }[] };
-      return listed.messages[0]?.status === "failed" ? listed.messages[0] : undefined;
-    }, 20_000, "the message to fail");
-    const attempts = (await t.request("GET", `/v1/webhook-endpoints/${endpoint.id}/messages/${failed.id}/attempts`)).body as { attempts: { status_code: number | null; error: string }[] };
+    const failed = await eventually(
+      async () => {
+        const listed = (await t.request("GET", `/v1/webhook-endpoints/${endpoint.id}/messages`)).body as {
+          messages: { id: string; status: string }[];
+        };
+        return listed.messages[0]?.status === "failed" ? listed.messages[0] : undefined;
+      },
+      20_000,
+      "the message to fail",
+    );
+    const attempts = (await t.request("GET", `/v1/webhook-endpoints/${endpoint.id}/messages/${failed.id}/attempts`))
+      .body as { attempts: { status_code: number | null; error: string }[] };
     expect(attempts.attempts).toHaveLength(2);
     for (const attempt of attempts.attempts) {
       expect(attempt.status_code).toBeNull();

@@ -89,23 +89,45 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     return (listed.body as { attempts: Attempt[] }).attempts;
   }
 
-  const outboxKeys = (): string[] => Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
+  const outboxKeys = (): string[] =>
+    Array.from({ length: t.options.shards }, (_, shard) => t.app.keys.webhookOutbox(shard));
 
   function outboxesDrained(): Promise<true> {
-    return eventually(async () => ((await Promise.all(outboxKeys().map((key) => t.app.redis.xlen(key)))).every((length) => length === 0) ? true : undefined), 20_000, "the outboxes drained");
+    return eventually(
+      async () =>
+        (await Promise.all(outboxKeys().map((key) => t.app.redis.xlen(key)))).every((length) => length === 0)
+          ? true
+          : undefined,
+      20_000,
+      "the outboxes drained",
+    );
   }
 
   /** Waits until the endpoint has `count` messages, all in `status`. */
-  function settled(endpointId: string, count: number, status: Message["status"] = "delivered", timeoutMs = 20_000): Promise<Message[]> {
-    return eventually(async () => {
-      const listed = await messages(endpointId);
-      return listed.length === count && listed.every((m) => m.status === status) ? listed : undefined;
-    }, timeoutMs, `${count} ${status} messages of ${endpointId}`);
+  function settled(
+    endpointId: string,
+    count: number,
+    status: Message["status"] = "delivered",
+    timeoutMs = 20_000,
+  ): Promise<Message[]> {
+    return eventually(
+      async () => {
+        const listed = await messages(endpointId);
+        return listed.length === count && listed.every((m) => m.status === status) ? listed : undefined;
+      },
+      timeoutMs,
+      `${count} ${status} messages of ${endpointId}`,
+    );
   }
 
   it("creates, reads, lists, changes and deletes endpoints, with the spec's errors", async () => {
     const created = await endpoint("/crud", { description: "ops", event_types: ["outcome.failed"] });
-    expect(created).toMatchObject({ url: receiver.url("/crud"), description: "ops", event_types: ["outcome.failed"], enabled: true });
+    expect(created).toMatchObject({
+      url: receiver.url("/crud"),
+      description: "ops",
+      event_types: ["outcome.failed"],
+      enabled: true,
+    });
     expect(created.id).toMatch(/^ep_/);
     expect(created.secret).toMatch(/^whsec_/);
     expect(Buffer.from(created.secret!.slice("whsec_".length), "base64")).toHaveLength(32);
@@ -113,18 +135,32 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const one = await t.request("GET", `/v1/webhook-endpoints/${created.id}`);
     expect(one.status).toBe(200);
     expect(one.body).not.toHaveProperty("secret");
-    expect((await t.request("GET", `/v1/webhook-endpoints/${created.id}/secret`)).body).toEqual({ secret: created.secret });
+    expect((await t.request("GET", `/v1/webhook-endpoints/${created.id}/secret`)).body).toEqual({
+      secret: created.secret,
+    });
     const listed = (await t.request("GET", "/v1/webhook-endpoints")).body as { webhook_endpoints: Endpoint[] };
     expect(listed.webhook_endpoints.map((e) => e.id)).toContain(created.id);
 
-    const patched = await t.request("PATCH", `/v1/webhook-endpoints/${created.id}`, { enabled: false, event_types: null, description: null });
+    const patched = await t.request("PATCH", `/v1/webhook-endpoints/${created.id}`, {
+      enabled: false,
+      event_types: null,
+      description: null,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ enabled: false, event_types: null, description: null, url: receiver.url("/crud") });
+    expect(patched.body).toMatchObject({
+      enabled: false,
+      event_types: null,
+      description: null,
+      url: receiver.url("/crud"),
+    });
 
     const bad = await t.request("POST", "/v1/webhook-endpoints", { url: "ftp://example.com/x" });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { code: "VALIDATION_ERROR" } });
-    const badType = await t.request("POST", "/v1/webhook-endpoints", { url: receiver.url(), event_types: ["outcome.opened"] });
+    const badType = await t.request("POST", "/v1/webhook-endpoints", {
+      url: receiver.url(),
+      event_types: ["outcome.opened"],
+    });
     expect(badType.status).toBe(400);
     expect(badType.body).toMatchObject({ error: { code: "VALIDATION_ERROR" } });
 
@@ -172,7 +208,9 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const missing = unique("missing");
     await send(missing, "done");
     const [message] = await settled(hook.id, 1);
-    const letters = (await t.request("GET", "/v1/dlq?code=OUTCOME_NOT_FOUND&limit=1000")).body as { dead_letters: { outcome_key: string }[] };
+    const letters = (await t.request("GET", "/v1/dlq?code=OUTCOME_NOT_FOUND&limit=1000")).body as {
+      dead_letters: { outcome_key: string }[];
+    };
     expect(message!.payload.data).toEqual(letters.dead_letters.find((letter) => letter.outcome_key === missing));
     expect(verify(hook.secret!, receiver.on("/dead")[0]!)).toMatchObject({ type: "dead_letter.created" });
   });
@@ -182,11 +220,25 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const agent = unique("agent");
     const card = unique("card");
     const customer = unique("cust");
-    expect((await t.request("PUT", `/v1/agents/${agent}`, { name: "Support agent", goal: "Resolve", condition: "done" })).status).toBe(201);
-    expect((await t.request("PUT", `/v1/rate-cards/${card}`, { currency: "EUR", entries: [{ agent_key: agent, unit_amount: 1234 }] })).status).toBe(201);
-    expect((await t.request("PUT", `/v1/customers/${customer}`, { name: "Acme", rate_card_key: card })).status).toBe(201);
+    expect(
+      (await t.request("PUT", `/v1/agents/${agent}`, { name: "Support agent", goal: "Resolve", condition: "done" }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await t.request("PUT", `/v1/rate-cards/${card}`, {
+          currency: "EUR",
+          entries: [{ agent_key: agent, unit_amount: 1234 }],
+        })
+      ).status,
+    ).toBe(201);
+    expect((await t.request("PUT", `/v1/customers/${customer}`, { name: "Acme", rate_card_key: card })).status).toBe(
+      201,
+    );
     const key = unique("job");
-    expect((await t.request("POST", "/v1/events", { key, customer_key: customer, agent_key: agent, action: "done" })).status).toBe(202);
+    expect(
+      (await t.request("POST", "/v1/events", { key, customer_key: customer, agent_key: agent, action: "done" })).status,
+    ).toBe(202);
     await settled(hook.id, 2);
     const got = receiver.on("/billing").map((request) => verify(hook.secret!, request) as Message["payload"]);
     // One outcome's messages go out in commit order: the charge is appended before the verdict's snapshot.
@@ -200,7 +252,8 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const hook = await endpoint("/flaky", { event_types: ["outcome.confirmed"] });
     let calls = 0;
     const previous = receiver.respond;
-    receiver.respond = (request) => (request.path === "/flaky" && ++calls <= 2 ? { status: 500, body: "not yet" } : previous(request));
+    receiver.respond = (request) =>
+      request.path === "/flaky" && ++calls <= 2 ? { status: 500, body: "not yet" } : previous(request);
     const key = await outcome("done");
     await send(key, "done");
     const [message] = await settled(hook.id, 1);
@@ -214,7 +267,11 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
 
     const resent = await t.request("POST", `/v1/webhook-endpoints/${hook.id}/messages/${message!.id}/resend`);
     expect(resent.status).toBe(202);
-    await eventually(async () => ((await attempts(hook.id, message!.id)).length === 4 ? true : undefined), 10_000, "the resent attempt");
+    await eventually(
+      async () => ((await attempts(hook.id, message!.id)).length === 4 ? true : undefined),
+      10_000,
+      "the resent attempt",
+    );
     expect(receiver.on("/flaky").map((r) => r.id)).toEqual(Array(4).fill(message!.id));
     const unknown = await t.request("POST", `/v1/webhook-endpoints/${hook.id}/messages/msg_${"0".repeat(32)}/resend`);
     expect(unknown.status).toBe(404);
@@ -225,14 +282,22 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const failing = await endpoint("/always-500", { event_types: ["outcome.confirmed"] });
     const gone = await endpoint("/gone", { event_types: ["outcome.confirmed"] });
     const previous = receiver.respond;
-    receiver.respond = (request) => (request.path === "/always-500" ? { status: 500 } : request.path === "/gone" ? { status: 410 } : previous(request));
+    receiver.respond = (request) =>
+      request.path === "/always-500" ? { status: 500 } : request.path === "/gone" ? { status: 410 } : previous(request);
     const key = await outcome("done");
     await send(key, "done");
     const [failed] = await settled(failing.id, 1, "failed");
     expect(failed!.attempts).toBe(SCHEDULE_MS.length + 1);
     expect(receiver.on("/always-500")).toHaveLength(SCHEDULE_MS.length + 1);
 
-    await eventually(async () => (((await t.request("GET", `/v1/webhook-endpoints/${gone.id}`)).body as Endpoint).enabled === false ? true : undefined), 10_000, "410 to disable");
+    await eventually(
+      async () =>
+        ((await t.request("GET", `/v1/webhook-endpoints/${gone.id}`)).body as Endpoint).enabled === false
+          ? true
+          : undefined,
+      10_000,
+      "410 to disable",
+    );
     expect(receiver.on("/gone")).toHaveLength(1);
   });
 
@@ -240,7 +305,8 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     const hook = await endpoint("/busy", { event_types: ["outcome.confirmed"] });
     let calls = 0;
     const previous = receiver.respond;
-    receiver.respond = (request) => (request.path === "/busy" && ++calls === 1 ? { status: 429, headers: { "retry-after": "2" } } : previous(request));
+    receiver.respond = (request) =>
+      request.path === "/busy" && ++calls === 1 ? { status: 429, headers: { "retry-after": "2" } } : previous(request);
     const key = await outcome("done");
     await send(key, "done");
     const [message] = await settled(hook.id, 1);
@@ -256,14 +322,23 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
     await later.start();
     const port = later.listeningPort;
     await later.stop();
-    const hook = (await t.request("POST", "/v1/webhook-endpoints", { url: `http://127.0.0.1:${port}/back`, event_types: ["outcome.confirmed"] })).body as Endpoint;
+    const hook = (
+      await t.request("POST", "/v1/webhook-endpoints", {
+        url: `http://127.0.0.1:${port}/back`,
+        event_types: ["outcome.confirmed"],
+      })
+    ).body as Endpoint;
     const keys = [await outcome("done"), await outcome("done"), await outcome("done")];
     for (const key of keys) await send(key, "done");
     // Attempts fail (connection refused) while nobody listens.
-    await eventually(async () => {
-      const listed = await messages(hook.id);
-      return listed.length === 3 && listed.every((m) => m.attempts >= 1) ? true : undefined;
-    }, 10_000, "failed attempts while down");
+    await eventually(
+      async () => {
+        const listed = await messages(hook.id);
+        return listed.length === 3 && listed.every((m) => m.attempts >= 1) ? true : undefined;
+      },
+      10_000,
+      "failed attempts while down",
+    );
     const back = await new Receiver(port).start();
     try {
       await settled(hook.id, 3);
@@ -294,15 +369,23 @@ describe.each(DEPLOYMENTS)("webhooks (%s)", (deployment) => {
 
   it("leaves the outbox empty for an account without endpoints", async () => {
     const other = await t.newAccount();
-    const as = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> => t.request(method, path, body, other.token);
+    const as = (method: string, path: string, body?: unknown): ReturnType<TestApp["request"]> =>
+      t.request(method, path, body, other.token);
     expect((await as("PUT", "/v1/tasks/quiet", { name: "q", goal: null, condition: "done" })).status).toBe(201);
     const keys = Array.from({ length: 250 }, (_, i) => `quiet-${i}`);
     for (const key of keys) expect((await as("POST", "/v1/outcomes", { key, task_key: "quiet" })).status).toBe(201);
-    expect((await as("POST", "/v1/events/batch", { events: keys.map((key) => ({ outcome_key: key, action: "done" })) })).status).toBe(202);
-    await eventually(async () => {
-      const listed = (await as("GET", "/v1/outcomes?status=CONFIRMED&limit=1000")).body as { outcomes: unknown[] };
-      return listed.outcomes.length === keys.length ? true : undefined;
-    }, 20_000, "every verdict committed");
+    expect(
+      (await as("POST", "/v1/events/batch", { events: keys.map((key) => ({ outcome_key: key, action: "done" })) }))
+        .status,
+    ).toBe(202);
+    await eventually(
+      async () => {
+        const listed = (await as("GET", "/v1/outcomes?status=CONFIRMED&limit=1000")).body as { outcomes: unknown[] };
+        return listed.outcomes.length === keys.length ? true : undefined;
+      },
+      20_000,
+      "every verdict committed",
+    );
     await outboxesDrained();
   });
 

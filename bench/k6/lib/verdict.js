@@ -119,9 +119,7 @@ const SUMMARY_DIR = envString("SUMMARY_DIR", "");
 export function requireToken() {
   const token = __ENV.TOKEN;
   if (token === undefined || token === "") {
-    throw new Error(
-      "TOKEN is required: k6 run -e TOKEN=... (create one with `npx verdict account create bench`)"
-    );
+    throw new Error("TOKEN is required: k6 run -e TOKEN=... (create one with `npx verdict account create bench`)");
   }
   return token;
 }
@@ -229,7 +227,16 @@ export function pick(value, path) {
  */
 export function describe(res) {
   const body = typeof res.body === "string" ? res.body.slice(0, 300) : "";
-  return res.request.method + " " + res.url + " -> " + String(res.status) + (res.error ? " (" + res.error + ")" : "") + " " + body;
+  return (
+    res.request.method +
+    " " +
+    res.url +
+    " -> " +
+    String(res.status) +
+    (res.error ? " (" + res.error + ")" : "") +
+    " " +
+    body
+  );
 }
 
 /**
@@ -341,7 +348,11 @@ export function openOutcomes(keys, taskKey, options) {
  * @returns {boolean}
  */
 export function openOutcome(key, taskKey) {
-  const res = http.post(apiUrl("/v1/outcomes"), JSON.stringify({ key: key, task_key: taskKey }), params("open_outcome"));
+  const res = http.post(
+    apiUrl("/v1/outcomes"),
+    JSON.stringify({ key: key, task_key: taskKey }),
+    params("open_outcome"),
+  );
   return res.status === 201 || res.status === 200;
 }
 
@@ -409,7 +420,12 @@ function fmt(n) {
 function metricLine(name, metric) {
   const parts = [];
   for (const stat of Object.keys(metric.values)) {
-    const unit = metric.contains === "time" && stat !== "count" && stat !== "rate" ? "ms" : stat === "rate" && metric.type === "counter" ? "/s" : "";
+    const unit =
+      metric.contains === "time" && stat !== "count" && stat !== "rate"
+        ? "ms"
+        : stat === "rate" && metric.type === "counter"
+          ? "/s"
+          : "";
     parts.push(stat + "=" + fmt(metric.values[stat]) + unit);
   }
   return "  " + name + "  " + parts.join(" ");
@@ -457,7 +473,12 @@ export function summarize(script, data, extra) {
   const lines = [];
   lines.push("");
   lines.push(
-    "verdict k6 " + script + ": " + (passed ? "PASSED (all " + thresholds.length + " thresholds met)" : "FAILED (" + missed.length + " of " + thresholds.length + " thresholds missed)")
+    "verdict k6 " +
+      script +
+      ": " +
+      (passed
+        ? "PASSED (all " + thresholds.length + " thresholds met)"
+        : "FAILED (" + missed.length + " of " + thresholds.length + " thresholds missed)"),
   );
   lines.push("  base_url=" + BASE_URL + " run=" + fmt(data.state.testRunDurationMs / 1000) + "s");
   const figures = extra.figures || {};
@@ -466,7 +487,11 @@ export function summarize(script, data, extra) {
   const shown = {};
   /** @type {string[]} */
   const names = [];
-  for (const name of extra.keyMetrics.concat(thresholds.map(function (t) { return t.metric; }))) {
+  for (const name of extra.keyMetrics.concat(
+    thresholds.map(function (t) {
+      return t.metric;
+    }),
+  )) {
     if (data.metrics[name] && !shown[name]) {
       shown[name] = true;
       names.push(name);

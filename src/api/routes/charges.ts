@@ -14,7 +14,10 @@ function instant(query: URLSearchParams, name: string): number | undefined {
   const text = filterParam(query, name);
   if (text === undefined) return undefined;
   const ms = parseInstant(text);
-  if (ms === undefined) throw new ApiError("VALIDATION_ERROR", `${name} must be ${INSTANT_RULE}`, [{ path: name, message: `must be ${INSTANT_RULE}` }]);
+  if (ms === undefined)
+    throw new ApiError("VALIDATION_ERROR", `${name} must be ${INSTANT_RULE}`, [
+      { path: name, message: `must be ${INSTANT_RULE}` },
+    ]);
   return ms;
 }
 
@@ -38,7 +41,12 @@ export function chargeRoutes(charges: ChargeStore): Route[] {
       method: "GET",
       path: "/v1/usage",
       async handler(req) {
-        return { status: 200, body: { usage: await charges.usage(req.accountId, filterParam(req.query, "customer_key")) } satisfies UsageView };
+        return {
+          status: 200,
+          body: {
+            usage: await charges.usage(req.accountId, filterParam(req.query, "customer_key")),
+          } satisfies UsageView,
+        };
       },
     },
   ];

@@ -24,7 +24,11 @@ export interface PutCustomerBody {
 
 export interface PutRateCardBody {
   currency: string & tags.Pattern<"^[A-Z]{3}$">;
-  entries: ({ agent_key: RecordKey; unit_amount: number & tags.Type<"int64"> & tags.Minimum<0> & tags.Maximum<9007199254740991> })[] & tags.MaxItems<10000>;
+  entries: {
+    agent_key: RecordKey;
+    unit_amount: number & tags.Type<"int64"> & tags.Minimum<0> & tags.Maximum<9007199254740991>;
+  }[] &
+    tags.MaxItems<10000>;
 }
 
 const validateAgent = typia.createValidateEquals<PutAgentBody>();
@@ -68,11 +72,17 @@ export function configurationRoutes(records: RecordStore): Route[] {
         const seen = new Set<string>();
         body.entries.forEach((entry, i) => {
           if (seen.has(entry.agent_key)) {
-            throw new ApiError("VALIDATION_ERROR", "one entry per agent", [{ path: `entries[${i}].agent_key`, message: `duplicate agent ${entry.agent_key}` }]);
+            throw new ApiError("VALIDATION_ERROR", "one entry per agent", [
+              { path: `entries[${i}].agent_key`, message: `duplicate agent ${entry.agent_key}` },
+            ]);
           }
           seen.add(entry.agent_key);
         });
-        return { key, currency: body.currency, entries: body.entries.map((e) => ({ agent_key: e.agent_key, unit_amount: e.unit_amount })) };
+        return {
+          key,
+          currency: body.currency,
+          entries: body.entries.map((e) => ({ agent_key: e.agent_key, unit_amount: e.unit_amount })),
+        };
       },
     }),
   ];

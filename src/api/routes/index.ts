@@ -36,14 +36,32 @@ export interface ResourceRouteDeps {
   /** How long and how many webhook messages are kept (VERDICT_WEBHOOK_RETENTION, VERDICT_WEBHOOK_LOG_MAX). */
   webhookLimits: MessageLogLimits;
   /** Where settled outcomes and charges go after their hot retention, when an archive is configured. */
-  archive: { outcomes: ArchivedOutcomes; charges: ArchivedCharges; deadLetters: ArchivedDeadLetters; rollups: ArchivedRollups } | undefined;
+  archive:
+    | {
+        outcomes: ArchivedOutcomes;
+        charges: ArchivedCharges;
+        deadLetters: ArchivedDeadLetters;
+        rollups: ArchivedRollups;
+      }
+    | undefined;
   /** Per-account quotas: records refuse creations beyond theirs, outcomes beyond the open-outcome quota. */
   quotas: QuotaOptions;
   /** Dead letters' events larger than this are presented truncated (options.dlqMaxEventBytes). */
   deadLetterMaxEventBytes: number;
 }
 
-export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAllowPrivateUrls, webhookLimits, archive, quotas, deadLetterMaxEventBytes }: ResourceRouteDeps): Route[] {
+export function resourceRoutes({
+  redis,
+  keys,
+  shards,
+  enqueuer,
+  clock,
+  webhookAllowPrivateUrls,
+  webhookLimits,
+  archive,
+  quotas,
+  deadLetterMaxEventBytes,
+}: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys, quotas);
   const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes, quotas.openOutcomes);
   // A replay does not claim the event's own idempotency_key (the original entry, never applied, holds it) but
@@ -51,17 +69,36 @@ export function resourceRoutes({ redis, keys, shards, enqueuer, clock, webhookAl
   // first replay did get in, so it applies once.
   const replay: ReplayEnqueue = async (event, source) => {
     const [result] = await enqueuer.submit(shardOf(event.accountId, event.outcomeKey, shards), [
-      { accountId: event.accountId, outcomeKey: event.outcomeKey, idempotencyKey: replayClaim(source), payload: packEnvelope(event) },
+      {
+        accountId: event.accountId,
+        outcomeKey: event.outcomeKey,
+        idempotencyKey: replayClaim(source),
+        payload: packEnvelope(event),
+      },
     ]);
     if (result === "rejected" || result === "unconfirmed") throw enqueueFailure(result, "replay");
   };
   return [
     ...taskRoutes(records),
     ...outcomeRoutes(outcomes, records, clock),
-    ...deadLetterRoutes(new DeadLetterStore(redis, keys, shards, { archive: archive?.deadLetters, maxEventBytes: deadLetterMaxEventBytes }), replay),
+    ...deadLetterRoutes(
+      new DeadLetterStore(redis, keys, shards, {
+        archive: archive?.deadLetters,
+        maxEventBytes: deadLetterMaxEventBytes,
+      }),
+      replay,
+    ),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
     ...insightRoutes(new InsightStore(redis, keys, shards, archive?.rollups), clock),
-    ...webhookRoutes({ redis, keys, shards, records, allowPrivateUrls: webhookAllowPrivateUrls, limits: webhookLimits, clock }),
+    ...webhookRoutes({
+      redis,
+      keys,
+      shards,
+      records,
+      allowPrivateUrls: webhookAllowPrivateUrls,
+      limits: webhookLimits,
+      clock,
+    }),
   ];
 }

@@ -42,7 +42,11 @@ export interface InsightsView {
 
 const validateQuery = typia.createValidateEquals<InsightsQuery>();
 
-const DEFAULT_SPAN_MS: Record<BucketSize, number> = { hour: 24 * HOUR_MS, day: 30 * 24 * HOUR_MS, week: 12 * 7 * 24 * HOUR_MS };
+const DEFAULT_SPAN_MS: Record<BucketSize, number> = {
+  hour: 24 * HOUR_MS,
+  day: 30 * 24 * HOUR_MS,
+  week: 12 * 7 * 24 * HOUR_MS,
+};
 const DEFAULT_LIMIT = 100;
 
 function invalid(path: string, message: string): ApiError {
@@ -57,7 +61,10 @@ function instant(text: string | undefined, name: string, fallback: number): numb
 }
 
 /** The checked request: the range as bucket starts and the end of the last. */
-function parseRequest(raw: URLSearchParams, now: number): { query: InsightsQuery; bucket: BucketSize; tz: string; starts: number[]; end: number } {
+function parseRequest(
+  raw: URLSearchParams,
+  now: number,
+): { query: InsightsQuery; bucket: BucketSize; tz: string; starts: number[]; end: number } {
   const entries: Record<string, string> = {};
   for (const [name, value] of raw) {
     if (name in entries) throw invalid(name, "must be given once");
@@ -85,8 +92,21 @@ export function insightRoutes(insights: InsightStore, clock: () => number): Rout
         const rollups = await insights.read(req.accountId, starts[0]!, end);
         const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
         if (limit > 1000) throw invalid("limit", "must be from 1 to 1000");
-        const { groups, total } = insightGroups(rollups, query.group_by, query.key, { starts, end }, limit, query.percentiles === "series");
-        const head = { bucket, from: new Date(starts[0]!).toISOString(), to: new Date(end).toISOString(), tz, groups_total: total };
+        const { groups, total } = insightGroups(
+          rollups,
+          query.group_by,
+          query.key,
+          { starts, end },
+          limit,
+          query.percentiles === "series",
+        );
+        const head = {
+          bucket,
+          from: new Date(starts[0]!).toISOString(),
+          to: new Date(end).toISOString(),
+          tz,
+          groups_total: total,
+        };
         return { status: 200, json: insightsJson(head, groups, starts) };
       },
     },

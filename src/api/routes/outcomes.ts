@@ -32,7 +32,9 @@ const isClauseId = typia.createIs<ClauseId>();
 function failedClause(query: URLSearchParams): string | undefined {
   const id = filterParam(query, "failed_clause");
   if (id !== undefined && !isClauseId(id)) {
-    throw new ApiError("VALIDATION_ERROR", "failed_clause must be a clause id from GET /v1/insights", [{ path: "failed_clause", message: "expected a clause id such as 0a1b2c3d.2" }]);
+    throw new ApiError("VALIDATION_ERROR", "failed_clause must be a clause id from GET /v1/insights", [
+      { path: "failed_clause", message: "expected a clause id such as 0a1b2c3d.2" },
+    ]);
   }
   return id;
 }
@@ -42,14 +44,21 @@ function scoreSort(query: URLSearchParams): ScoreSort | undefined {
   const sort = filterParam(query, "sort");
   const order = filterParam(query, "order") ?? "desc";
   if (order !== "asc" && order !== "desc") {
-    throw new ApiError("VALIDATION_ERROR", "order must be asc or desc", [{ path: "order", message: "expected asc or desc" }]);
+    throw new ApiError("VALIDATION_ERROR", "order must be asc or desc", [
+      { path: "order", message: "expected asc or desc" },
+    ]);
   }
   if (sort === undefined) {
-    if (filterParam(query, "order") !== undefined) throw new ApiError("VALIDATION_ERROR", "order needs sort", [{ path: "order", message: "order applies to sort only" }]);
+    if (filterParam(query, "order") !== undefined)
+      throw new ApiError("VALIDATION_ERROR", "order needs sort", [
+        { path: "order", message: "order applies to sort only" },
+      ]);
     return undefined;
   }
   if (!SORTS.has(sort)) {
-    throw new ApiError("VALIDATION_ERROR", "sort must be trajectory, anomaly or novelty", [{ path: "sort", message: "expected trajectory, anomaly or novelty" }]);
+    throw new ApiError("VALIDATION_ERROR", "sort must be trajectory, anomaly or novelty", [
+      { path: "sort", message: "expected trajectory, anomaly or novelty" },
+    ]);
   }
   return { score: sort as ScoreName, order };
 }
@@ -97,7 +106,10 @@ function openRoute(outcomes: OutcomeStore, records: RecordStore, clock: () => nu
     async handler(req) {
       const body = validBody(validateOpen(req.body));
       const settlesAt = body.settles_at ? parseInstant(body.settles_at) : null;
-      if (settlesAt === undefined) throw new ApiError("VALIDATION_ERROR", `settles_at must be ${INSTANT_RULE}`, [{ path: "settles_at", message: `must be ${INSTANT_RULE}` }]);
+      if (settlesAt === undefined)
+        throw new ApiError("VALIDATION_ERROR", `settles_at must be ${INSTANT_RULE}`, [
+          { path: "settles_at", message: `must be ${INSTANT_RULE}` },
+        ]);
       const task = await records.get<TaskRecord>(req.accountId, "task", body.task_key);
       if (!task) throw new ApiError("TASK_NOT_FOUND", `no task ${body.task_key}`);
       const result = await outcomes.open({
@@ -111,7 +123,10 @@ function openRoute(outcomes: OutcomeStore, records: RecordStore, clock: () => nu
         now: req.receivedAt,
       });
       if (result.kind === "conflict") {
-        throw new ApiError("OUTCOME_EXISTS", `outcome ${body.key} already exists and was not opened from task ${body.task_key}`);
+        throw new ApiError(
+          "OUTCOME_EXISTS",
+          `outcome ${body.key} already exists and was not opened from task ${body.task_key}`,
+        );
       }
       return { status: result.kind === "created" ? 201 : 200, body: presentOutcome(result.record, clock()) };
     },
@@ -127,7 +142,9 @@ function listRoute(outcomes: OutcomeStore, clock: () => number): Route {
       const { limit, cursor } = paging(req.query);
       const status = filterParam(req.query, "status");
       if (status !== undefined && !STATUSES.has(status)) {
-        throw new ApiError("VALIDATION_ERROR", "status must be OPEN, CONFIRMED or FAILED", [{ path: "status", message: "expected OPEN, CONFIRMED or FAILED" }]);
+        throw new ApiError("VALIDATION_ERROR", "status must be OPEN, CONFIRMED or FAILED", [
+          { path: "status", message: "expected OPEN, CONFIRMED or FAILED" },
+        ]);
       }
       const filter = {
         status,
@@ -139,7 +156,10 @@ function listRoute(outcomes: OutcomeStore, clock: () => number): Route {
       const page = await outcomes.list(req.accountId, filter, limit, cursor, scoreSort(req.query));
       if (!page) throw invalidCursor();
       const now = clock();
-      return { status: 200, body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor } };
+      return {
+        status: 200,
+        body: { outcomes: page.records.map((record) => presentOutcome(record, now)), next_cursor: page.nextCursor },
+      };
     },
   };
 }

@@ -10,7 +10,12 @@ import type { RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../redis/keys.js";
 import { decodeCursor, encodeCursor } from "../../stores/cursor.js";
 import { checkTarget, UnsafeUrlError } from "../../webhooks/address-guard.js";
-import { endpointView, WebhookEndpointStore, type EndpointChanges, type WebhookEndpointView } from "../../webhooks/endpoint-store.js";
+import {
+  endpointView,
+  WebhookEndpointStore,
+  type EndpointChanges,
+  type WebhookEndpointView,
+} from "../../webhooks/endpoint-store.js";
 import { WebhookMessageStore, type MessageLogLimits } from "../../webhooks/message-store.js";
 import { WebhookAccounts } from "../../webhooks/webhook-accounts.js";
 import { decodeRecordCursor, encodeRecordCursor } from "../record-cursor.js";
@@ -80,7 +85,15 @@ interface WebhookRouteParts {
 
 const one = "/v1/webhook-endpoints/:id";
 
-export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, limits, clock }: WebhookRouteDeps): Route[] {
+export function webhookRoutes({
+  redis,
+  keys,
+  shards,
+  records,
+  allowPrivateUrls,
+  limits,
+  clock,
+}: WebhookRouteDeps): Route[] {
   const endpoints = new WebhookEndpointStore(records, new WebhookAccounts(redis, keys, shards));
   const messages = new WebhookMessageStore(redis, keys, shards, limits);
   /** Refuses a URL that is not http(s) or whose host resolves to a private address (unless allowed). */
@@ -88,7 +101,10 @@ export function webhookRoutes({ redis, keys, shards, records, allowPrivateUrls, 
     try {
       await checkTarget(url, allowPrivateUrls);
     } catch (error) {
-      const message = error instanceof UnsafeUrlError ? error.message : `url host does not resolve (${error instanceof Error ? error.message : String(error)})`;
+      const message =
+        error instanceof UnsafeUrlError
+          ? error.message
+          : `url host does not resolve (${error instanceof Error ? error.message : String(error)})`;
       throw new ApiError("VALIDATION_ERROR", message, [{ path: "url", message }]);
     }
   };
@@ -117,8 +133,15 @@ function endpointRoutes({ endpoints, clock, checkUrl, existing, forgetFailing }:
       async handler(req) {
         const body = validBody(validateCreate(req.body));
         await checkUrl(body.url);
-        const record = await endpoints.create(req.accountId, { url: body.url, event_types: body.event_types ?? null, description: body.description ?? null }, clock());
-        return { status: 201, body: { ...endpointView(record), secret: record.secret } satisfies WebhookEndpointCreated };
+        const record = await endpoints.create(
+          req.accountId,
+          { url: body.url, event_types: body.event_types ?? null, description: body.description ?? null },
+          clock(),
+        );
+        return {
+          status: 201,
+          body: { ...endpointView(record), secret: record.secret } satisfies WebhookEndpointCreated,
+        };
       },
     },
     {
@@ -183,7 +206,10 @@ function secretRoutes({ endpoints, clock, existing }: WebhookRouteParts): Route[
       async handler(req) {
         const rotated = await endpoints.rotateSecret(req.accountId, req.params.id ?? "", clock());
         if (!rotated) throw endpointNotFound(req.params.id ?? "");
-        const body: WebhookSecretRotated = { secret: rotated.secret, previous_secret_expires_at: new Date(rotated.previous_secret_until ?? 0).toISOString() };
+        const body: WebhookSecretRotated = {
+          secret: rotated.secret,
+          previous_secret_expires_at: new Date(rotated.previous_secret_until ?? 0).toISOString(),
+        };
         return { status: 200, body };
       },
     },
@@ -203,7 +229,10 @@ function messageRoutes({ messages, existing }: WebhookRouteParts): Route[] {
         if (position === undefined) throw invalidCursor();
         const page = await messages.list(req.accountId, endpoint.id, limit, position);
         if (!page) throw invalidCursor();
-        return { status: 200, body: { messages: page.items, next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor) } };
+        return {
+          status: 200,
+          body: { messages: page.items, next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor) },
+        };
       },
     },
     {
@@ -214,7 +243,10 @@ function messageRoutes({ messages, existing }: WebhookRouteParts): Route[] {
         const messageId = req.params.message_id ?? "";
         const shard = await messages.locate(req.accountId, endpoint.id, messageId);
         if (shard === undefined) throw messageNotFound(messageId);
-        return { status: 200, body: { attempts: await messages.attempts(shard, req.accountId, endpoint.id, messageId) } };
+        return {
+          status: 200,
+          body: { attempts: await messages.attempts(shard, req.accountId, endpoint.id, messageId) },
+        };
       },
     },
     {
@@ -224,7 +256,8 @@ function messageRoutes({ messages, existing }: WebhookRouteParts): Route[] {
         const endpoint = await existing(req.accountId, req.params.id);
         const messageId = req.params.message_id ?? "";
         const shard = await messages.locate(req.accountId, endpoint.id, messageId);
-        if (shard === undefined || !(await messages.resend(shard, req.accountId, endpoint.id, messageId, Date.now()))) throw messageNotFound(messageId);
+        if (shard === undefined || !(await messages.resend(shard, req.accountId, endpoint.id, messageId, Date.now())))
+          throw messageNotFound(messageId);
         return { status: 202, body: { resent: true, id: messageId } satisfies WebhookMessageResent };
       },
     },

@@ -9,11 +9,24 @@ import { lineChart } from "./line-chart.js";
 /** The attributes of every `<tag ...>` in `markup` (values unescaped). */
 function elements(markup: string, tag: string): Record<string, string>[] {
   return [...markup.matchAll(new RegExp(`<${tag}\\s([^>]*)>`, "g"))].map((match) =>
-    Object.fromEntries([...match[1]!.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, name, value]) => [name!, value!.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&#39;/g, "'").replace(/&amp;/g, "&")])),
+    Object.fromEntries(
+      [...match[1]!.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, name, value]) => [
+        name!,
+        value!
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&#39;/g, "'")
+          .replace(/&amp;/g, "&"),
+      ]),
+    ),
   );
 }
 
-const buckets = ["2026-11-01", "2026-11-02", "2026-11-03"].map((day) => ({ start: `${day}T00:00:00.000Z`, label: bucketLabel(`${day}T00:00:00.000Z`, "day") }));
+const buckets = ["2026-11-01", "2026-11-02", "2026-11-03"].map((day) => ({
+  start: `${day}T00:00:00.000Z`,
+  label: bucketLabel(`${day}T00:00:00.000Z`, "day"),
+}));
 
 describe("niceTicks", () => {
   it("rounds the top up to 1, 2 or 5 times a power of ten, in at most 4 steps", () => {
@@ -48,7 +61,9 @@ describe("barChart", () => {
       { name: "failed", label: "Failed", values: [1, 0, 2] },
     ],
   }).text;
-  const bars = elements(chart, "rect").filter((rect) => rect["data-series"] !== undefined && !rect.class!.includes("swatch"));
+  const bars = elements(chart, "rect").filter(
+    (rect) => rect["data-series"] !== undefined && !rect.class!.includes("swatch"),
+  );
 
   it("draws one bar per series per bucket, zeros included, each with its bucket and value", () => {
     expect(bars.map((bar) => [bar["data-series"], bar["data-start"], bar["data-value"]])).toEqual([
@@ -74,9 +89,15 @@ describe("barChart", () => {
   it("names the picture by its caption and gives the same numbers as a table", () => {
     expect(chart).toMatch(/<svg [^>]*role="img" aria-labelledby="daily-caption"/);
     expect(chart).toContain('<figcaption id="daily-caption">Confirmed and failed per day</figcaption>');
-    const rows = [...chart.matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((row) => row[0].replace(/<[^>]+>/g, "|").replace(/\|+/g, "|"));
+    const rows = [...chart.matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((row) =>
+      row[0].replace(/<[^>]+>/g, "|").replace(/\|+/g, "|"),
+    );
     expect(rows).toEqual(["|Nov 1|3|1|", "|Nov 2|0|0|", "|Nov 3|8|2|"]);
-    expect([...chart.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => m[1])).toEqual(["Nov 1: Confirmed 3 · Failed 1", "Nov 2: Confirmed 0 · Failed 0", "Nov 3: Confirmed 8 · Failed 2"]);
+    expect([...chart.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => m[1])).toEqual([
+      "Nov 1: Confirmed 3 · Failed 1",
+      "Nov 2: Confirmed 0 · Failed 0",
+      "Nov 3: Confirmed 8 · Failed 2",
+    ]);
   });
 
   it("labels every few buckets, as many as fit without overlapping", () => {
@@ -84,7 +105,13 @@ describe("barChart", () => {
       const start = new Date(Date.UTC(2026, 10, 3, h)).toISOString();
       return { start, label: bucketLabel(start, "hour") };
     });
-    const markup = barChart({ id: "h", caption: "c", bucketHeader: "Hour", buckets: hours, series: [{ name: "n", label: "N", values: hours.map(() => 1) }] }).text;
+    const markup = barChart({
+      id: "h",
+      caption: "c",
+      bucketHeader: "Hour",
+      buckets: hours,
+      series: [{ name: "n", label: "N", values: hours.map(() => 1) }],
+    }).text;
     const labels = elements(markup, "text").filter((text) => text.y === String(HEIGHT - 8));
     expect(labels).toHaveLength(5);
     const xs = labels.map((label) => Number(label.x));
@@ -94,14 +121,23 @@ describe("barChart", () => {
 
   it("escapes every text it is given", () => {
     const evil = `"><script>alert(1)</script>`;
-    const markup = barChart({ id: "x", caption: evil, bucketHeader: evil, buckets: [{ start: evil, label: evil }], series: [{ name: "n", label: evil, values: [1] }] }).text;
+    const markup = barChart({
+      id: "x",
+      caption: evil,
+      bucketHeader: evil,
+      buckets: [{ start: evil, label: evil }],
+      series: [{ name: "n", label: evil, values: [1] }],
+    }).text;
     expect(markup).not.toContain("<script>");
     expect(elements(markup, "rect").find((rect) => rect["data-series"] === "n")!["data-start"]).toBe(evil);
   });
 });
 
 describe("lineChart", () => {
-  const week = ["01", "02", "03", "04", "05"].map((d) => ({ start: `2026-11-${d}T00:00:00.000Z`, label: `Nov ${Number(d)}` }));
+  const week = ["01", "02", "03", "04", "05"].map((d) => ({
+    start: `2026-11-${d}T00:00:00.000Z`,
+    label: `Nov ${Number(d)}`,
+  }));
   const chart = lineChart({
     id: "rate",
     caption: "Confirmation rate",
@@ -134,7 +170,9 @@ describe("lineChart", () => {
   });
 
   it("lists every bucket in the table, a missing value as none", () => {
-    const rows = [...chart.matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((row) => row[0].replace(/<[^>]+>/g, "|").replace(/\|+/g, "|"));
+    const rows = [...chart.matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((row) =>
+      row[0].replace(/<[^>]+>/g, "|").replace(/\|+/g, "|"),
+    );
     expect(rows).toEqual(["|Nov 1|50%|10|", "|Nov 2|75%|20|", "|Nov 3|none|0|", "|Nov 4|100%|2|", "|Nov 5|25%|8|"]);
   });
 });

@@ -55,7 +55,12 @@ function details(chart: LineChart, i: number, value: number): string {
 }
 
 /** One line's points and marks: a circle per bucket with a value, hollow where the volume is thin. */
-function line(chart: LineChart, values: readonly (number | null)[], top: number, series: { name?: string; label: string; className: string }): Html {
+function line(
+  chart: LineChart,
+  values: readonly (number | null)[],
+  top: number,
+  series: { name?: string; label: string; className: string },
+): Html {
   const points: Point[] = [];
   values.forEach((value, i) => {
     if (value === null) return;
@@ -68,7 +73,19 @@ function line(chart: LineChart, values: readonly (number | null)[], top: number,
     const bucket = chart.buckets[p.i]!;
     const volume = chart.volumes?.[p.i];
     const text = details({ ...chart, valueLabel: series.label }, p.i, p.value);
-    return html`<g class="bucket" data-start="${bucket.start}"><title>${bucket.label}: ${text}</title><circle class="point${p.trend ? "" : " thin"}"${series.name === undefined ? "" : html` data-series="${series.name}"`} data-start="${bucket.start}" data-value="${p.value}"${volume === undefined ? "" : html` data-volume="${volume}"`} cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4"></circle></g>`;
+    return html`<g class="bucket" data-start="${bucket.start}"
+      ><title>${bucket.label}: ${text}</title
+      ><circle
+        class="point${p.trend ? "" : " thin"}"
+        ${series.name === undefined ? "" : html` data-series="${series.name}"`}
+        data-start="${bucket.start}"
+        data-value="${p.value}"
+        ${volume === undefined ? "" : html` data-volume="${volume}"`}
+        cx="${p.x.toFixed(1)}"
+        cy="${p.y.toFixed(1)}"
+        r="4"
+      ></circle
+    ></g>`;
   });
   return html`<path class="${series.className}" d="${trendPath(points)}"></path>${marks}`;
 }
@@ -77,10 +94,21 @@ export function lineChart(chart: LineChart): Html {
   const present = [...chart.values, ...(chart.second?.values ?? [])].filter((v): v is number => v !== null);
   const ticks = niceTicks(chart.max ?? Math.max(0, ...present));
   const top = ticks[ticks.length - 1]!;
-  const first = line(chart, chart.values, top, { ...(chart.name === undefined ? {} : { name: chart.name }), label: chart.valueLabel, className: "line" });
-  const second = chart.second ? line(chart, chart.second.values, top, { name: chart.second.name, label: chart.second.label, className: "line second" }) : "";
+  const first = line(chart, chart.values, top, {
+    ...(chart.name === undefined ? {} : { name: chart.name }),
+    label: chart.valueLabel,
+    className: "line",
+  });
+  const second = chart.second
+    ? line(chart, chart.second.values, top, {
+        name: chart.second.name,
+        label: chart.second.label,
+        className: "line second",
+      })
+    : "";
   const body = html`${axes(ticks, chart.format, chart.buckets)}${first}${second}`;
-  const show = (values: readonly (number | null)[]): string[] => values.map((v) => (v === null ? "none" : chart.format(v)));
+  const show = (values: readonly (number | null)[]): string[] =>
+    values.map((v) => (v === null ? "none" : chart.format(v)));
   const columns = [{ label: chart.valueLabel, values: show(chart.values) }];
   if (chart.second) columns.push({ label: chart.second.label, values: show(chart.second.values) });
   if (chart.volumes) columns.push({ label: chart.volumeLabel ?? "Volume", values: chart.volumes.map(String) });

@@ -32,21 +32,41 @@ export function periodOf(query: URLSearchParams): Period {
 export function rangeOf(period: Period, now: number): { from: string; to: string } {
   const unit = period.bucket === "hour" ? HOUR_MS : DAY_MS;
   const to = Math.floor(now / unit) * unit + unit;
-  const span = period.bucket === "hour" ? period.buckets * HOUR_MS : period.bucket === "day" ? period.buckets * DAY_MS : period.buckets * 7 * DAY_MS;
+  const span =
+    period.bucket === "hour"
+      ? period.buckets * HOUR_MS
+      : period.bucket === "day"
+        ? period.buckets * DAY_MS
+        : period.buckets * 7 * DAY_MS;
   return { from: new Date(to - span).toISOString(), to: new Date(to).toISOString() };
 }
 
 /** Groups the overview adds up: the API's own most, so a large fleet is summed whole (the page says when not). */
 export const ALL_GROUPS = 1000;
 
-export async function fetchInsights(ctx: PageContext, groupBy: GroupBy, period: Period, key?: string): Promise<InsightsView> {
+export async function fetchInsights(
+  ctx: PageContext,
+  groupBy: GroupBy,
+  period: Period,
+  key?: string,
+): Promise<InsightsView> {
   const { from, to } = rangeOf(period, ctx.services.clock());
   // One group's page draws its time to verdict per bucket; the overview adds groups up, and percentiles do not add.
   const one = key !== undefined;
-  return ctx.client.insights.get({ group_by: groupBy, key, from, to, bucket: period.bucket, limit: one ? undefined : ALL_GROUPS, percentiles: one ? "series" : undefined });
+  return ctx.client.insights.get({
+    group_by: groupBy,
+    key,
+    from,
+    to,
+    bucket: period.bucket,
+    limit: one ? undefined : ALL_GROUPS,
+    percentiles: one ? "series" : undefined,
+  });
 }
 
 /** The answer's group for `key`, or one of zeros over the answer's buckets when it had nothing. */
 export function groupOf(answer: InsightsView, key: string): InsightGroup {
-  return answer.groups.find((g) => g.key === key) ?? emptyGroup(key, emptySeries(answer.from, answer.to, answer.bucket));
+  return (
+    answer.groups.find((g) => g.key === key) ?? emptyGroup(key, emptySeries(answer.from, answer.to, answer.bucket))
+  );
 }

@@ -1,7 +1,12 @@
 // The GET /v1/insights answer as the dashboard reads it, and the sums the pages draw from it: several
 // groups' series added bucket by bucket, rates with the counts they stand on, durations in words.
 import type { BucketSize } from "../../api/insight-buckets.js";
-import { MIN_DECIDED_FOR_RATE, type InsightGroup, type InsightPoint, type InsightTotals } from "../../api/insight-series.js";
+import {
+  MIN_DECIDED_FOR_RATE,
+  type InsightGroup,
+  type InsightPoint,
+  type InsightTotals,
+} from "../../api/insight-series.js";
 import type { Bucket } from "../charts/frame.js";
 import { bucketLabel } from "../charts/frame.js";
 
@@ -22,7 +27,15 @@ export function emptySeries(from: string, to: string, size: BucketSize): Insight
   const step = size === "hour" ? 3_600_000 : size === "day" ? 86_400_000 : 7 * 86_400_000;
   const points: InsightPoint[] = [];
   for (let at = Date.parse(from); at < Date.parse(to); at += step) {
-    points.push({ start: new Date(at).toISOString(), opened: 0, confirmed: 0, failed: 0, forced: 0, dead_letters: 0, charges: {} });
+    points.push({
+      start: new Date(at).toISOString(),
+      opened: 0,
+      confirmed: 0,
+      failed: 0,
+      forced: 0,
+      dead_letters: 0,
+      charges: {},
+    });
   }
   return points;
 }
@@ -39,7 +52,8 @@ export function sumSeries(groups: readonly InsightGroup[], fallback: readonly In
       total.failed += point.failed;
       total.forced += point.forced;
       total.dead_letters += point.dead_letters;
-      for (const [currency, amount] of Object.entries(point.charges)) total.charges[currency] = (total.charges[currency] ?? 0) + amount;
+      for (const [currency, amount] of Object.entries(point.charges))
+        total.charges[currency] = (total.charges[currency] ?? 0) + amount;
     }
     return total;
   });
@@ -57,7 +71,12 @@ export function formatRate(rate: number): string {
 
 /** A duration the way a person says it: 850 ms, 4.2 s, 12 min, 3.5 h, 2.1 d. */
 export function formatDuration(ms: number): string {
-  const units: readonly [string, number][] = [["d", 86_400_000], ["h", 3_600_000], ["min", 60_000], ["s", 1000]];
+  const units: readonly [string, number][] = [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["min", 60_000],
+    ["s", 1000],
+  ];
   for (const [name, size] of units) {
     if (ms >= size) {
       const n = ms / size;

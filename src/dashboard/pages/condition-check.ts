@@ -26,6 +26,7 @@ export const conditionCheckRoutes: DashboardRoute[] = [
   {
     method: "GET",
     path: "/condition-check",
-    handle: (ctx) => json(200, checkCondition(ctx.req.query.get("condition") ?? "", ctx.req.query.get("value_only") === "1")),
+    handle: (ctx) =>
+      json(200, checkCondition(ctx.req.query.get("condition") ?? "", ctx.req.query.get("value_only") === "1")),
   },
 ];

@@ -1,6 +1,15 @@
 // The four configuration record kinds on the shared record pages: tasks (Variant A), agents, customers and
 // rate cards (Variant B), each mapping its form to the API's PUT body.
-import type { Agent, Customer, PutAgentBody, PutCustomerBody, PutRateCardBody, PutTaskBody, RateCard, Task } from "../../client/wire-types.js";
+import type {
+  Agent,
+  Customer,
+  PutAgentBody,
+  PutCustomerBody,
+  PutRateCardBody,
+  PutTaskBody,
+  RateCard,
+  Task,
+} from "../../client/wire-types.js";
 import type { DashboardRoute } from "../context.js";
 import type { FieldErrors } from "../field-errors.js";
 import { html, type Html } from "../html.js";
@@ -16,9 +25,15 @@ const contractFields = (valueOnly: boolean): FormField[] => [
     required: true,
     multiline: true,
     condition: { valueOnly },
-    hint: valueOnly ? "Agents read only properties.value, e.g. COUNT(reply)>=2 AND F(review>=4)." : "For example COUNT(agent_response)>=2 AND NOT escalated AND customer_csat_set.",
+    hint: valueOnly
+      ? "Agents read only properties.value, e.g. COUNT(reply)>=2 AND F(review>=4)."
+      : "For example COUNT(agent_response)>=2 AND NOT escalated AND customer_csat_set.",
   },
-  { name: "settlement_period", label: "Settlement period", hint: "How long an outcome stays open, e.g. 1d, 12h, 1w or P1DT2H (optional)." },
+  {
+    name: "settlement_period",
+    label: "Settlement period",
+    hint: "How long an outcome stays open, e.g. 1d, 12h, 1w or P1DT2H (optional).",
+  },
 ];
 
 const contractBody = (values: Record<string, string>): PutTaskBody => ({
@@ -41,20 +56,32 @@ function agentBody(values: Record<string, string>): { body: PutAgentBody } | { e
 /** Rate card entries typed one per line, "agent_key unit_amount". */
 function parseEntries(text: string): { entries: { agent_key: string; unit_amount: number }[] } | { error: string } {
   const entries: { agent_key: string; unit_amount: number }[] = [];
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   for (const [i, line] of lines.entries()) {
     const match = /^(\S+)[\s,:=]+(\d+)$/.exec(line);
-    if (!match) return { error: `Line ${i + 1}: write an agent key, a space, then a whole number of minor units (support-bot 250).` };
+    if (!match)
+      return {
+        error: `Line ${i + 1}: write an agent key, a space, then a whole number of minor units (support-bot 250).`,
+      };
     entries.push({ agent_key: match[1]!, unit_amount: Number(match[2]) });
   }
   return { entries };
 }
 
 /** The link from a list row to the record's insight page. */
-function chartsColumn(kind: "tasks" | "agents" | "customers", singular: string): { label: string; value(record: { key: string }): Html } {
+function chartsColumn(
+  kind: "tasks" | "agents" | "customers",
+  singular: string,
+): { label: string; value(record: { key: string }): Html } {
   return {
     label: "Insights",
-    value: (record) => html`<a href="${insightsPath(kind, record.key)}">Charts<span class="visually-hidden"> of ${singular} ${record.key}</span></a>`,
+    value: (record) =>
+      html`<a href="${insightsPath(kind, record.key)}"
+        >Charts<span class="visually-hidden"> of ${singular} ${record.key}</span></a
+      >`,
   };
 }
 
@@ -72,7 +99,12 @@ export const configurationPages: DashboardRoute[] = [
       { label: "Settlement period", value: (task) => task.settlement_period ?? "none" },
       chartsColumn("tasks", "task"),
     ],
-    formValues: (task) => ({ name: task.name, goal: task.goal ?? "", condition: task.condition, settlement_period: task.settlement_period ?? "" }),
+    formValues: (task) => ({
+      name: task.name,
+      goal: task.goal ?? "",
+      condition: task.condition,
+      settlement_period: task.settlement_period ?? "",
+    }),
     body: (values) => ({ body: contractBody(values) }),
   }),
   ...recordPages<Agent, PutAgentBody, "agents">({
@@ -83,7 +115,12 @@ export const configurationPages: DashboardRoute[] = [
     title: "Agents",
     fields: [
       ...contractFields(true),
-      { name: "attribution_method", label: "Attribution method", choices: ATTRIBUTION, hint: "How the charge counts numeric properties.attribution values: last, first, min, max or sum." },
+      {
+        name: "attribution_method",
+        label: "Attribution method",
+        choices: ATTRIBUTION,
+        hint: "How the charge counts numeric properties.attribution values: last, first, min, max or sum.",
+      },
     ],
     columns: [
       { label: "Name", value: (agent) => agent.name },
@@ -108,7 +145,11 @@ export const configurationPages: DashboardRoute[] = [
     title: "Customers",
     fields: [
       { name: "name", label: "Name", required: true },
-      { name: "rate_card_key", label: "Rate card key", hint: "The rate card that prices this customer's outcomes (optional)." },
+      {
+        name: "rate_card_key",
+        label: "Rate card key",
+        hint: "The rate card that prices this customer's outcomes (optional).",
+      },
     ],
     columns: [
       { label: "Name", value: (customer) => customer.name },
@@ -116,7 +157,12 @@ export const configurationPages: DashboardRoute[] = [
       chartsColumn("customers", "customer"),
     ],
     formValues: (customer) => ({ name: customer.name, rate_card_key: customer.rate_card_key ?? "" }),
-    body: (values) => ({ body: { name: values.name!.trim(), rate_card_key: values.rate_card_key!.trim() === "" ? null : values.rate_card_key!.trim() } }),
+    body: (values) => ({
+      body: {
+        name: values.name!.trim(),
+        rate_card_key: values.rate_card_key!.trim() === "" ? null : values.rate_card_key!.trim(),
+      },
+    }),
   }),
   ...recordPages<RateCard, PutRateCardBody, "rate_cards">({
     segment: "rate-cards",
@@ -126,13 +172,24 @@ export const configurationPages: DashboardRoute[] = [
     title: "Rate cards",
     fields: [
       { name: "currency", label: "Currency", required: true, hint: "Three-letter ISO 4217 code: EUR, USD, GBP." },
-      { name: "entries", label: "Entries", multiline: true, hint: "One agent per line: the agent key, a space, the price of one confirmed outcome in minor units (support-bot 250 is 2.50)." },
+      {
+        name: "entries",
+        label: "Entries",
+        multiline: true,
+        hint: "One agent per line: the agent key, a space, the price of one confirmed outcome in minor units (support-bot 250 is 2.50).",
+      },
     ],
     columns: [
       { label: "Currency", value: (card) => card.currency },
-      { label: "Entries", value: (card) => card.entries.map((entry) => `${entry.agent_key} ${entry.unit_amount}`).join(", ") || "none" },
+      {
+        label: "Entries",
+        value: (card) => card.entries.map((entry) => `${entry.agent_key} ${entry.unit_amount}`).join(", ") || "none",
+      },
     ],
-    formValues: (card) => ({ currency: card.currency, entries: card.entries.map((entry) => `${entry.agent_key} ${entry.unit_amount}`).join("\n") }),
+    formValues: (card) => ({
+      currency: card.currency,
+      entries: card.entries.map((entry) => `${entry.agent_key} ${entry.unit_amount}`).join("\n"),
+    }),
     body: (values) => {
       const parsed = parseEntries(values.entries!);
       if ("error" in parsed) return { errors: { entries: parsed.error } satisfies FieldErrors };

@@ -12,4 +12,16 @@ import { signInRoutes } from "./sign-in.js";
 import { tokenRoutes } from "./token.js";
 import { webhookRoutes } from "./webhooks.js";
 
-export const dashboardPages: readonly DashboardRoute[] = [...signInRoutes, ...homeRoutes, ...tokenRoutes, ...conditionCheckRoutes, ...configurationPages, ...insightRoutes, ...outcomeRoutes, ...deadLetterRoutes, ...chargeRoutes, ...webhookRoutes, ...otlpMappingRoutes];
+export const dashboardPages: readonly DashboardRoute[] = [
+  ...signInRoutes,
+  ...homeRoutes,
+  ...tokenRoutes,
+  ...conditionCheckRoutes,
+  ...configurationPages,
+  ...insightRoutes,
+  ...outcomeRoutes,
+  ...deadLetterRoutes,
+  ...chargeRoutes,
+  ...webhookRoutes,
+  ...otlpMappingRoutes,
+];

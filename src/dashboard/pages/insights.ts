@@ -6,7 +6,15 @@ import type { DashboardRoute, PageContext } from "../context.js";
 import { html, type Html } from "../html.js";
 import { markClause, type ConditionClause } from "../insights/clause-marks.js";
 import { fetchInsights, groupOf, periodOf, PERIODS, type GroupBy, type Period } from "../insights/fetch.js";
-import { failingClausesTable, outcomeBars, rateLine, revenueBars, timeToVerdictLines, totalCards, type ClauseRow } from "../insights/sections.js";
+import {
+  failingClausesTable,
+  outcomeBars,
+  rateLine,
+  revenueBars,
+  timeToVerdictLines,
+  totalCards,
+  type ClauseRow,
+} from "../insights/sections.js";
 import { currenciesOf, type InsightGroup } from "../insights/view.js";
 import { BASE, layout } from "../layout.js";
 import { page, type WebResponse } from "../web.js";
@@ -31,7 +39,11 @@ export function insightsPath(kind: "tasks" | "agents" | "customers", key: string
 }
 
 /** The record's condition, when it has one (tasks and agents). */
-async function record(ctx: PageContext, kind: GroupKind, key: string): Promise<{ name: string; condition?: string } | undefined> {
+async function record(
+  ctx: PageContext,
+  kind: GroupKind,
+  key: string,
+): Promise<{ name: string; condition?: string } | undefined> {
   try {
     return await ctx.client[kind.segment].get(key);
   } catch (error) {
@@ -49,13 +61,24 @@ function clauseRows(kind: GroupKind, key: string, group: InsightGroup, condition
   const clauses = clausesOf(condition);
   // failed_clause lists FAILED outcomes only, the ones the row's count counts (of this group, with task_key).
   const outcomes = `${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}&failed_clause=`;
-  return group.failing_clauses.map((clause) => ({ clause, marked: markClause(condition, clauses, clause.clause), href: `${outcomes}${encodeURIComponent(clause.clause)}` }));
+  return group.failing_clauses.map((clause) => ({
+    clause,
+    marked: markClause(condition, clauses, clause.clause),
+    href: `${outcomes}${encodeURIComponent(clause.clause)}`,
+  }));
 }
 
 function periodLinks(kind: GroupKind, key: string, current: Period): Html {
-  return html`<nav class="periods" aria-label="Period">${PERIODS.map(
-    (p) => html`<a href="${insightsPath(kind.segment, key)}?period=${p.name}"${p === current ? html` aria-current="page"` : ""}>${p.label}</a>`,
-  )}</nav>`;
+  return html`<nav class="periods" aria-label="Period">
+    ${PERIODS.map(
+      (p) =>
+        html`<a
+          href="${insightsPath(kind.segment, key)}?period=${p.name}"
+          ${p === current ? html` aria-current="page"` : ""}
+          >${p.label}</a
+        >`,
+    )}
+  </nav>`;
 }
 
 async function groupPage(ctx: PageContext, kind: GroupKind): Promise<WebResponse> {
@@ -63,31 +86,56 @@ async function groupPage(ctx: PageContext, kind: GroupKind): Promise<WebResponse
   const found = await record(ctx, kind, key);
   const listPath = `${BASE}/${kind.segment}`;
   if (!found) {
-    const words = html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.segment}</a></p>`;
+    const words = html`<p>There is no ${kind.singular} ${key}.</p>
+      <p><a href="${listPath}">All ${kind.segment}</a></p>`;
     return page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, words));
   }
   const period = periodOf(ctx.req.query);
   const group = groupOf(await fetchInsights(ctx, kind.groupBy, period, key), key);
   const size = period.bucket;
   const charges = kind.groupBy === "customer" || currenciesOf(group.series).length > 0;
-  const content = html`<p>${found.name} · <a href="${listPath}/${encodeURIComponent(key)}/edit">Edit</a> · <a href="${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}">Outcomes</a></p>
-${periodLinks(kind, key, period)}
-${totalCards(group.totals)}
-<div class="chart-grid">
-<section><h2>Confirmed and failed</h2>${outcomeBars("outcomes", group.series, size)}</section>
-<section><h2>Confirmation rate</h2>${rateLine("rate", group.series, size)}</section>
-${kind.groupBy === "customer" ? "" : html`<section><h2>Time to verdict</h2>${timeToVerdictLines("time-to-verdict", group.series, size)}</section>`}
-</div>
-${charges ? html`<h2>Charges</h2>${revenueBars("charges", group.series, size)}` : ""}
-${
-  found.condition === undefined
-    ? ""
-    : html`<h2>Why outcomes fail</h2>
-<p class="condition" data-testid="group-condition">${found.condition}</p>
-${failingClausesTable(clauseRows(kind, key, group, found.condition), group.totals.failed)}`
-}`;
+  const content = html`<p>
+      ${found.name} · <a href="${listPath}/${encodeURIComponent(key)}/edit">Edit</a> ·
+      <a href="${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}">Outcomes</a>
+    </p>
+    ${periodLinks(kind, key, period)} ${totalCards(group.totals)}
+    <div class="chart-grid">
+      <section>
+        <h2>Confirmed and failed</h2>
+        ${outcomeBars("outcomes", group.series, size)}
+      </section>
+      <section>
+        <h2>Confirmation rate</h2>
+        ${rateLine("rate", group.series, size)}
+      </section>
+      ${
+        kind.groupBy === "customer"
+          ? ""
+          : html`<section>
+              <h2>Time to verdict</h2>
+              ${timeToVerdictLines("time-to-verdict", group.series, size)}
+            </section>`
+      }
+    </div>
+    ${
+      charges
+        ? html`<h2>Charges</h2>
+            ${revenueBars("charges", group.series, size)}`
+        : ""
+    }
+    ${
+      found.condition === undefined
+        ? ""
+        : html`<h2>Why outcomes fail</h2>
+            <p class="condition" data-testid="group-condition">${found.condition}</p>
+            ${failingClausesTable(clauseRows(kind, key, group, found.condition), group.totals.failed)}`
+    }`;
   const title = `${kind.singular.charAt(0).toUpperCase()}${kind.singular.slice(1)} ${key}`;
   return page(200, layout(ctx.viewer, `/${kind.segment}`, title, content, { charts: true }));
 }
 
-export const insightRoutes: DashboardRoute[] = KINDS.map((kind) => ({ method: "GET", path: `/${kind.segment}/:key/insights`, handle: (ctx: PageContext) => groupPage(ctx, kind) }));
+export const insightRoutes: DashboardRoute[] = KINDS.map((kind) => ({
+  method: "GET",
+  path: `/${kind.segment}/:key/insights`,
+  handle: (ctx: PageContext) => groupPage(ctx, kind),
+}));

@@ -54,7 +54,9 @@ interface Kit<T extends { key: string }, Body, Field extends string> {
   editPath: (key: string) => string;
 }
 
-export function recordPages<T extends { key: string }, Body, Field extends string>(kind: RecordPages<T, Body, Field>): DashboardRoute[] {
+export function recordPages<T extends { key: string }, Body, Field extends string>(
+  kind: RecordPages<T, Body, Field>,
+): DashboardRoute[] {
   const listPath = `${BASE}/${kind.segment}`;
   const recordPath = (key: string): string => `${listPath}/${encodeURIComponent(key)}`;
   // "/edit" keeps a record keyed "new" reachable: "/tasks/new" is the creation form.
@@ -64,7 +66,11 @@ export function recordPages<T extends { key: string }, Body, Field extends strin
   return [
     { method: "GET", path: `/${kind.segment}`, handle: (ctx) => listPage(kit, ctx) },
     { method: "GET", path: `/${kind.segment}/new`, handle: (ctx) => formPage(kit, ctx, 200, undefined, {}) },
-    { method: "POST", path: `/${kind.segment}/new`, handle: (ctx) => save(kit, ctx, (ctx.req.form.get("key") ?? "").trim(), formValues(kind, ctx), true) },
+    {
+      method: "POST",
+      path: `/${kind.segment}/new`,
+      handle: (ctx) => save(kit, ctx, (ctx.req.form.get("key") ?? "").trim(), formValues(kind, ctx), true),
+    },
     {
       method: "GET",
       path: `/${kind.segment}/:key/edit`,
@@ -79,7 +85,9 @@ export function recordPages<T extends { key: string }, Body, Field extends strin
       path: `/${kind.segment}/:key/edit`,
       async handle(ctx) {
         const key = ctx.params.key!;
-        return (await exists(kit, ctx, key)) ? save(kit, ctx, key, formValues(kind, ctx), false) : missing(kit, ctx, key);
+        return (await exists(kit, ctx, key))
+          ? save(kit, ctx, key, formValues(kind, ctx), false)
+          : missing(kit, ctx, key);
       },
     },
     {
@@ -99,12 +107,18 @@ export function recordPages<T extends { key: string }, Body, Field extends strin
   ];
 }
 
-async function list<T extends { key: string }, Body, Field extends string>({ kind }: Kit<T, Body, Field>, ctx: PageContext): Promise<ItemPage<T>> {
+async function list<T extends { key: string }, Body, Field extends string>(
+  { kind }: Kit<T, Body, Field>,
+  ctx: PageContext,
+): Promise<ItemPage<T>> {
   const answer = await kind.routes(ctx.client).list({ cursor: given(ctx.req.query, "cursor") });
   return { items: answer[kind.listField], nextCursor: answer.next_cursor };
 }
 
-async function listPage<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext): Promise<WebResponse> {
+async function listPage<T extends { key: string }, Body, Field extends string>(
+  kit: Kit<T, Body, Field>,
+  ctx: PageContext,
+): Promise<WebResponse> {
   const { kind, listPath, recordPath, editPath } = kit;
   let result: ItemPage<T>;
   try {
@@ -115,25 +129,49 @@ async function listPage<T extends { key: string }, Body, Field extends string>(k
   }
   // Fixed words chosen by the code in the URL: a link can choose which, never what it says.
   const done = ctx.req.query.get("notice");
-  const message = done === "saved" ? `The ${kind.singular} was saved.` : done === "deleted" ? `The ${kind.singular} was deleted.` : undefined;
+  const message =
+    done === "saved"
+      ? `The ${kind.singular} was saved.`
+      : done === "deleted"
+        ? `The ${kind.singular} was deleted.`
+        : undefined;
   const rows = result.items.map(
-    (record) => html`<tr>
-  <td><a href="${editPath(record.key)}">${record.key}</a></td>
-  ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
-  <td><form method="post" action="${recordPath(record.key)}/delete" class="inline">${csrfField(ctx.viewer)}<button type="submit" class="secondary" aria-label="Delete ${kind.singular} ${record.key}">Delete</button></form></td>
-</tr>`,
+    (record) =>
+      html`<tr>
+        <td><a href="${editPath(record.key)}">${record.key}</a></td>
+        ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
+        <td>
+          <form method="post" action="${recordPath(record.key)}/delete" class="inline">
+            ${csrfField(ctx.viewer)}<button
+              type="submit"
+              class="secondary"
+              aria-label="Delete ${kind.singular} ${record.key}"
+            >
+              Delete
+            </button>
+          </form>
+        </td>
+      </tr>`,
   );
   const content = html`${notice(message, "ok")}
-<p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
-${
-  rows.length === 0
-    ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
-    : html`<table>
-<thead><tr><th scope="col">Key</th>${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${rows}</tbody>
-</table>`
-}
-${pager(ctx, result.nextCursor)}`;
+    <p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
+    ${
+      rows.length === 0
+        ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
+        : html`<table>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                ${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}
+                <th scope="col"><span class="visually-hidden">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>`
+    }
+    ${pager(ctx, result.nextCursor)}`;
   return page(200, layout(ctx.viewer, `/${kind.segment}`, kind.title, content));
 }
 
@@ -162,33 +200,45 @@ function formPage<T extends { key: string }, Body, Field extends string>(
   );
   const title = key === undefined ? `New ${kind.singular}` : `Edit ${kind.singular} ${key}`;
   const content = html`${notice(errors._form)}
-<form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
-  ${csrfField(ctx.viewer)}
-  ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
-  ${fields}
-  <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
-</form>`;
+    <form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
+      ${csrfField(ctx.viewer)}
+      ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
+      ${fields}
+      <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
+    </form>`;
   return page(status, layout(ctx.viewer, `/${kind.segment}`, title, content));
 }
 
-function formValues<T extends { key: string }, Body, Field extends string>(kind: RecordPages<T, Body, Field>, ctx: PageContext): Record<string, string> {
+function formValues<T extends { key: string }, Body, Field extends string>(
+  kind: RecordPages<T, Body, Field>,
+  ctx: PageContext,
+): Record<string, string> {
   const values: Record<string, string> = {};
   for (const f of kind.fields) values[f.name] = ctx.req.form.get(f.name) ?? "";
   return values;
 }
 
-async function save<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext, key: string, values: Record<string, string>, isNew: boolean): Promise<WebResponse> {
+async function save<T extends { key: string }, Body, Field extends string>(
+  kit: Kit<T, Body, Field>,
+  ctx: PageContext,
+  key: string,
+  values: Record<string, string>,
+  isNew: boolean,
+): Promise<WebResponse> {
   const { kind } = kit;
   const errors: FieldErrors = {};
   if (key === "") errors.key = "Enter a key.";
   else if (key.length > MAX_KEY) errors.key = `Use at most ${MAX_KEY} characters.`;
-  for (const f of kind.fields) if (f.required && values[f.name]!.trim() === "") errors[f.name] = `Enter ${f.label.toLowerCase().startsWith("a") ? "an" : "a"} ${f.label.toLowerCase()}.`;
+  for (const f of kind.fields)
+    if (f.required && values[f.name]!.trim() === "")
+      errors[f.name] = `Enter ${f.label.toLowerCase().startsWith("a") ? "an" : "a"} ${f.label.toLowerCase()}.`;
   const built = kind.body(values);
   if ("errors" in built) for (const [name, message] of Object.entries(built.errors)) errors[name] ??= message;
   if (Object.keys(errors).length === 0 && isNew && (await exists(kit, ctx, key))) {
     errors.key = `A ${kind.singular} with this key already exists. Pick another key, or edit that ${kind.singular}.`;
   }
-  if (Object.keys(errors).length > 0 || "errors" in built) return formPage(kit, ctx, 400, isNew ? undefined : key, { ...values, key }, errors);
+  if (Object.keys(errors).length > 0 || "errors" in built)
+    return formPage(kit, ctx, 400, isNew ? undefined : key, { ...values, key }, errors);
   try {
     await kind.routes(ctx.client).put(key, built.body);
   } catch (error) {
@@ -199,11 +249,19 @@ async function save<T extends { key: string }, Body, Field extends string>(kit: 
   return redirect(`${kit.listPath}?notice=saved`);
 }
 
-async function exists<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext, key: string): Promise<boolean> {
+async function exists<T extends { key: string }, Body, Field extends string>(
+  kit: Kit<T, Body, Field>,
+  ctx: PageContext,
+  key: string,
+): Promise<boolean> {
   return (await get(kit, ctx, key)) !== undefined;
 }
 
-async function get<T extends { key: string }, Body, Field extends string>(kit: Kit<T, Body, Field>, ctx: PageContext, key: string): Promise<T | undefined> {
+async function get<T extends { key: string }, Body, Field extends string>(
+  kit: Kit<T, Body, Field>,
+  ctx: PageContext,
+  key: string,
+): Promise<T | undefined> {
   try {
     return await kit.kind.routes(ctx.client).get(key);
   } catch (error) {
@@ -212,13 +270,35 @@ async function get<T extends { key: string }, Body, Field extends string>(kit: K
   }
 }
 
-function missing<T extends { key: string }, Body, Field extends string>({ kind, listPath }: Kit<T, Body, Field>, ctx: PageContext, key: string): WebResponse {
-  return page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`));
+function missing<T extends { key: string }, Body, Field extends string>(
+  { kind, listPath }: Kit<T, Body, Field>,
+  ctx: PageContext,
+  key: string,
+): WebResponse {
+  return page(
+    404,
+    layout(
+      ctx.viewer,
+      `/${kind.segment}`,
+      `No such ${kind.singular}`,
+      html`<p>There is no ${kind.singular} ${key}.</p>
+        <p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`,
+    ),
+  );
 }
 
 /** The 404 of a list page that cannot exist, one link away from the list's first page. */
 export function noSuchPage(ctx: PageContext, nav: string, firstPage: string): WebResponse {
-  return page(404, layout(ctx.viewer, nav, "No such page", html`<p>This list has no such page: the link was changed or cut short.</p><p><a href="${firstPage}">First page</a></p>`));
+  return page(
+    404,
+    layout(
+      ctx.viewer,
+      nav,
+      "No such page",
+      html`<p>This list has no such page: the link was changed or cut short.</p>
+        <p><a href="${firstPage}">First page</a></p>`,
+    ),
+  );
 }
 
 /** "Next page" with the API's cursor; the first page is always one link away (cursors only go forward). */

@@ -31,19 +31,25 @@ export function safeNext(next: string | null): string {
   return /^[\x21-\x7e]*$/.test(next) && !next.includes("//") && !next.includes("\\") ? next : BASE;
 }
 
-function signInPage(status: number, values: { email: string; next: string }, message?: string, signupOpen = true, ok?: string): WebResponse {
+function signInPage(
+  status: number,
+  values: { email: string; next: string },
+  message?: string,
+  signupOpen = true,
+  ok?: string,
+): WebResponse {
   return page(
     status,
     publicLayout(
       "Sign in",
       html`${notice(message)}${notice(ok, "ok")}
-<form method="post" action="${BASE}/sign-in" novalidate>
-  <input type="hidden" name="next" value="${values.next}">
-  ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true })}
-  ${field("Password", "password", "", { type: "password", autocomplete: "current-password", required: true })}
-  <button type="submit">Sign in</button>
-</form>
-${signupOpen ? html`<p>No account yet? <a href="${BASE}/sign-up">Sign up</a></p>` : ""}`,
+        <form method="post" action="${BASE}/sign-in" novalidate>
+          <input type="hidden" name="next" value="${values.next}" />
+          ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true })}
+          ${field("Password", "password", "", { type: "password", autocomplete: "current-password", required: true })}
+          <button type="submit">Sign in</button>
+        </form>
+        ${signupOpen ? html`<p>No account yet? <a href="${BASE}/sign-up">Sign up</a></p>` : ""}`,
     ),
   );
 }
@@ -60,20 +66,27 @@ function signUpPage(status: number, values: SignUpValues, errors: SignUpErrors =
     status,
     publicLayout(
       "Sign up",
-      html`${notice(message)}<form method="post" action="${BASE}/sign-up" novalidate>
-  ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true, error: errors.email })}
-  ${field("Password", "password", "", { type: "password", autocomplete: "new-password", required: true, error: errors.password, hint: "At least 12 characters." })}
-  ${field("Account name", "account_name", values.accountName, { required: true, error: errors.account_name, hint: "Your team or company; you can have one account per email." })}
-  <button type="submit">Sign up</button>
-</form>
-<p>Already have an account? <a href="${BASE}/sign-in">Sign in</a></p>`,
+      html`${notice(message)}
+        <form method="post" action="${BASE}/sign-up" novalidate>
+          ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true, error: errors.email })}
+          ${field("Password", "password", "", { type: "password", autocomplete: "new-password", required: true, error: errors.password, hint: "At least 12 characters." })}
+          ${field("Account name", "account_name", values.accountName, { required: true, error: errors.account_name, hint: "Your team or company; you can have one account per email." })}
+          <button type="submit">Sign up</button>
+        </form>
+        <p>Already have an account? <a href="${BASE}/sign-in">Sign in</a></p>`,
     ),
   );
 }
 
 const signUpClosed = (): WebResponse =>
-  page(403, publicLayout("Sign up", html`<p>Sign-up is closed on this server. Ask an operator to add you with <code>verdict user add</code>.</p>
-<p><a href="${BASE}/sign-in">Sign in</a></p>`));
+  page(
+    403,
+    publicLayout(
+      "Sign up",
+      html`<p>Sign-up is closed on this server. Ask an operator to add you with <code>verdict user add</code>.</p>
+        <p><a href="${BASE}/sign-in">Sign in</a></p>`,
+    ),
+  );
 
 /** Makes the account and its user, or, when the email is taken, does the same hashing work and nothing else. */
 async function register(ctx: PublicContext, values: SignUpValues, password: string): Promise<void> {
@@ -101,7 +114,13 @@ export const signInRoutes: DashboardRoute[] = [
     path: "/sign-in",
     public: true,
     handle: (ctx) =>
-      signInPage(200, { email: "", next: safeNext(ctx.req.query.get("next")) }, undefined, ctx.services.signup === "open", NOTICES[ctx.req.query.get("notice") ?? ""]),
+      signInPage(
+        200,
+        { email: "", next: safeNext(ctx.req.query.get("next")) },
+        undefined,
+        ctx.services.signup === "open",
+        NOTICES[ctx.req.query.get("notice") ?? ""],
+      ),
   },
   {
     method: "POST",
@@ -115,7 +134,8 @@ export const signInRoutes: DashboardRoute[] = [
       // No user has such an email: refused before the limiter or anything else stores a byte of it.
       if (!emailFits(email)) return signInPage(400, { email: "", next }, INVALID, open);
       const waitMs = await ctx.services.signInLimit.attempt(email, ctx.req.address);
-      if (waitMs > 0) return signInPage(429, { email, next }, `Too many sign-in attempts. Try again in ${waitWords(waitMs)}.`, open);
+      if (waitMs > 0)
+        return signInPage(429, { email, next }, `Too many sign-in attempts. Try again in ${waitWords(waitMs)}.`, open);
       const user = await ctx.services.users.authenticate(email, password);
       if (!user) return signInPage(400, { email, next }, INVALID, open);
       await ctx.services.signInLimit.succeeded(email);
@@ -126,7 +146,8 @@ export const signInRoutes: DashboardRoute[] = [
     method: "GET",
     path: "/sign-up",
     public: true,
-    handle: (ctx) => (ctx.services.signup === "open" ? signUpPage(200, { email: "", accountName: "" }) : signUpClosed()),
+    handle: (ctx) =>
+      ctx.services.signup === "open" ? signUpPage(200, { email: "", accountName: "" }) : signUpClosed(),
   },
   {
     method: "POST",
@@ -134,7 +155,10 @@ export const signInRoutes: DashboardRoute[] = [
     public: true,
     async handle(ctx) {
       if (ctx.services.signup !== "open") return signUpClosed();
-      const values = { email: ctx.req.form.get("email") ?? "", accountName: (ctx.req.form.get("account_name") ?? "").trim() };
+      const values = {
+        email: ctx.req.form.get("email") ?? "",
+        accountName: (ctx.req.form.get("account_name") ?? "").trim(),
+      };
       const password = ctx.req.form.get("password") ?? "";
       const errors: SignUpErrors = {};
       for (const problem of checkNewUser(values.email, password)) errors[problem.field] = problem.message;
@@ -142,7 +166,8 @@ export const signInRoutes: DashboardRoute[] = [
       else if (values.accountName.length > 200) errors.account_name = "Use at most 200 characters.";
       if (Object.keys(errors).length > 0) return signUpPage(400, values, errors);
       const waitMs = await ctx.services.signInLimit.signUp(ctx.req.address);
-      if (waitMs > 0) return signUpPage(429, values, {}, `Too many sign-ups from your network. Try again in ${waitWords(waitMs)}.`);
+      if (waitMs > 0)
+        return signUpPage(429, values, {}, `Too many sign-ups from your network. Try again in ${waitWords(waitMs)}.`);
       await register(ctx, values, password);
       // The same answer, after the same work, whether or not the email already had an account: signing in
       // is what tells, and only the owner's password does.

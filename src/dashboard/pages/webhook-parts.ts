@@ -10,7 +10,8 @@ import { page, type WebResponse } from "../web.js";
 export const LIST = `${BASE}/webhooks`;
 
 export const endpointPath = (id: string): string => `${LIST}/${encodeURIComponent(id)}`;
-export const messagePath = (id: string, messageId: string): string => `${endpointPath(id)}/messages/${encodeURIComponent(messageId)}`;
+export const messagePath = (id: string, messageId: string): string =>
+  `${endpointPath(id)}/messages/${encodeURIComponent(messageId)}`;
 
 /** Notices named in a redirect's query by a word, so no link can put arbitrary text on the page. */
 export const NOTICES: Record<string, string> = {
@@ -21,7 +22,16 @@ export const NOTICES: Record<string, string> = {
 };
 
 export function notFound(ctx: PageContext, what: string): WebResponse {
-  return page(404, layout(ctx.viewer, "/webhooks", `No such ${what}`, html`<p>There is no such ${what}.</p><p><a href="${LIST}">All webhook endpoints</a></p>`));
+  return page(
+    404,
+    layout(
+      ctx.viewer,
+      "/webhooks",
+      `No such ${what}`,
+      html`<p>There is no such ${what}.</p>
+        <p><a href="${LIST}">All webhook endpoints</a></p>`,
+    ),
+  );
 }
 
 function isMissing(error: unknown): boolean {
@@ -57,10 +67,16 @@ export function eventTypes(types: readonly WebhookEventType[] | null): Html {
 }
 
 export function enabledBadge(enabled: boolean): Html {
-  return enabled ? html`<span class="status status-CONFIRMED">enabled</span>` : html`<span class="status status-FAILED">disabled</span>`;
+  return enabled
+    ? html`<span class="status status-CONFIRMED">enabled</span>`
+    : html`<span class="status status-FAILED">disabled</span>`;
 }
 
-const MESSAGE_STATUS_CLASS: Record<WebhookMessage["status"], string> = { pending: "OPEN", delivered: "CONFIRMED", failed: "FAILED" };
+const MESSAGE_STATUS_CLASS: Record<WebhookMessage["status"], string> = {
+  pending: "OPEN",
+  delivered: "CONFIRMED",
+  failed: "FAILED",
+};
 
 export function messageStatus(status: WebhookMessage["status"]): Html {
   return html`<span class="status status-${MESSAGE_STATUS_CLASS[status]}">${status}</span>`;
@@ -69,19 +85,32 @@ export function messageStatus(status: WebhookMessage["status"]): Html {
 /** The signing secret, shown on the page that made it and nowhere else in the dashboard. */
 export function secretBox(secret: string, why: string): Html {
   return html`<div class="notice ok" role="status">
-  <p>${why} <strong>Copy it now: this page is the only one that shows it.</strong> Receivers verify signatures with it (see the Standard Webhooks libraries).</p>
-  <div class="token"><code data-testid="webhook-secret" id="webhook-secret">${secret}</code><button type="button" data-copy="webhook-secret">Copy</button></div>
-</div>`;
+    <p>
+      ${why} <strong>Copy it now: this page is the only one that shows it.</strong> Receivers verify signatures with it
+      (see the Standard Webhooks libraries).
+    </p>
+    <div class="token">
+      <code data-testid="webhook-secret" id="webhook-secret">${secret}</code
+      ><button type="button" data-copy="webhook-secret">Copy</button>
+    </div>
+  </div>`;
 }
 
 /** A confirmation page for a destructive action; the action itself is the POST it submits. */
-export function confirmPage(ctx: PageContext, endpoint: WebhookEndpoint, title: string, warning: Html, action: string, button: string): WebResponse {
+export function confirmPage(
+  ctx: PageContext,
+  endpoint: WebhookEndpoint,
+  title: string,
+  warning: Html,
+  action: string,
+  button: string,
+): WebResponse {
   const content = html`<p>Endpoint <code class="url">${endpoint.url}</code></p>
-<p>${warning}</p>
-<form method="post" action="${endpointPath(endpoint.id)}/${action}">
-  ${csrfField(ctx.viewer)}
-  <button type="submit" class="danger">${button}</button>
-  <a href="${endpointPath(endpoint.id)}">Cancel</a>
-</form>`;
+    <p>${warning}</p>
+    <form method="post" action="${endpointPath(endpoint.id)}/${action}">
+      ${csrfField(ctx.viewer)}
+      <button type="submit" class="danger">${button}</button>
+      <a href="${endpointPath(endpoint.id)}">Cancel</a>
+    </form>`;
   return page(200, layout(ctx.viewer, "/webhooks", title, content));
 }

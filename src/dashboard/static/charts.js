@@ -13,7 +13,8 @@ function hide() {
 }
 
 function show(bucket, event) {
-  for (const current of document.querySelectorAll("g.bucket.hover")) if (current !== bucket) current.classList.remove("hover");
+  for (const current of document.querySelectorAll("g.bucket.hover"))
+    if (current !== bucket) current.classList.remove("hover");
   bucket.classList.add("hover");
   // "Nov 3: Confirmed 8 · Failed 2": the label in bold, the numbers under it.
   const words = bucket.getAttribute("data-title") || "";

@@ -37,7 +37,10 @@ for (const input of document.querySelectorAll("[data-condition-check]")) {
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const ask = ++latest;
-      const response = await fetch(url + (url.includes("?") ? "&" : "?") + "condition=" + encodeURIComponent(input.value), { headers: { accept: "application/json" } });
+      const response = await fetch(
+        url + (url.includes("?") ? "&" : "?") + "condition=" + encodeURIComponent(input.value),
+        { headers: { accept: "application/json" } },
+      );
       if (ask !== latest || !response.ok) return;
       const result = await response.json();
       if (error) error.textContent = result.ok ? "" : result.error;
@@ -60,7 +63,12 @@ for (const region of document.querySelectorAll("[data-live]")) {
 // Countdowns to settles_at, ticking each second (also inside live regions replaced since).
 function remaining(ms) {
   if (ms <= 0) return "due now";
-  const units = [["d", 86400000], ["h", 3600000], ["m", 60000], ["s", 1000]];
+  const units = [
+    ["d", 86400000],
+    ["h", 3600000],
+    ["m", 60000],
+    ["s", 1000],
+  ];
   const parts = [];
   for (const [name, size] of units) {
     const n = Math.floor(ms / size);

@@ -35,7 +35,8 @@ export interface BatchAccepted {
 
 export function eventRoutes({ pipeline, eventsPerSecond }: EventRouteDeps): Route[] {
   /** A request refused whole for the rate before its body is read, counted as one event (a batch's size is not known). */
-  const refusedForRate = (accountId: string, events?: number) => (pipeline.refuses(accountId, events) ? rateExceeded(eventsPerSecond, RATE_RETRY_AFTER_SECONDS) : undefined);
+  const refusedForRate = (accountId: string, events?: number) =>
+    pipeline.refuses(accountId, events) ? rateExceeded(eventsPerSecond, RATE_RETRY_AFTER_SECONDS) : undefined;
   return [
     {
       method: "POST",
@@ -69,12 +70,15 @@ export function eventRoutes({ pipeline, eventsPerSecond }: EventRouteDeps): Rout
         const duplicates: number[] = [];
         let limited = false;
         results.forEach((result, index) => {
-          if (result === "rejected" || result === "unconfirmed" || result === "rate_limited") failed.push({ index, reason: result });
+          if (result === "rejected" || result === "unconfirmed" || result === "rate_limited")
+            failed.push({ index, reason: result });
           else if (result === "duplicate") duplicates.push(index);
           if (result === "rate_limited") limited = true;
         });
         const body = { accepted: events.length - failed.length, failed, duplicates } satisfies BatchAccepted;
-        return limited ? { status: 202, body, headers: { "Retry-After": String(RATE_RETRY_AFTER_SECONDS) } } : { status: 202, body };
+        return limited
+          ? { status: 202, body, headers: { "Retry-After": String(RATE_RETRY_AFTER_SECONDS) } }
+          : { status: 202, body };
       },
     },
   ];
