@@ -90,8 +90,7 @@ function forbidden(message: string, back = BASE): WebResponse {
     403,
     publicLayout(
       "Refused",
-      html`<p>${message}</p>
-        <p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`,
+      html`<p>${message}</p><p><a href="${back}">${back === BASE ? "Back to the dashboard" : "Sign in"}</a></p>`,
     ),
   );
 }
@@ -159,11 +158,7 @@ function pageDispatch(
     if (match.kind !== "found")
       return page(
         match.kind === "method_not_allowed" ? 405 : 404,
-        publicLayout(
-          "Not found",
-          html`<p>There is no such page.</p>
-            <p><a href="${BASE}">Dashboard home</a></p>`,
-        ),
+        publicLayout("Not found", html`<p>There is no such page.</p><p><a href="${BASE}">Dashboard home</a></p>`),
       );
     const { route } = match;
     const params = decodedParams(match.rawParams);

@@ -18,11 +18,7 @@ describe("html", () => {
     expect(html`<p title="${evil}">${evil}</p>`.text).toBe(
       '<p title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;">&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</p>',
     );
-    expect(
-      html`<ul>
-        ${["<a>", html`<li>ok</li>`]}
-      </ul>`.text,
-    ).toBe("<ul>&lt;a&gt;<li>ok</li></ul>");
+    expect(html`<ul>${["<a>", html`<li>ok</li>`]}</ul>`.text).toBe("<ul>&lt;a&gt;<li>ok</li></ul>");
     expect(html`${null}${undefined}${false}${0}${raw("<br>")}`.text).toBe("0<br>");
   });
 });

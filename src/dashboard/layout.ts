@@ -27,7 +27,7 @@ const NAV: readonly [string, string][] = [
 
 /** The hidden field every state-changing form of a session carries. */
 export function csrfField(viewer: Viewer): Html {
-  return html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />`;
+  return html`<input type="hidden" name="_csrf" value="${viewer.csrf}">`;
 }
 
 export interface PageOptions {
@@ -37,19 +37,24 @@ export interface PageOptions {
 
 export function document(title: string, body: Html, options: PageOptions = {}): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Verdict</title>
-        <link rel="stylesheet" href="${BASE}/static/dashboard.css" />
-        <script src="${BASE}/static/dashboard.js" defer></script>
-        ${options.charts ? html`<script src="${BASE}/static/charts.js" defer></script> ` : ""}
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html> `.text;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Verdict</title>
+<link rel="stylesheet" href="${BASE}/static/dashboard.css">
+<script src="${BASE}/static/dashboard.js" defer></script>
+${
+  options.charts
+    ? html`<script src="${BASE}/static/charts.js" defer></script>
+`
+    : ""
+}</head>
+<body>
+${body}
+</body>
+</html>
+`.text;
 }
 
 /** A signed-in page: navigation, the page's heading and content. */
@@ -62,41 +67,31 @@ export function layout(
 ): string {
   const links = NAV.map(
     ([path, label]) =>
-      html`<li><a href="${BASE}${path}" ${current === path ? html` aria-current="page"` : ""}>${label}</a></li>`,
+      html`<li><a href="${BASE}${path}"${current === path ? html` aria-current="page"` : ""}>${label}</a></li>`,
   );
   return document(
     title,
     html`<a class="skip" href="#main">Skip to content</a>
-      <header>
-        <strong class="brand">Verdict</strong>
-        <nav aria-label="Dashboard">
-          <ul>
-            ${links}
-          </ul>
-        </nav>
-        <form method="post" action="${BASE}/sign-out" class="sign-out">
-          <span>${viewer.email} · ${viewer.accountName}</span>
-          ${csrfField(viewer)}
-          <button type="submit">Sign out</button>
-        </form>
-      </header>
-      <main id="main">
-        <h1>${title}</h1>
-        ${content}
-      </main>`,
+<header>
+  <strong class="brand">Verdict</strong>
+  <nav aria-label="Dashboard"><ul>${links}</ul></nav>
+  <form method="post" action="${BASE}/sign-out" class="sign-out">
+    <span>${viewer.email} · ${viewer.accountName}</span>
+    ${csrfField(viewer)}
+    <button type="submit">Sign out</button>
+  </form>
+</header>
+<main id="main">
+<h1>${title}</h1>
+${content}
+</main>`,
     options,
   );
 }
 
 /** A page for visitors without a session (sign in, sign up). */
 export function publicLayout(title: string, content: HtmlValue): string {
-  return document(
-    title,
-    html`<main id="main" class="narrow">
-      <h1>${title}</h1>
-      ${content}
-    </main>`,
-  );
+  return document(title, html`<main id="main" class="narrow"><h1>${title}</h1>${content}</main>`);
 }
 
 export interface FieldOptions {
@@ -120,28 +115,21 @@ export function field(label: string, name: string, value: string, options: Field
   const id = `field-${name}`;
   const described = [options.hint ? `${id}-hint` : "", `${id}-error`].filter(Boolean).join(" ");
   const data = Object.entries(options.data ?? {}).map(([key, v]) => html` data-${key}="${v}"`);
-  const common = html`id="${id}" name="${name}"
-  aria-describedby="${described}"${options.error ? html` aria-invalid="true"` : ""}${
+  const common = html`id="${id}" name="${name}" aria-describedby="${described}"${options.error ? html` aria-invalid="true"` : ""}${
     options.required ? html` required` : ""
   }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ""}${data}`;
   const input = options.choices
-    ? html`<select ${common}>
-        ${options.choices.map((choice) => html`<option value="${choice}" ${choice === value ? html` selected` : ""}>${choice === "" ? "Any" : choice}</option>`)}
-      </select>`
+    ? html`<select ${common}>${options.choices.map((choice) => html`<option value="${choice}"${choice === value ? html` selected` : ""}>${choice === "" ? "Any" : choice}</option>`)}</select>`
     : options.multiline
       ? html`<textarea ${common} rows="3" spellcheck="false">${value}</textarea>`
-      : html`<input
-          ${common}
-          type="${options.type ?? "text"}"
-          value="${value}"
-          ${options.readonly ? html` readonly` : ""}
-        />`;
+      : html`<input ${common} type="${options.type ?? "text"}" value="${value}"${options.readonly ? html` readonly` : ""}>`;
   return html`<div class="field">
-    <label for="${id}">${label}</label>
-    ${input} ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ""}
-    <p class="error" id="${id}-error" role="status">${options.error ?? ""}</p>
-    ${options.after ?? ""}
-  </div>`;
+  <label for="${id}">${label}</label>
+  ${input}
+  ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ""}
+  <p class="error" id="${id}-error" role="status">${options.error ?? ""}</p>
+  ${options.after ?? ""}
+</div>`;
 }
 
 /** A message at the top of a form (for errors that belong to no one field). */

@@ -38,45 +38,17 @@ function column(chart: BarChart, i: number, top: number, format: (value: number)
     const y0 = yOf(base, top);
     base += value;
     const y1 = yOf(base, top);
-    return html`<rect
-      class="bar bar-${s.name}"
-      data-series="${s.name}"
-      data-start="${bucket.start}"
-      data-value="${value}"
-      x="${(x + gap / 2).toFixed(1)}"
-      y="${y1.toFixed(1)}"
-      width="${(width - gap).toFixed(1)}"
-      height="${(y0 - y1).toFixed(1)}"
-    ></rect>`;
+    return html`<rect class="bar bar-${s.name}" data-series="${s.name}" data-start="${bucket.start}" data-value="${value}" x="${(x + gap / 2).toFixed(1)}" y="${y1.toFixed(1)}" width="${(width - gap).toFixed(1)}" height="${(y0 - y1).toFixed(1)}"></rect>`;
   });
-  return html`<g class="bucket" data-start="${bucket.start}"
-    ><title>${bucket.label}: ${details}</title
-    ><rect
-      class="hit"
-      x="${x.toFixed(1)}"
-      y="${PLOT.top}"
-      width="${width.toFixed(1)}"
-      height="${HEIGHT - PLOT.top - PLOT.bottom}"
-    ></rect
-    >${bars}</g
-  >`;
+  return html`<g class="bucket" data-start="${bucket.start}"><title>${bucket.label}: ${details}</title><rect class="hit" x="${x.toFixed(1)}" y="${PLOT.top}" width="${width.toFixed(1)}" height="${HEIGHT - PLOT.top - PLOT.bottom}"></rect>${bars}</g>`;
 }
 
 /** The legend as SVG text, so the colours are named in the picture itself. */
 function legend(series: readonly BarSeries[]): Html {
-  return html`<g class="legend"
-    >${series.map(
-      (s, i) =>
-        html`<rect
-            class="bar bar-${s.name} swatch"
-            x="${PLOT.left + 8 + i * 100}"
-            y="${PLOT.top}"
-            width="11"
-            height="11"
-          ></rect
-          ><text class="tick" x="${PLOT.left + 24 + i * 100}" y="${PLOT.top + 10}">${s.label}</text>`,
-    )}</g
-  >`;
+  return html`<g class="legend">${series.map(
+    (s, i) =>
+      html`<rect class="bar bar-${s.name} swatch" x="${PLOT.left + 8 + i * 100}" y="${PLOT.top}" width="11" height="11"></rect><text class="tick" x="${PLOT.left + 24 + i * 100}" y="${PLOT.top + 10}">${s.label}</text>`,
+  )}</g>`;
 }
 
 export function barChart(chart: BarChart): Html {

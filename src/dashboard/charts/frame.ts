@@ -52,10 +52,7 @@ export function axes(ticks: readonly number[], format: (value: number) => string
   const top = ticks[ticks.length - 1]!;
   const grid = ticks.map((tick) => {
     const y = yOf(tick, top).toFixed(1);
-    return html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${y}" y2="${y}"></line
-      ><text class="tick" x="${PLOT.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle"
-        >${format(tick)}</text
-      >`;
+    return html`<line class="grid" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${y}" y2="${y}"></line><text class="tick" x="${PLOT.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${format(tick)}</text>`;
   });
   const slot = PLOT_WIDTH / Math.max(1, buckets.length);
   // Room for the longest label (about 7 units a character at the tick size), so labels never overlap.
@@ -63,9 +60,7 @@ export function axes(ticks: readonly number[], format: (value: number) => string
   const every = Math.max(1, Math.ceil(widest / slot));
   const labels = buckets.map((bucket, i) =>
     i % every === 0
-      ? html`<text class="tick" x="${(PLOT.left + slot * (i + 0.5)).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle"
-          >${bucket.label}</text
-        >`
+      ? html`<text class="tick" x="${(PLOT.left + slot * (i + 0.5)).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${bucket.label}</text>`
       : "",
   );
   return html`${grid}${labels}`;
@@ -92,39 +87,15 @@ export function figure(
 ): Html {
   const rows = buckets.map(
     (bucket, i) =>
-      html`<tr>
-        <th scope="row"><time datetime="${bucket.start}">${bucket.label}</time></th>
-        ${columns.map((column) => html`<td>${column.values[i]}</td>`)}
-      </tr>`,
+      html`<tr><th scope="row"><time datetime="${bucket.start}">${bucket.label}</time></th>${columns.map((column) => html`<td>${column.values[i]}</td>`)}</tr>`,
   );
   return html`<figure class="chart-figure" data-chart="${kind}" id="${id}">
-    <svg
-      class="chart ${kind}"
-      viewBox="0 0 ${WIDTH} ${HEIGHT}"
-      width="${WIDTH}"
-      height="${HEIGHT}"
-      role="img"
-      aria-labelledby="${id}-caption"
-      preserveAspectRatio="xMinYMin meet"
-    >
-      ${svgBody}
-    </svg>
-    <figcaption id="${id}-caption">${caption}</figcaption>
-    <details class="chart-numbers">
-      <summary>Numbers</summary>
-      <table aria-labelledby="${id}-caption">
-        <thead>
-          <tr>
-            <th scope="col">${header}</th>
-            ${columns.map((column) => html`<th scope="col">${column.label}</th>`)}
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </details>
-  </figure>`;
+<svg class="chart ${kind}" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-labelledby="${id}-caption" preserveAspectRatio="xMinYMin meet">${svgBody}</svg>
+<figcaption id="${id}-caption">${caption}</figcaption>
+<details class="chart-numbers"><summary>Numbers</summary>
+<table aria-labelledby="${id}-caption"><thead><tr><th scope="col">${header}</th>${columns.map((column) => html`<th scope="col">${column.label}</th>`)}</tr></thead><tbody>${rows}</tbody></table>
+</details>
+</figure>`;
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

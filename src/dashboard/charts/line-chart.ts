@@ -73,19 +73,7 @@ function line(
     const bucket = chart.buckets[p.i]!;
     const volume = chart.volumes?.[p.i];
     const text = details({ ...chart, valueLabel: series.label }, p.i, p.value);
-    return html`<g class="bucket" data-start="${bucket.start}"
-      ><title>${bucket.label}: ${text}</title
-      ><circle
-        class="point${p.trend ? "" : " thin"}"
-        ${series.name === undefined ? "" : html` data-series="${series.name}"`}
-        data-start="${bucket.start}"
-        data-value="${p.value}"
-        ${volume === undefined ? "" : html` data-volume="${volume}"`}
-        cx="${p.x.toFixed(1)}"
-        cy="${p.y.toFixed(1)}"
-        r="4"
-      ></circle
-    ></g>`;
+    return html`<g class="bucket" data-start="${bucket.start}"><title>${bucket.label}: ${text}</title><circle class="point${p.trend ? "" : " thin"}"${series.name === undefined ? "" : html` data-series="${series.name}"`} data-start="${bucket.start}" data-value="${p.value}"${volume === undefined ? "" : html` data-volume="${volume}"`} cx="${p.x.toFixed(1)}" cy="${p.y.toFixed(1)}" r="4"></circle></g>`;
   });
   return html`<path class="${series.className}" d="${trendPath(points)}"></path>${marks}`;
 }

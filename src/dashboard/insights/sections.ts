@@ -110,9 +110,7 @@ export function deadLetterBars(id: string, series: readonly InsightPoint[], size
 }
 
 function card(label: string, value: string, testId: string, note = ""): Html {
-  return html`<div class="card" data-testid="${testId}">
-    <span class="number">${value}</span>${label}${note ? html`<span class="note">${note}</span>` : ""}
-  </div>`;
+  return html`<div class="card" data-testid="${testId}"><span class="number">${value}</span>${label}${note ? html`<span class="note">${note}</span>` : ""}</div>`;
 }
 
 /**
@@ -126,12 +124,12 @@ export function totalCards(
   const decided = totals.confirmed + totals.failed;
   const time = totals.time_to_verdict_ms;
   return html`<div class="cards">
-    ${card("opened", String(totals.opened), "total-opened")}
-    ${card("confirmed", String(totals.confirmed), "total-confirmed")}
-    ${card("failed", String(totals.failed), "total-failed")}
-    ${card("confirmation rate", totals.confirmation_rate === null ? "–" : formatRate(totals.confirmation_rate), "total-rate", `of ${decided} decided`)}
-    ${time ? card("time to verdict, median", time.p50 === null ? "–" : formatDuration(time.p50), "total-p50", time.p90 === null ? "" : `90% within ${formatDuration(time.p90)}`) : ""}
-  </div>`;
+  ${card("opened", String(totals.opened), "total-opened")}
+  ${card("confirmed", String(totals.confirmed), "total-confirmed")}
+  ${card("failed", String(totals.failed), "total-failed")}
+  ${card("confirmation rate", totals.confirmation_rate === null ? "–" : formatRate(totals.confirmation_rate), "total-rate", `of ${decided} decided`)}
+  ${time ? card("time to verdict, median", time.p50 === null ? "–" : formatDuration(time.p50), "total-p50", time.p90 === null ? "" : `90% within ${formatDuration(time.p90)}`) : ""}
+</div>`;
 }
 
 /** Time to verdict by group: percentiles do not add up across groups, so each group keeps its own. */
@@ -140,28 +138,9 @@ export function timeToVerdictTable(groups: readonly InsightGroup[], kind: string
   if (decided.length === 0) return html`<p>No verdicts in this period.</p>`;
   const rows = decided.map((g) => {
     const { p50, p90 } = g.totals.time_to_verdict_ms;
-    return html`<tr>
-      <th scope="row"><a href="${link(g.key)}">${g.key}</a></th>
-      <td>${g.totals.confirmed + g.totals.failed}</td>
-      <td>${g.totals.confirmation_rate === null ? "–" : formatRate(g.totals.confirmation_rate)}</td>
-      <td>${p50 === null ? "–" : formatDuration(p50)}</td>
-      <td>${p90 === null ? "–" : formatDuration(p90)}</td>
-    </tr>`;
+    return html`<tr><th scope="row"><a href="${link(g.key)}">${g.key}</a></th><td>${g.totals.confirmed + g.totals.failed}</td><td>${g.totals.confirmation_rate === null ? "–" : formatRate(g.totals.confirmation_rate)}</td><td>${p50 === null ? "–" : formatDuration(p50)}</td><td>${p90 === null ? "–" : formatDuration(p90)}</td></tr>`;
   });
-  return html`<table class="numbers" aria-label="Time to verdict by ${kind}">
-    <thead>
-      <tr>
-        <th scope="col">${kind.charAt(0).toUpperCase() + kind.slice(1)}</th>
-        <th scope="col">Decided</th>
-        <th scope="col">Confirmation rate</th>
-        <th scope="col">Median time to verdict</th>
-        <th scope="col">90th percentile</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return html`<table class="numbers" aria-label="Time to verdict by ${kind}"><thead><tr><th scope="col">${kind.charAt(0).toUpperCase() + kind.slice(1)}</th><th scope="col">Decided</th><th scope="col">Confirmation rate</th><th scope="col">Median time to verdict</th><th scope="col">90th percentile</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 export interface ClauseRow {
@@ -176,34 +155,14 @@ export interface ClauseRow {
 export function failingClausesTable(rows: readonly ClauseRow[], failed: number): Html {
   if (rows.length === 0) return html`<p data-testid="no-failing-clauses">No outcome failed in this period.</p>`;
   const body = rows.map(
-    ({ clause, marked, href }, i) =>
-      html`<tr data-clause="${clause.clause}" data-count="${clause.count}">
-        <td>${i + 1}</td>
-        <td><code class="clause-text">${clause.text}</code></td>
-        <td>
-          ${clause.count}${failed > 0 ? html` <span class="note">(${Math.round((clause.count / failed) * 100)}% of failed)</span>` : ""}
-        </td>
-        <td>
-          <code class="condition-marked"
-            >${marked ?? html`<span class="note">from an earlier version of the condition</span>`}</code
-          >
-        </td>
-        <td><a href="${href}">Failed outcomes</a></td>
-      </tr>`,
+    ({ clause, marked, href }, i) => html`<tr data-clause="${clause.clause}" data-count="${clause.count}">
+  <td>${i + 1}</td>
+  <td><code class="clause-text">${clause.text}</code></td>
+  <td>${clause.count}${failed > 0 ? html` <span class="note">(${Math.round((clause.count / failed) * 100)}% of failed)</span>` : ""}</td>
+  <td><code class="condition-marked">${marked ?? html`<span class="note">from an earlier version of the condition</span>`}</code></td>
+  <td><a href="${href}">Failed outcomes</a></td>
+</tr>`,
   );
-  return html`<table class="failing-clauses" aria-label="Why outcomes fail">
-      <thead>
-        <tr>
-          <th scope="col">Rank</th>
-          <th scope="col">Clause false at the verdict</th>
-          <th scope="col">Failed outcomes</th>
-          <th scope="col">In the condition</th>
-          <th scope="col"><span class="visually-hidden">Link</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${body}
-      </tbody>
-    </table>
-    <p class="hint">Every clause false at a FAILED verdict counts, so one outcome can count under several clauses.</p>`;
+  return html`<table class="failing-clauses" aria-label="Why outcomes fail"><thead><tr><th scope="col">Rank</th><th scope="col">Clause false at the verdict</th><th scope="col">Failed outcomes</th><th scope="col">In the condition</th><th scope="col"><span class="visually-hidden">Link</span></th></tr></thead><tbody>${body}</tbody></table>
+<p class="hint">Every clause false at a FAILED verdict counts, so one outcome can count under several clauses.</p>`;
 }

@@ -64,67 +64,26 @@ async function totals(ctx: PageContext, filter: ChargeListQuery): Promise<Totals
 
 function totalsSection(sums: Totals): Html {
   return html`<h2>Totals</h2>
-    ${
-      sums.byCurrency.size === 0
-        ? html`<p>No charges in this selection.</p>`
-        : html`<div class="cards">
-            ${[...sums.byCurrency].map(([currency, amount]) => html`<div class="card" data-testid="total-${currency}"><span class="number">${formatMoney(amount, currency)}</span>${currency}</div>`)}
-          </div>`
-    }
-    ${sums.complete ? "" : html`<p class="hint">Totals of the first ${sums.counted} charges; narrow the period for exact totals.</p>`}`;
+${
+  sums.byCurrency.size === 0
+    ? html`<p>No charges in this selection.</p>`
+    : html`<div class="cards">${[...sums.byCurrency].map(([currency, amount]) => html`<div class="card" data-testid="total-${currency}"><span class="number">${formatMoney(amount, currency)}</span>${currency}</div>`)}</div>`
+}
+${sums.complete ? "" : html`<p class="hint">Totals of the first ${sums.counted} charges; narrow the period for exact totals.</p>`}`;
 }
 
 function chargesTable(charges: readonly Charge[]): Html {
   if (charges.length === 0) return html`<p>No charges.</p>`;
   const rows = charges.map(
     (c) =>
-      html`<tr>
-        <td>${c.confirmed_at}</td>
-        <td><a href="${BASE}/outcomes/${encodeURIComponent(c.outcome_key)}">${c.outcome_key}</a></td>
-        <td>${c.customer_key}</td>
-        <td>${c.agent_key}</td>
-        <td>${c.rate_card_key}</td>
-        <td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td>
-        <td>${formatMoney(c.amount, c.currency)}</td>
-      </tr>`,
+      html`<tr><td>${c.confirmed_at}</td><td><a href="${BASE}/outcomes/${encodeURIComponent(c.outcome_key)}">${c.outcome_key}</a></td><td>${c.customer_key}</td><td>${c.agent_key}</td><td>${c.rate_card_key}</td><td>${formatMoney(c.unit_amount, c.currency)} × ${c.attribution}</td><td>${formatMoney(c.amount, c.currency)}</td></tr>`,
   );
-  return html`<table aria-label="Charges">
-    <thead>
-      <tr>
-        <th scope="col">Confirmed</th>
-        <th scope="col">Outcome</th>
-        <th scope="col">Customer</th>
-        <th scope="col">Agent</th>
-        <th scope="col">Rate card</th>
-        <th scope="col">Unit × attribution</th>
-        <th scope="col">Amount</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return html`<table aria-label="Charges"><thead><tr><th scope="col">Confirmed</th><th scope="col">Outcome</th><th scope="col">Customer</th><th scope="col">Agent</th><th scope="col">Rate card</th><th scope="col">Unit × attribution</th><th scope="col">Amount</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function usageTable(usage: Usage["usage"]): Html {
   if (usage.length === 0) return html`<p>No billable events yet.</p>`;
-  return html`<table aria-label="Usage">
-    <thead>
-      <tr>
-        <th scope="col">Customer</th>
-        <th scope="col">Billable events</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${usage.map(
-        (u) =>
-          html`<tr>
-            <td>${u.customer_key}</td>
-            <td>${u.billable_events}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table aria-label="Usage"><thead><tr><th scope="col">Customer</th><th scope="col">Billable events</th></tr></thead><tbody>${usage.map((u) => html`<tr><td>${u.customer_key}</td><td>${u.billable_events}</td></tr>`)}</tbody></table>`;
 }
 
 async function chargesPage(ctx: PageContext): Promise<WebResponse> {
@@ -132,11 +91,11 @@ async function chargesPage(ctx: PageContext): Promise<WebResponse> {
   const customer = q.get("customer_key") ?? "";
   const when = period(q);
   const form = html`<form method="get" action="${BASE}/charges" class="filters" role="search">
-    ${field("Customer", "customer_key", customer)}
-    ${field("From", "from", q.get("from") ?? "", { type: "date", error: when.errors.from })}
-    ${field("To", "to", q.get("to") ?? "", { type: "date", error: when.errors.to })}
-    <button type="submit">Filter</button>
-  </form>`;
+  ${field("Customer", "customer_key", customer)}
+  ${field("From", "from", q.get("from") ?? "", { type: "date", error: when.errors.from })}
+  ${field("To", "to", q.get("to") ?? "", { type: "date", error: when.errors.to })}
+  <button type="submit">Filter</button>
+</form>`;
   if (Object.keys(when.errors).length > 0) return page(400, layout(ctx.viewer, "/charges", "Charges and usage", form));
   const filter: ChargeListQuery = { customer_key: customer || undefined, from: when.from, to: when.to };
   let answer: ListPage<"charges", Charge>;
@@ -159,11 +118,13 @@ async function chargesPage(ctx: PageContext): Promise<WebResponse> {
   }
   const sums = await totals(ctx, filter);
   const { usage } = await ctx.client.usage.get({ customer_key: customer || undefined });
-  const content = html`${form} ${totalsSection(sums)}
-    <h2>Charges</h2>
-    ${chargesTable(answer.charges)} ${pager(ctx, answer.next_cursor)}
-    <h2>Usage</h2>
-    ${usageTable(usage)}`;
+  const content = html`${form}
+${totalsSection(sums)}
+<h2>Charges</h2>
+${chargesTable(answer.charges)}
+${pager(ctx, answer.next_cursor)}
+<h2>Usage</h2>
+${usageTable(usage)}`;
   return page(200, layout(ctx.viewer, "/charges", "Charges and usage", content));
 }
 

@@ -79,9 +79,7 @@ function chartsColumn(
   return {
     label: "Insights",
     value: (record) =>
-      html`<a href="${insightsPath(kind, record.key)}"
-        >Charts<span class="visually-hidden"> of ${singular} ${record.key}</span></a
-      >`,
+      html`<a href="${insightsPath(kind, record.key)}">Charts<span class="visually-hidden"> of ${singular} ${record.key}</span></a>`,
   };
 }
 

@@ -46,46 +46,27 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
   const replayed = ctx.req.query.get("replayed");
   const failed = REPLAY_FAILURES[ctx.req.query.get("failed") ?? ""];
   const rows = answer.dead_letters.map(
-    (letter) =>
-      html`<tr>
-        <td><code>${letter.code}</code></td>
-        <td>${letter.message}</td>
-        <td><a href="${BASE}/outcomes/${encodeURIComponent(letter.outcome_key)}">${letter.outcome_key}</a></td>
-        <td><pre>${JSON.stringify(letter.event, null, 1)}</pre></td>
-        <td>${letter.dead_lettered_at}<br />attempts: ${letter.attempts}</td>
-        <td>
-          <form method="post" action="${LIST}/${encodeURIComponent(letter.id)}/replay">
-            ${csrfField(ctx.viewer)}<button type="submit" aria-label="Replay dead letter ${letter.id}">Replay</button>
-          </form>
-        </td>
-      </tr>`,
+    (letter) => html`<tr>
+  <td><code>${letter.code}</code></td>
+  <td>${letter.message}</td>
+  <td><a href="${BASE}/outcomes/${encodeURIComponent(letter.outcome_key)}">${letter.outcome_key}</a></td>
+  <td><pre>${JSON.stringify(letter.event, null, 1)}</pre></td>
+  <td>${letter.dead_lettered_at}<br>attempts: ${letter.attempts}</td>
+  <td><form method="post" action="${LIST}/${encodeURIComponent(letter.id)}/replay">${csrfField(ctx.viewer)}<button type="submit" aria-label="Replay dead letter ${letter.id}">Replay</button></form></td>
+</tr>`,
   );
   const content = html`${notice(replayed ? `Replayed: the event is back in its queue and will be applied again.` : undefined, "ok")}
-    ${notice(failed ?? undefined)}
-    <form method="get" action="${LIST}" class="filters" role="search">
-      ${field("Code", "code", code, { choices: CODES })}
-      <button type="submit">Filter</button>
-    </form>
-    ${
-      rows.length === 0
-        ? html`<p>No dead letters${code ? html` with code <code>${code}</code>` : ""}.</p>`
-        : html`<table aria-label="Dead letters">
-            <thead>
-              <tr>
-                <th scope="col">Code</th>
-                <th scope="col">Message</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Event</th>
-                <th scope="col">Set aside</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
-    ${pager(ctx, answer.next_cursor)}`;
+${notice(failed ?? undefined)}
+<form method="get" action="${LIST}" class="filters" role="search">
+  ${field("Code", "code", code, { choices: CODES })}
+  <button type="submit">Filter</button>
+</form>
+${
+  rows.length === 0
+    ? html`<p>No dead letters${code ? html` with code <code>${code}</code>` : ""}.</p>`
+    : html`<table aria-label="Dead letters"><thead><tr><th scope="col">Code</th><th scope="col">Message</th><th scope="col">Outcome</th><th scope="col">Event</th><th scope="col">Set aside</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${pager(ctx, answer.next_cursor)}`;
   return page(200, layout(ctx.viewer, "/dead-letters", "Dead letters", content));
 }
 

@@ -39,26 +39,12 @@ function chart(counts: readonly MinuteCount[]): Html {
   const bars = counts.map((c, i) => {
     const h = Math.round((c.events / peak) * (height - 20));
     const time = new Date(c.at).toISOString().slice(11, 16);
-    return html`<rect x="${(i * bar).toFixed(1)}" y="${height - h}" width="${(bar - gap).toFixed(1)}" height="${h}"
-      ><title>${time} UTC: ${c.events} events</title></rect
-    >`;
+    return html`<rect x="${(i * bar).toFixed(1)}" y="${height - h}" width="${(bar - gap).toFixed(1)}" height="${h}"><title>${time} UTC: ${c.events} events</title></rect>`;
   });
   return html`<figure>
-    <svg
-      class="chart ingest"
-      viewBox="0 0 ${width} ${height}"
-      width="${width}"
-      height="${height}"
-      role="img"
-      aria-labelledby="ingest-caption"
-    >
-      ${bars}
-    </svg>
-    <figcaption id="ingest-caption" data-testid="ingest-summary">
-      ${total} events received in the last ${CHART_MINUTES} minutes; busiest minute
-      ${peak === 1 && total === 0 ? 0 : peak}.
-    </figcaption>
-  </figure>`;
+<svg class="chart ingest" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="ingest-caption">${bars}</svg>
+<figcaption id="ingest-caption" data-testid="ingest-summary">${total} events received in the last ${CHART_MINUTES} minutes; busiest minute ${peak === 1 && total === 0 ? 0 : peak}.</figcaption>
+</figure>`;
 }
 
 /** The last 30 days of the whole account: task and agent groups added up, revenue from customer groups. */
@@ -82,28 +68,16 @@ async function overview(ctx: PageContext): Promise<Html> {
   ];
   const cut = [tasks, agents, customers].some((answer) => answer.groups_total > answer.groups.length);
   return html`<h2>Last 30 days</h2>
-    ${cut ? html`<p class="hint">Sums of the ${ALL_GROUPS} busiest tasks, agents and customers; each page of one has its own exact numbers.</p>` : ""}
-    ${totalCards({ ...totals, confirmation_rate: totals.confirmed + totals.failed < MIN_DECIDED_FOR_TREND ? null : rateOf(totals.confirmed, totals.failed) })}
-    <div class="chart-grid">
-      <section>
-        <h3>Confirmed and failed per day</h3>
-        ${outcomeBars("overview-outcomes", outcomes, period.bucket)}
-      </section>
-      <section>
-        <h3>Confirmation rate</h3>
-        ${rateLine("overview-rate", outcomes, period.bucket)}
-      </section>
-      <section>
-        <h3>Revenue</h3>
-        ${revenueBars("overview-revenue", revenue, period.bucket)}
-      </section>
-      <section>
-        <h3>Dead letters</h3>
-        ${deadLetterBars("overview-dead-letters", outcomes, period.bucket)}
-      </section>
-    </div>
-    <h3>Time to verdict</h3>
-    ${tasks.groups.length + agents.groups.length === 0 ? html`<p>No verdicts in the last 30 days.</p>` : timeTables}`;
+${cut ? html`<p class="hint">Sums of the ${ALL_GROUPS} busiest tasks, agents and customers; each page of one has its own exact numbers.</p>` : ""}
+${totalCards({ ...totals, confirmation_rate: totals.confirmed + totals.failed < MIN_DECIDED_FOR_TREND ? null : rateOf(totals.confirmed, totals.failed) })}
+<div class="chart-grid">
+<section><h3>Confirmed and failed per day</h3>${outcomeBars("overview-outcomes", outcomes, period.bucket)}</section>
+<section><h3>Confirmation rate</h3>${rateLine("overview-rate", outcomes, period.bucket)}</section>
+<section><h3>Revenue</h3>${revenueBars("overview-revenue", revenue, period.bucket)}</section>
+<section><h3>Dead letters</h3>${deadLetterBars("overview-dead-letters", outcomes, period.bucket)}</section>
+</div>
+<h3>Time to verdict</h3>
+${tasks.groups.length + agents.groups.length === 0 ? html`<p>No verdicts in the last 30 days.</p>` : timeTables}`;
 }
 
 export const homeRoutes: DashboardRoute[] = [
@@ -122,16 +96,16 @@ export const homeRoutes: DashboardRoute[] = [
         overview(ctx),
       ]);
       const content = html`<h2>Outcomes created today (UTC)</h2>
-        <div class="cards">
-          ${card("open", tally.OPEN, "home-open", `${BASE}/outcomes?status=OPEN`)}
-          ${card("confirmed", tally.CONFIRMED, "home-confirmed", `${BASE}/outcomes?status=CONFIRMED`)}
-          ${card("failed", tally.FAILED, "home-failed", `${BASE}/outcomes?status=FAILED`)}
-          ${card("dead letters waiting", waiting, "home-dead-letters", `${BASE}/dead-letters`)}
-        </div>
-        ${tally.read < tally.created ? html`<p class="hint">Statuses of ${tally.read} of the ${tally.created} outcomes created today.</p>` : ""}
-        ${lastDays}
-        <h2>Events received per minute</h2>
-        ${chart(perMinute)}`;
+<div class="cards">
+  ${card("open", tally.OPEN, "home-open", `${BASE}/outcomes?status=OPEN`)}
+  ${card("confirmed", tally.CONFIRMED, "home-confirmed", `${BASE}/outcomes?status=CONFIRMED`)}
+  ${card("failed", tally.FAILED, "home-failed", `${BASE}/outcomes?status=FAILED`)}
+  ${card("dead letters waiting", waiting, "home-dead-letters", `${BASE}/dead-letters`)}
+</div>
+${tally.read < tally.created ? html`<p class="hint">Statuses of ${tally.read} of the ${tally.created} outcomes created today.</p>` : ""}
+${lastDays}
+<h2>Events received per minute</h2>
+${chart(perMinute)}`;
       return page(200, layout(ctx.viewer, "", "Home", content, { charts: true }));
     },
   },

@@ -69,16 +69,10 @@ function clauseRows(kind: GroupKind, key: string, group: InsightGroup, condition
 }
 
 function periodLinks(kind: GroupKind, key: string, current: Period): Html {
-  return html`<nav class="periods" aria-label="Period">
-    ${PERIODS.map(
-      (p) =>
-        html`<a
-          href="${insightsPath(kind.segment, key)}?period=${p.name}"
-          ${p === current ? html` aria-current="page"` : ""}
-          >${p.label}</a
-        >`,
-    )}
-  </nav>`;
+  return html`<nav class="periods" aria-label="Period">${PERIODS.map(
+    (p) =>
+      html`<a href="${insightsPath(kind.segment, key)}?period=${p.name}"${p === current ? html` aria-current="page"` : ""}>${p.label}</a>`,
+  )}</nav>`;
 }
 
 async function groupPage(ctx: PageContext, kind: GroupKind): Promise<WebResponse> {
@@ -86,50 +80,29 @@ async function groupPage(ctx: PageContext, kind: GroupKind): Promise<WebResponse
   const found = await record(ctx, kind, key);
   const listPath = `${BASE}/${kind.segment}`;
   if (!found) {
-    const words = html`<p>There is no ${kind.singular} ${key}.</p>
-      <p><a href="${listPath}">All ${kind.segment}</a></p>`;
+    const words = html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.segment}</a></p>`;
     return page(404, layout(ctx.viewer, `/${kind.segment}`, `No such ${kind.singular}`, words));
   }
   const period = periodOf(ctx.req.query);
   const group = groupOf(await fetchInsights(ctx, kind.groupBy, period, key), key);
   const size = period.bucket;
   const charges = kind.groupBy === "customer" || currenciesOf(group.series).length > 0;
-  const content = html`<p>
-      ${found.name} · <a href="${listPath}/${encodeURIComponent(key)}/edit">Edit</a> ·
-      <a href="${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}">Outcomes</a>
-    </p>
-    ${periodLinks(kind, key, period)} ${totalCards(group.totals)}
-    <div class="chart-grid">
-      <section>
-        <h2>Confirmed and failed</h2>
-        ${outcomeBars("outcomes", group.series, size)}
-      </section>
-      <section>
-        <h2>Confirmation rate</h2>
-        ${rateLine("rate", group.series, size)}
-      </section>
-      ${
-        kind.groupBy === "customer"
-          ? ""
-          : html`<section>
-              <h2>Time to verdict</h2>
-              ${timeToVerdictLines("time-to-verdict", group.series, size)}
-            </section>`
-      }
-    </div>
-    ${
-      charges
-        ? html`<h2>Charges</h2>
-            ${revenueBars("charges", group.series, size)}`
-        : ""
-    }
-    ${
-      found.condition === undefined
-        ? ""
-        : html`<h2>Why outcomes fail</h2>
-            <p class="condition" data-testid="group-condition">${found.condition}</p>
-            ${failingClausesTable(clauseRows(kind, key, group, found.condition), group.totals.failed)}`
-    }`;
+  const content = html`<p>${found.name} · <a href="${listPath}/${encodeURIComponent(key)}/edit">Edit</a> · <a href="${BASE}/outcomes?${kind.filter}=${encodeURIComponent(key)}">Outcomes</a></p>
+${periodLinks(kind, key, period)}
+${totalCards(group.totals)}
+<div class="chart-grid">
+<section><h2>Confirmed and failed</h2>${outcomeBars("outcomes", group.series, size)}</section>
+<section><h2>Confirmation rate</h2>${rateLine("rate", group.series, size)}</section>
+${kind.groupBy === "customer" ? "" : html`<section><h2>Time to verdict</h2>${timeToVerdictLines("time-to-verdict", group.series, size)}</section>`}
+</div>
+${charges ? html`<h2>Charges</h2>${revenueBars("charges", group.series, size)}` : ""}
+${
+  found.condition === undefined
+    ? ""
+    : html`<h2>Why outcomes fail</h2>
+<p class="condition" data-testid="group-condition">${found.condition}</p>
+${failingClausesTable(clauseRows(kind, key, group, found.condition), group.totals.failed)}`
+}`;
   const title = `${kind.singular.charAt(0).toUpperCase()}${kind.singular.slice(1)} ${key}`;
   return page(200, layout(ctx.viewer, `/${kind.segment}`, title, content, { charts: true }));
 }

@@ -43,34 +43,23 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean =>
 function attributeList(names: readonly string[], explicitFirst: boolean): Html {
   const shown = explicitFirst ? [OUTCOME_KEY_ATTRIBUTE, ...names] : names;
   if (shown.length === 0) return html`<span class="muted">none</span>`;
-  return html`<ol class="attribute-list">
-    ${shown.map((name) => html`<li><code>${name}</code></li>`)}
-  </ol>`;
+  return html`<ol class="attribute-list">${shown.map((name) => html`<li><code>${name}</code></li>`)}</ol>`;
 }
 
 function mappingTable(mapping: OtlpMapping): Html {
   const rows = FIELDS.map(({ field, label, what }) => {
     const isDefault = sameList(mapping[field], DEFAULT_OTLP_MAPPING[field]);
     return html`<tr data-field="${field}">
-      <th scope="row">${label}<br /><code class="muted">${field}</code></th>
-      <td>${attributeList(mapping[field], field === "outcome_key_attributes")}</td>
-      <td><span class="badge${isDefault ? "" : " set"}">${isDefault ? "default" : "set for this account"}</span></td>
-      <td>${what}</td>
-    </tr>`;
+  <th scope="row">${label}<br><code class="muted">${field}</code></th>
+  <td>${attributeList(mapping[field], field === "outcome_key_attributes")}</td>
+  <td><span class="badge${isDefault ? "" : " set"}">${isDefault ? "default" : "set for this account"}</span></td>
+  <td>${what}</td>
+</tr>`;
   });
   return html`<table>
-    <thead>
-      <tr>
-        <th scope="col">Field</th>
-        <th scope="col">Attributes, first found wins</th>
-        <th scope="col">Source</th>
-        <th scope="col">What it does</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  <thead><tr><th scope="col">Field</th><th scope="col">Attributes, first found wins</th><th scope="col">Source</th><th scope="col">What it does</th></tr></thead>
+  <tbody>${rows}</tbody>
+</table>`;
 }
 
 export const otlpMappingRoutes: DashboardRoute[] = [
@@ -85,15 +74,9 @@ export const otlpMappingRoutes: DashboardRoute[] = [
           ctx.viewer,
           OTLP_MAPPING_PATH,
           "OTLP mapping",
-          html`<p>
-              Spans sent to <code>POST /v1/traces</code> become events as below. Each attribute is looked up on the
-              span, then on its resource; a span without an outcome key takes its trace's.
-            </p>
-            ${mappingTable(mapping)}
-            <p>
-              Change a field with <code>PUT /v1/otlp/mapping</code> and the API token; a field left out keeps its
-              default. Actions, properties and timestamps are fixed: see the OTLP guide (<code>docs/otlp.md</code>).
-            </p>`,
+          html`<p>Spans sent to <code>POST /v1/traces</code> become events as below. Each attribute is looked up on the span, then on its resource; a span without an outcome key takes its trace's.</p>
+${mappingTable(mapping)}
+<p>Change a field with <code>PUT /v1/otlp/mapping</code> and the API token; a field left out keeps its default. Actions, properties and timestamps are fixed: see the OTLP guide (<code>docs/otlp.md</code>).</p>`,
         ),
       );
     },

@@ -22,7 +22,7 @@ function isStatus(text: string): text is OutcomeStatus {
 }
 
 function statusBadge(status: string, testId?: string): Html {
-  return html`<span class="status status-${status}" ${testId ? html` data-testid="${testId}"` : ""}>${status}</span>`;
+  return html`<span class="status status-${status}"${testId ? html` data-testid="${testId}"` : ""}>${status}</span>`;
 }
 
 function percent(progress: number): string {
@@ -42,56 +42,24 @@ function json(value: unknown): string {
 export function outcomeLive(outcome: Outcome): Html {
   const observations = Object.entries(outcome.observations);
   return html`<dl class="facts">
-      <dt>Status</dt>
-      <dd>${statusBadge(outcome.status, "outcome-status")}</dd>
-      <dt>Goal</dt>
-      <dd>${outcome.goal ?? "none"}</dd>
-      <dt>Progress</dt>
-      <dd>
-        <progress data-testid="outcome-progress" max="1" value="${outcome.progress}">
-          ${percent(outcome.progress)}
-        </progress>
-        ${percent(outcome.progress)}
-      </dd>
-      <dt>Settles at</dt>
-      <dd>${settles(outcome.settles_at)}</dd>
-    </dl>
-    <h2>Condition</h2>
-    <p class="condition" data-testid="outcome-condition">${annotatedCondition(outcome.condition)}</p>
-    <h2>Observations</h2>
-    ${
-      observations.length === 0
-        ? html`<p>No events observed yet.</p>`
-        : html`<table aria-label="Observations">
-            <thead>
-              <tr>
-                <th scope="col">Action</th>
-                <th scope="col">Count</th>
-                <th scope="col">Last value</th>
-                <th scope="col">Last at</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${observations.map(
-                ([action, o]) =>
-                  html`<tr>
-                    <td><code>${action}</code></td>
-                    <td>${o.count}</td>
-                    <td><code>${json(o.last_value)}</code></td>
-                    <td>${o.last_at}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-    }
-    <h2>Scores</h2>
-    <dl class="facts">
-      ${Object.entries(outcome.scores).map(
-        ([name, score]) =>
-          html`<dt>${name}</dt>
-            <dd>${score ?? "not scored"}</dd>`,
-      )}
-    </dl>`;
+  <dt>Status</dt><dd>${statusBadge(outcome.status, "outcome-status")}</dd>
+  <dt>Goal</dt><dd>${outcome.goal ?? "none"}</dd>
+  <dt>Progress</dt><dd><progress data-testid="outcome-progress" max="1" value="${outcome.progress}">${percent(outcome.progress)}</progress> ${percent(outcome.progress)}</dd>
+  <dt>Settles at</dt><dd>${settles(outcome.settles_at)}</dd>
+</dl>
+<h2>Condition</h2>
+<p class="condition" data-testid="outcome-condition">${annotatedCondition(outcome.condition)}</p>
+<h2>Observations</h2>
+${
+  observations.length === 0
+    ? html`<p>No events observed yet.</p>`
+    : html`<table aria-label="Observations"><thead><tr><th scope="col">Action</th><th scope="col">Count</th><th scope="col">Last value</th><th scope="col">Last at</th></tr></thead><tbody>${observations.map(
+        ([action, o]) =>
+          html`<tr><td><code>${action}</code></td><td>${o.count}</td><td><code>${json(o.last_value)}</code></td><td>${o.last_at}</td></tr>`,
+      )}</tbody></table>`
+}
+<h2>Scores</h2>
+<dl class="facts">${Object.entries(outcome.scores).map(([name, score]) => html`<dt>${name}</dt><dd>${score ?? "not scored"}</dd>`)}</dl>`;
 }
 
 async function getOutcome(ctx: PageContext, key: string): Promise<Outcome | undefined> {
@@ -110,8 +78,7 @@ function missing(ctx: PageContext, key: string): WebResponse {
       ctx.viewer,
       "/outcomes",
       "No such outcome",
-      html`<p>There is no outcome ${key}.</p>
-        <p><a href="${BASE}/outcomes">All outcomes</a></p>`,
+      html`<p>There is no outcome ${key}.</p><p><a href="${BASE}/outcomes">All outcomes</a></p>`,
     ),
   );
 }
@@ -144,40 +111,28 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
     throw error;
   }
   const rows = answer.outcomes.map(
-    (o) =>
-      html`<tr>
-        <td><a href="${outcomePath(o.key)}">${o.key}</a></td>
-        <td>${statusBadge(o.status)}</td>
-        <td><progress max="1" value="${o.progress}">${percent(o.progress)}</progress> ${percent(o.progress)}</td>
-        <td>${o.settles_at ?? ""}</td>
-        <td><code>${annotatedCondition(o.condition)}</code></td>
-      </tr>`,
+    (o) => html`<tr>
+  <td><a href="${outcomePath(o.key)}">${o.key}</a></td>
+  <td>${statusBadge(o.status)}</td>
+  <td><progress max="1" value="${o.progress}">${percent(o.progress)}</progress> ${percent(o.progress)}</td>
+  <td>${o.settles_at ?? ""}</td>
+  <td><code>${annotatedCondition(o.condition)}</code></td>
+</tr>`,
   );
   const content = html`<form method="get" action="${BASE}/outcomes" class="filters" role="search">
-      ${field("Status", "status", filter.status, { choices: STATUSES })} ${field("Task", "task_key", filter.task_key)}
-      ${field("Agent", "agent_key", filter.agent_key)} ${field("Customer", "customer_key", filter.customer_key)}
-      ${field("Failed on clause", "failed_clause", filter.failed_clause)}
-      <button type="submit">Filter</button>
-    </form>
-    ${
-      rows.length === 0
-        ? html`<p>No outcomes match.</p>`
-        : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Settles at</th>
-                <th scope="col">Condition</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
-    ${pager(ctx, answer.next_cursor)}`;
+  ${field("Status", "status", filter.status, { choices: STATUSES })}
+  ${field("Task", "task_key", filter.task_key)}
+  ${field("Agent", "agent_key", filter.agent_key)}
+  ${field("Customer", "customer_key", filter.customer_key)}
+  ${field("Failed on clause", "failed_clause", filter.failed_clause)}
+  <button type="submit">Filter</button>
+</form>
+${
+  rows.length === 0
+    ? html`<p>No outcomes match.</p>`
+    : html`<table><thead><tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Settles at</th><th scope="col">Condition</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${pager(ctx, answer.next_cursor)}`;
   return page(200, layout(ctx.viewer, "/outcomes", "Outcomes", content));
 }
 
@@ -191,12 +146,7 @@ async function eventPage(ctx: PageContext, key: string, cursor: string | undefin
 function eventLog(key: string, log: EventPage, firstPage: boolean): Html {
   const rows = log.events.map(
     (e) =>
-      html`<tr>
-        <td>${e.received_at}</td>
-        <td><code>${e.action}</code></td>
-        <td><pre>${json(e.properties)}</pre></td>
-        <td>${e.idempotency_key ?? ""}</td>
-      </tr>`,
+      html`<tr><td>${e.received_at}</td><td><code>${e.action}</code></td><td><pre>${json(e.properties)}</pre></td><td>${e.idempotency_key ?? ""}</td></tr>`,
   );
   const links: Html[] = [];
   if (!firstPage) links.push(html`<a href="${outcomePath(key)}">First page</a>`);
@@ -205,24 +155,12 @@ function eventLog(key: string, log: EventPage, firstPage: boolean): Html {
       html`<a href="${outcomePath(key)}?cursor=${encodeURIComponent(log.next_cursor)}" rel="next">Next page</a>`,
     );
   return html`<h2>Event log</h2>
-    ${
-      rows.length === 0
-        ? html`<p>${firstPage ? "No events applied yet." : "No more events."}</p>`
-        : html`<table aria-label="Event log">
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Action</th>
-                <th scope="col">Properties</th>
-                <th scope="col">Idempotency key</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
-    ${links.length > 0 ? html`<nav class="pager" aria-label="Event log pages">${links}</nav>` : ""}`;
+${
+  rows.length === 0
+    ? html`<p>${firstPage ? "No events applied yet." : "No more events."}</p>`
+    : html`<table aria-label="Event log"><thead><tr><th scope="col">Received</th><th scope="col">Action</th><th scope="col">Properties</th><th scope="col">Idempotency key</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${links.length > 0 ? html`<nav class="pager" aria-label="Event log pages">${links}</nav>` : ""}`;
 }
 
 async function outcomePage(ctx: PageContext): Promise<WebResponse> {
@@ -240,11 +178,8 @@ async function outcomePage(ctx: PageContext): Promise<WebResponse> {
   // Later pages of the log stay still while read; the first page follows new events with the rest.
   const content =
     cursor === undefined
-      ? html`<div data-live="${outcomePath(key)}/live" aria-live="polite">
-          ${outcomeLive(outcome)}${eventLog(key, log, true)}
-        </div>`
-      : html`<div data-live="${outcomePath(key)}/live?log=none" aria-live="polite">${outcomeLive(outcome)}</div>
-          ${eventLog(key, log, false)}`;
+      ? html`<div data-live="${outcomePath(key)}/live" aria-live="polite">${outcomeLive(outcome)}${eventLog(key, log, true)}</div>`
+      : html`<div data-live="${outcomePath(key)}/live?log=none" aria-live="polite">${outcomeLive(outcome)}</div>${eventLog(key, log, false)}`;
   return page(200, layout(ctx.viewer, "/outcomes", `Outcome ${key}`, content));
 }
 
@@ -264,9 +199,7 @@ async function liveStream(ctx: PageContext): Promise<WebResponse> {
   const { live, sessions } = ctx.services;
   const sessionId = ctx.session.id;
   if (!live.reserve(sessionId)) {
-    const words = html`<p>
-      This session already follows ${LIVE_STREAMS_PER_SESSION} pages live. Close one of them and reload this page.
-    </p>`;
+    const words = html`<p>This session already follows ${LIVE_STREAMS_PER_SESSION} pages live. Close one of them and reload this page.</p>`;
     return page(429, layout(ctx.viewer, "/outcomes", "Too many live pages", words));
   }
   const source = {

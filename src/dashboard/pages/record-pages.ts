@@ -136,42 +136,23 @@ async function listPage<T extends { key: string }, Body, Field extends string>(
         ? `The ${kind.singular} was deleted.`
         : undefined;
   const rows = result.items.map(
-    (record) =>
-      html`<tr>
-        <td><a href="${editPath(record.key)}">${record.key}</a></td>
-        ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
-        <td>
-          <form method="post" action="${recordPath(record.key)}/delete" class="inline">
-            ${csrfField(ctx.viewer)}<button
-              type="submit"
-              class="secondary"
-              aria-label="Delete ${kind.singular} ${record.key}"
-            >
-              Delete
-            </button>
-          </form>
-        </td>
-      </tr>`,
+    (record) => html`<tr>
+  <td><a href="${editPath(record.key)}">${record.key}</a></td>
+  ${kind.columns.map((column) => html`<td>${column.value(record)}</td>`)}
+  <td><form method="post" action="${recordPath(record.key)}/delete" class="inline">${csrfField(ctx.viewer)}<button type="submit" class="secondary" aria-label="Delete ${kind.singular} ${record.key}">Delete</button></form></td>
+</tr>`,
   );
   const content = html`${notice(message, "ok")}
-    <p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
-    ${
-      rows.length === 0
-        ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
-        : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                ${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
-    ${pager(ctx, result.nextCursor)}`;
+<p><a class="button" href="${listPath}/new">New ${kind.singular}</a></p>
+${
+  rows.length === 0
+    ? html`<p>No ${kind.title.toLowerCase()} yet.</p>`
+    : html`<table>
+<thead><tr><th scope="col">Key</th>${kind.columns.map((column) => html`<th scope="col">${column.label}</th>`)}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+${pager(ctx, result.nextCursor)}`;
   return page(200, layout(ctx.viewer, `/${kind.segment}`, kind.title, content));
 }
 
@@ -200,12 +181,12 @@ function formPage<T extends { key: string }, Body, Field extends string>(
   );
   const title = key === undefined ? `New ${kind.singular}` : `Edit ${kind.singular} ${key}`;
   const content = html`${notice(errors._form)}
-    <form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
-      ${csrfField(ctx.viewer)}
-      ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
-      ${fields}
-      <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
-    </form>`;
+<form method="post" action="${key === undefined ? `${listPath}/new` : editPath(key)}" novalidate>
+  ${csrfField(ctx.viewer)}
+  ${field("Key", "key", key ?? values.key ?? "", { required: true, readonly: key !== undefined, error: errors.key, hint: key === undefined ? "The identifier used in the API. It cannot be changed later." : "" })}
+  ${fields}
+  <div class="actions"><button type="submit">Save ${kind.singular}</button> <a href="${listPath}">Cancel</a></div>
+</form>`;
   return page(status, layout(ctx.viewer, `/${kind.segment}`, title, content));
 }
 
@@ -281,8 +262,7 @@ function missing<T extends { key: string }, Body, Field extends string>(
       ctx.viewer,
       `/${kind.segment}`,
       `No such ${kind.singular}`,
-      html`<p>There is no ${kind.singular} ${key}.</p>
-        <p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`,
+      html`<p>There is no ${kind.singular} ${key}.</p><p><a href="${listPath}">All ${kind.title.toLowerCase()}</a></p>`,
     ),
   );
 }
@@ -295,8 +275,7 @@ export function noSuchPage(ctx: PageContext, nav: string, firstPage: string): We
       ctx.viewer,
       nav,
       "No such page",
-      html`<p>This list has no such page: the link was changed or cut short.</p>
-        <p><a href="${firstPage}">First page</a></p>`,
+      html`<p>This list has no such page: the link was changed or cut short.</p><p><a href="${firstPage}">First page</a></p>`,
     ),
   );
 }

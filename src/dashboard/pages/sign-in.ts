@@ -43,13 +43,13 @@ function signInPage(
     publicLayout(
       "Sign in",
       html`${notice(message)}${notice(ok, "ok")}
-        <form method="post" action="${BASE}/sign-in" novalidate>
-          <input type="hidden" name="next" value="${values.next}" />
-          ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true })}
-          ${field("Password", "password", "", { type: "password", autocomplete: "current-password", required: true })}
-          <button type="submit">Sign in</button>
-        </form>
-        ${signupOpen ? html`<p>No account yet? <a href="${BASE}/sign-up">Sign up</a></p>` : ""}`,
+<form method="post" action="${BASE}/sign-in" novalidate>
+  <input type="hidden" name="next" value="${values.next}">
+  ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true })}
+  ${field("Password", "password", "", { type: "password", autocomplete: "current-password", required: true })}
+  <button type="submit">Sign in</button>
+</form>
+${signupOpen ? html`<p>No account yet? <a href="${BASE}/sign-up">Sign up</a></p>` : ""}`,
     ),
   );
 }
@@ -66,14 +66,13 @@ function signUpPage(status: number, values: SignUpValues, errors: SignUpErrors =
     status,
     publicLayout(
       "Sign up",
-      html`${notice(message)}
-        <form method="post" action="${BASE}/sign-up" novalidate>
-          ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true, error: errors.email })}
-          ${field("Password", "password", "", { type: "password", autocomplete: "new-password", required: true, error: errors.password, hint: "At least 12 characters." })}
-          ${field("Account name", "account_name", values.accountName, { required: true, error: errors.account_name, hint: "Your team or company; you can have one account per email." })}
-          <button type="submit">Sign up</button>
-        </form>
-        <p>Already have an account? <a href="${BASE}/sign-in">Sign in</a></p>`,
+      html`${notice(message)}<form method="post" action="${BASE}/sign-up" novalidate>
+  ${field("Email", "email", values.email, { type: "email", autocomplete: "username", required: true, error: errors.email })}
+  ${field("Password", "password", "", { type: "password", autocomplete: "new-password", required: true, error: errors.password, hint: "At least 12 characters." })}
+  ${field("Account name", "account_name", values.accountName, { required: true, error: errors.account_name, hint: "Your team or company; you can have one account per email." })}
+  <button type="submit">Sign up</button>
+</form>
+<p>Already have an account? <a href="${BASE}/sign-in">Sign in</a></p>`,
     ),
   );
 }
@@ -84,7 +83,7 @@ const signUpClosed = (): WebResponse =>
     publicLayout(
       "Sign up",
       html`<p>Sign-up is closed on this server. Ask an operator to add you with <code>verdict user add</code>.</p>
-        <p><a href="${BASE}/sign-in">Sign in</a></p>`,
+<p><a href="${BASE}/sign-in">Sign in</a></p>`,
     ),
   );
 

@@ -19,15 +19,12 @@ export const tokenRoutes: DashboardRoute[] = [
           "/token",
           "API token",
           html`${notice(rotated ? "A new token was made. The previous token no longer works." : undefined, "ok")}
-            <p>
-              Send it as <code>Authorization: Bearer &lt;token&gt;</code> with every API request. It can be shown here
-              again at any time.
-            </p>
-            <div class="token">
-              <code data-testid="api-token" id="api-token">${token}</code>
-              <button type="button" data-copy="api-token">Copy</button>
-            </div>
-            <p><a class="button danger" href="${BASE}/token/new">New token</a></p>`,
+<p>Send it as <code>Authorization: Bearer &lt;token&gt;</code> with every API request. It can be shown here again at any time.</p>
+<div class="token">
+  <code data-testid="api-token" id="api-token">${token}</code>
+  <button type="button" data-copy="api-token">Copy</button>
+</div>
+<p><a class="button danger" href="${BASE}/token/new">New token</a></p>`,
         ),
       );
     },
@@ -42,15 +39,12 @@ export const tokenRoutes: DashboardRoute[] = [
           ctx.viewer,
           "/token",
           "New token",
-          html`<p>
-              A new token replaces the current one. <strong>The current token stops working at once</strong>, on every
-              server: update every agent that uses it.
-            </p>
-            <form method="post" action="${BASE}/token/new">
-              ${csrfField(ctx.viewer)}
-              <button type="submit" class="danger">Yes, make a new token</button>
-              <a href="${BASE}/token">Cancel</a>
-            </form>`,
+          html`<p>A new token replaces the current one. <strong>The current token stops working at once</strong>, on every server: update every agent that uses it.</p>
+<form method="post" action="${BASE}/token/new">
+  ${csrfField(ctx.viewer)}
+  <button type="submit" class="danger">Yes, make a new token</button>
+  <a href="${BASE}/token">Cancel</a>
+</form>`,
         ),
       ),
   },

@@ -22,44 +22,25 @@ export async function showMessage(ctx: PageContext): Promise<WebResponse> {
   const answer = await unlessMissing(ctx.client.webhooks.attempts(id, messageId));
   if (!answer) return notFound(ctx, "webhook message");
   const rows = answer.attempts.map(
-    (attempt) =>
-      html`<tr>
-        <td class="nowrap">${attempt.timestamp}</td>
-        <td class="nowrap">${attemptResult(attempt)}</td>
-        <td class="nowrap">${attempt.duration_ms} ms</td>
-        <td><pre class="response">${attempt.response}</pre></td>
-      </tr>`,
+    (attempt) => html`<tr>
+  <td class="nowrap">${attempt.timestamp}</td>
+  <td class="nowrap">${attemptResult(attempt)}</td>
+  <td class="nowrap">${attempt.duration_ms} ms</td>
+  <td><pre class="response">${attempt.response}</pre></td>
+</tr>`,
   );
   const content = html`${notice(NOTICES[ctx.req.query.get("notice") ?? ""], "ok")}
-    <dl class="facts">
-      <dt>Message</dt>
-      <dd><code>${messageId}</code> (the <code>webhook-id</code> header)</dd>
-      <dt>Endpoint</dt>
-      <dd>
-        <a href="${endpointPath(id)}"><code class="url">${endpoint.url}</code></a>
-      </dd>
-    </dl>
-    <form method="post" action="${messagePath(id, messageId)}/resend">
-      ${csrfField(ctx.viewer)}<button type="submit">Resend</button>
-    </form>
-    <h2>Attempts</h2>
-    ${
-      rows.length === 0
-        ? html`<p>No attempt yet.</p>`
-        : html`<table aria-label="Attempts">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Result</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Response (first KiB, as text)</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }`;
+<dl class="facts">
+  <dt>Message</dt><dd><code>${messageId}</code> (the <code>webhook-id</code> header)</dd>
+  <dt>Endpoint</dt><dd><a href="${endpointPath(id)}"><code class="url">${endpoint.url}</code></a></dd>
+</dl>
+<form method="post" action="${messagePath(id, messageId)}/resend">${csrfField(ctx.viewer)}<button type="submit">Resend</button></form>
+<h2>Attempts</h2>
+${
+  rows.length === 0
+    ? html`<p>No attempt yet.</p>`
+    : html`<table aria-label="Attempts"><thead><tr><th scope="col">When</th><th scope="col">Result</th><th scope="col">Duration</th><th scope="col">Response (first KiB, as text)</th></tr></thead><tbody>${rows}</tbody></table>`
+}`;
   return page(200, layout(ctx.viewer, "/webhooks", "Webhook message", content));
 }
 

@@ -28,8 +28,7 @@ export function notFound(ctx: PageContext, what: string): WebResponse {
       ctx.viewer,
       "/webhooks",
       `No such ${what}`,
-      html`<p>There is no such ${what}.</p>
-        <p><a href="${LIST}">All webhook endpoints</a></p>`,
+      html`<p>There is no such ${what}.</p><p><a href="${LIST}">All webhook endpoints</a></p>`,
     ),
   );
 }
@@ -85,15 +84,9 @@ export function messageStatus(status: WebhookMessage["status"]): Html {
 /** The signing secret, shown on the page that made it and nowhere else in the dashboard. */
 export function secretBox(secret: string, why: string): Html {
   return html`<div class="notice ok" role="status">
-    <p>
-      ${why} <strong>Copy it now: this page is the only one that shows it.</strong> Receivers verify signatures with it
-      (see the Standard Webhooks libraries).
-    </p>
-    <div class="token">
-      <code data-testid="webhook-secret" id="webhook-secret">${secret}</code
-      ><button type="button" data-copy="webhook-secret">Copy</button>
-    </div>
-  </div>`;
+  <p>${why} <strong>Copy it now: this page is the only one that shows it.</strong> Receivers verify signatures with it (see the Standard Webhooks libraries).</p>
+  <div class="token"><code data-testid="webhook-secret" id="webhook-secret">${secret}</code><button type="button" data-copy="webhook-secret">Copy</button></div>
+</div>`;
 }
 
 /** A confirmation page for a destructive action; the action itself is the POST it submits. */
@@ -106,11 +99,11 @@ export function confirmPage(
   button: string,
 ): WebResponse {
   const content = html`<p>Endpoint <code class="url">${endpoint.url}</code></p>
-    <p>${warning}</p>
-    <form method="post" action="${endpointPath(endpoint.id)}/${action}">
-      ${csrfField(ctx.viewer)}
-      <button type="submit" class="danger">${button}</button>
-      <a href="${endpointPath(endpoint.id)}">Cancel</a>
-    </form>`;
+<p>${warning}</p>
+<form method="post" action="${endpointPath(endpoint.id)}/${action}">
+  ${csrfField(ctx.viewer)}
+  <button type="submit" class="danger">${button}</button>
+  <a href="${endpointPath(endpoint.id)}">Cancel</a>
+</form>`;
   return page(200, layout(ctx.viewer, "/webhooks", title, content));
 }

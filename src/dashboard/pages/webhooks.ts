@@ -36,44 +36,23 @@ async function listPage(ctx: PageContext): Promise<WebResponse> {
     throw error;
   }
   const rows = answer.webhook_endpoints.map(
-    (endpoint) =>
-      html`<tr>
-        <td class="url-cell">
-          <a href="${endpointPath(endpoint.id)}" aria-label="Endpoint ${endpoint.url}"
-            ><code class="url">${endpoint.url}</code></a
-          >
-        </td>
-        <td>${eventTypes(endpoint.event_types)}</td>
-        <td>${enabledBadge(endpoint.enabled)}</td>
-        <td>${endpoint.description ?? ""}</td>
-        <td class="nowrap">${endpoint.created_at}</td>
-      </tr>`,
+    (endpoint) => html`<tr>
+  <td class="url-cell"><a href="${endpointPath(endpoint.id)}" aria-label="Endpoint ${endpoint.url}"><code class="url">${endpoint.url}</code></a></td>
+  <td>${eventTypes(endpoint.event_types)}</td>
+  <td>${enabledBadge(endpoint.enabled)}</td>
+  <td>${endpoint.description ?? ""}</td>
+  <td class="nowrap">${endpoint.created_at}</td>
+</tr>`,
   );
   const content = html`${notice(NOTICES[ctx.req.query.get("notice") ?? ""], "ok")}
-    <p>
-      Verdict sends a signed POST to each endpoint when an outcome is confirmed or failed, a dead letter is set aside or
-      a charge is made (Standard Webhooks).
-    </p>
-    <p><a class="button" href="${LIST}/new">New endpoint</a></p>
-    ${
-      rows.length === 0
-        ? html`<p>No webhook endpoints yet.</p>`
-        : html`<table aria-label="Webhook endpoints">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Event types</th>
-                <th scope="col">State</th>
-                <th scope="col">Description</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
-    ${pager(ctx, answer.next_cursor)}`;
+<p>Verdict sends a signed POST to each endpoint when an outcome is confirmed or failed, a dead letter is set aside or a charge is made (Standard Webhooks).</p>
+<p><a class="button" href="${LIST}/new">New endpoint</a></p>
+${
+  rows.length === 0
+    ? html`<p>No webhook endpoints yet.</p>`
+    : html`<table aria-label="Webhook endpoints"><thead><tr><th scope="col">URL</th><th scope="col">Event types</th><th scope="col">State</th><th scope="col">Description</th><th scope="col">Created</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+${pager(ctx, answer.next_cursor)}`;
   return page(200, layout(ctx.viewer, "/webhooks", "Webhooks", content));
 }
 
@@ -86,31 +65,21 @@ interface EndpointForm {
 function formPage(ctx: PageContext, status: number, values: EndpointForm, errors: FieldErrors = {}): WebResponse {
   const boxes = WEBHOOK_EVENT_TYPES.map(
     (type) =>
-      html`<label class="check"
-        ><input
-          type="checkbox"
-          name="event_types"
-          value="${type}"
-          ${values.eventTypes.includes(type) ? html` checked` : ""}
-        />
-        <code>${type}</code></label
-      >`,
+      html`<label class="check"><input type="checkbox" name="event_types" value="${type}"${values.eventTypes.includes(type) ? html` checked` : ""}> <code>${type}</code></label>`,
   );
   const content = html`${notice(errors._form)}
-    <form method="post" action="${LIST}/new" novalidate>
-      ${csrfField(ctx.viewer)}
-      ${field("URL", "url", values.url, { type: "url", required: true, error: errors.url, hint: "An http or https URL that answers 2xx within 15 seconds." })}
-      <fieldset class="field" aria-describedby="field-event_types-hint field-event_types-error">
-        <legend>Event types</legend>
-        ${boxes}
-        <p class="hint" id="field-event_types-hint">
-          Leave all unchecked to receive every event type, including ones added later.
-        </p>
-        <p class="error" id="field-event_types-error" role="status">${errors.event_types ?? ""}</p>
-      </fieldset>
-      ${field("Description", "description", values.description, { error: errors.description, hint: "What this endpoint is for (optional)." })}
-      <div class="actions"><button type="submit">Create endpoint</button> <a href="${LIST}">Cancel</a></div>
-    </form>`;
+<form method="post" action="${LIST}/new" novalidate>
+  ${csrfField(ctx.viewer)}
+  ${field("URL", "url", values.url, { type: "url", required: true, error: errors.url, hint: "An http or https URL that answers 2xx within 15 seconds." })}
+  <fieldset class="field" aria-describedby="field-event_types-hint field-event_types-error">
+    <legend>Event types</legend>
+    ${boxes}
+    <p class="hint" id="field-event_types-hint">Leave all unchecked to receive every event type, including ones added later.</p>
+    <p class="error" id="field-event_types-error" role="status">${errors.event_types ?? ""}</p>
+  </fieldset>
+  ${field("Description", "description", values.description, { error: errors.description, hint: "What this endpoint is for (optional)." })}
+  <div class="actions"><button type="submit">Create endpoint</button> <a href="${LIST}">Cancel</a></div>
+</form>`;
   return page(status, layout(ctx.viewer, "/webhooks", "New webhook endpoint", content));
 }
 
@@ -193,8 +162,7 @@ async function confirmRotate(ctx: PageContext): Promise<WebResponse> {
     ctx,
     endpoint,
     "Rotate secret",
-    html`A new secret signs every message from now on. The current one keeps signing alongside it for 24 hours (both
-    signatures are sent), so receivers can switch in that time.`,
+    html`A new secret signs every message from now on. The current one keeps signing alongside it for 24 hours (both signatures are sent), so receivers can switch in that time.`,
     "rotate-secret",
     "Yes, make a new secret",
   );
