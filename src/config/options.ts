@@ -206,7 +206,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   maxHotOutcomes: 200_000,
   readBatchSize: 1000,
   readBatchMax: 4000,
-  commitMaxWrites: 2000,
+  commitMaxWrites: 4000,
   readIntervalMs: 15,
   maxProcessingAttempts: 5,
   outcomeCaps: DEFAULT_OUTCOME_CAPS,
