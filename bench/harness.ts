@@ -2,12 +2,13 @@
 // generator, the prober, peers, Verdict through its built CLI), and small HTTP and /metrics helpers.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { QUOTA_SETTINGS, type QuotaOptions } from "../src/config/quotas.js";
+import { freePort } from "./free-port.js";
 import type { LoadResult, LoadSpec } from "./load.js";
+import { startRedisServer } from "./loopback-redis.js";
 
 /** Quotas no bench reaches: a bench measures one account at full speed, not the limits put on tenants. */
 export const BENCH_QUOTAS: QuotaOptions = {
@@ -30,6 +31,7 @@ const BENCH_QUOTA_ENV = Object.fromEntries(
 );
 
 export type { LoadResult, LoadSpec } from "./load.js";
+export { freePort };
 
 /** The clock load.ts and probe.ts report on, comparable across processes of this machine. */
 export const now = (): number => performance.timeOrigin + performance.now();
@@ -47,17 +49,6 @@ const SERVE_NODE_FLAGS: string[] = (() => {
 
 export function benchScript(name: string): string {
   return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Children still running when the benchmark ends (or fails) are killed, so nothing is left behind. */
@@ -116,51 +107,8 @@ export function redisVersion(): string {
 /** A throwaway redis-server on a free port (never 6379): no persistence, noeviction as Verdict requires. */
 export async function startRedis(dir: string): Promise<BenchRedis> {
   redisVersion();
-  let port = await freePort();
-  while (port === 6379) port = await freePort();
-  const child = track(
-    spawn(
-      "redis-server",
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--maxmemory-policy",
-        "noeviction",
-      ],
-      { stdio: "ignore" },
-    ),
-  );
-  for (let attempt = 0; ; attempt++) {
-    const probe = new Redis({
-      port,
-      host: "127.0.0.1",
-      lazyConnect: true,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    });
-    probe.on("error", () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch (error) {
-      if (attempt > 100) {
-        child.kill("SIGKILL");
-        throw error;
-      }
-      await sleep(50);
-    } finally {
-      probe.disconnect();
-    }
-  }
+  const { port, child } = await startRedisServer(dir);
+  track(child);
   const admin = new Redis({ port, host: "127.0.0.1" });
   return {
     port,

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./processes.js";
+import { freePort } from "../../bench/free-port.js";
+import { redisServerArgs } from "../../bench/loopback-redis.js";
 
 export interface PrivateRedis {
   url: string;
@@ -36,19 +37,7 @@ async function answers(port: number): Promise<void> {
 export async function startPrivateRedis(extra: string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "verdict-private-redis-"));
-  const args = [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--dir",
-    dir,
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-    ...extra,
-  ];
+  const args = redisServerArgs(port, dir, extra);
   let server: ChildProcess;
   let exited: Promise<void>;
   const start = async (): Promise<void> => {

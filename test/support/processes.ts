@@ -1,22 +1,10 @@
 // Verdict as separate OS processes (the built CLI), for tests that kill workers with SIGKILL.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../../bench/free-port.js";
 import type { VerdictOptions } from "../../src/config/options.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment that makes `verdict serve` use the same Redis, prefix, secret and shards as `options`. */
 export function envFor(options: VerdictOptions): Record<string, string> {
