@@ -6,7 +6,7 @@
   it once its keys are recorded) and deletes it with release-traces.lua once their events are enqueued, so
   a crash in between loses nothing (their idempotency keys make a second enqueue harmless).
 
-  Trace keys live in one hash per period of ARGV[4] ms, trace id -> packed keys, read and written with one
+  Trace keys live in one hash per period of ARGV[4] ms, trace id -> packed keys (packTraceKeys: equal keys are equal strings), read and written with one
   command each for the whole request (a key per trace cost three commands per trace). A trace's keys are
   looked up in the current period, then the one before, from which they move forward, so keys are kept
   between one and two periods after their last use.
