@@ -5,18 +5,18 @@ import { ApiError } from "../errors/api-error.js";
 import { enqueueFailure } from "../errors/enqueue-failure.js";
 import { rateExceeded } from "../errors/quota-exceeded.js";
 import type { EventPipeline } from "../ingress/event-pipeline.js";
-import { validateEvent } from "../ingress/validate-events.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { filterFor } from "./attribute-filter.js";
 import { decodeTraceBody, type TraceBody } from "./decode-request.js";
 import { mapSpan, type MappedSpan, type SpanKeys } from "./map-span.js";
+import { mappedEnvelope } from "./mapped-envelope.js";
 import type { OtlpMapping } from "./mapping-config.js";
 import type { MappingStore } from "./mapping-store.js";
 import type { OtlpMetrics, SpanResult } from "./otlp-metrics.js";
 import type { OutcomeOpener } from "./outcome-opener.js";
 import type { ResourceSpans } from "./spans.js";
 import type { TraceAsk, TraceHold } from "./trace-hold.js";
-import { eventInput, inherit, traceKeysOf } from "./trace-keys.js";
+import { inherit, traceKeysOf } from "./trace-keys.js";
 
 export interface TraceIngestDeps {
   pipeline: EventPipeline;
@@ -219,7 +219,7 @@ export class TraceIngest {
     }
   }
 
-  /** The envelopes of the ready spans (the same validation as the event routes), with each one's trace. */
+  /** The envelopes of the ready spans (valid as the event routes would find them: mappedEnvelope), with each one's trace. */
   private envelopes(
     accountId: string,
     ready: Ready[],
@@ -234,7 +234,7 @@ export class TraceIngest {
       const stamped: EventEnvelope[] = [];
       let problem: string | undefined;
       for (const event of span.events) {
-        const checked = validateEvent(eventInput(event, keys), { accountId, receivedAt: at > 0 ? at : receivedAt });
+        const checked = mappedEnvelope(event, keys, { accountId, receivedAt: at > 0 ? at : receivedAt });
         if (Array.isArray(checked)) problem ??= checked.map((d) => `${d.path} ${d.message}`).join(", ");
         else stamped.push(checked);
       }
