@@ -316,7 +316,7 @@ async function main(): Promise<void> {
       [
         `POST /v1/traces        ${Math.round(traces!.perSecond)} spans/s; CPU per span: ${cpu(traces!.cpuMicros)}`,
         `POST /v1/events/batch  ${Math.round(batch!.perSecond)} events/s; CPU per event: ${cpu(batch!.cpuMicros)}`,
-        `traces / batch ${ratio.toFixed(2)}x (median of round pairs ${pairs}); bound: at least ${RATIO_BOUND}x ` +
+        `traces / batch ${ratio.toFixed(3)}x (median of round pairs ${pairs}); bound: at least ${RATIO_BOUND}x ` +
           `(issue 39): ${ratio >= RATIO_BOUND ? "MET" : "NOT MET"}; load average ${loadavg()[0]!.toFixed(1)} at the end`,
       ].join("\n"),
     );
