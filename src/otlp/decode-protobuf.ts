@@ -1,6 +1,7 @@
 // ExportTraceServiceRequest from application/x-protobuf, read field by field (opentelemetry-proto, trace/v1).
 // Each message is a loop over its tags up to its end offset; unknown fields are skipped, known fields of
 // the wrong wire type refuse the body.
+import type { AttributeFilter } from "./attribute-filter.js";
 import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from "./protobuf-reader.js";
 import {
   UndecodableBody,
@@ -69,7 +70,7 @@ function anyValue(r: ProtoReader, end: number): AttributeValue {
           if (inner >>> 3 !== 1) r.skip(inner & 7, stop);
           else {
             check(inner, WIRE_BYTES);
-            keyValue(r, r.delimited(stop), map);
+            keyValue(r, r.delimited(stop), map, undefined);
           }
         }
         value = Object.fromEntries(map);
@@ -86,26 +87,39 @@ function anyValue(r: ProtoReader, end: number): AttributeValue {
   return value;
 }
 
-function keyValue(r: ProtoReader, end: number, into: Attributes): void {
-  let key = "";
+/**
+ * One KeyValue into `into`. With `keep`, a key it does not name (undefined here) is not kept, and its value
+ * is skipped unread when the key comes first, as every encoder writes it.
+ */
+function keyValue(r: ProtoReader, end: number, into: Attributes, keep: AttributeFilter | undefined): void {
+  let key: string | undefined = "";
   let value: AttributeValue = null;
   while (r.pos < end) {
     const tag = tagOf(r, end);
-    if (tag === 10) key = r.string(end);
-    else if (tag === 18) value = anyValue(r, r.delimited(end));
-    else if (tag >>> 3 === 1 || tag >>> 3 === 2) check(tag, WIRE_BYTES);
+    if (tag === 10) {
+      if (keep === undefined) key = r.string(end);
+      else {
+        const stop = r.delimited(end);
+        key = keep.match(r.buf, r.pos, stop);
+        r.pos = stop;
+      }
+    } else if (tag === 18) {
+      const stop = r.delimited(end);
+      if (key === undefined) r.pos = stop;
+      else value = anyValue(r, stop);
+    } else if (tag >>> 3 === 1 || tag >>> 3 === 2) check(tag, WIRE_BYTES);
     else r.skip(tag & 7, end);
   }
   // __proto__ as a key would reach the prototype of a properties object later: never kept.
-  if (key !== "" && key !== "__proto__") into.set(key, value);
+  if (key !== undefined && key !== "" && key !== "__proto__") into.set(key, value);
 }
 
-function spanEvent(r: ProtoReader, end: number): OtlpSpanEvent {
+function spanEvent(r: ProtoReader, end: number, keep: AttributeFilter | undefined): OtlpSpanEvent {
   const event: OtlpSpanEvent = { name: "", attributes: new Map() };
   while (r.pos < end) {
     const tag = tagOf(r, end);
     if (tag === 18) event.name = r.string(end);
-    else if (tag === 26) keyValue(r, r.delimited(end), event.attributes);
+    else if (tag === 26) keyValue(r, r.delimited(end), event.attributes, keep);
     else if (tag >>> 3 === 2 || tag >>> 3 === 3) check(tag, WIRE_BYTES);
     else r.skip(tag & 7, end);
   }
@@ -126,7 +140,7 @@ function statusCode(r: ProtoReader, end: number): number {
   return code;
 }
 
-function span(r: ProtoReader, end: number): OtlpSpan {
+function span(r: ProtoReader, end: number, keep: AttributeFilter | undefined): OtlpSpan {
   const s: OtlpSpan = {
     traceId: "",
     spanId: "",
@@ -167,11 +181,11 @@ function span(r: ProtoReader, end: number): OtlpSpan {
         break;
       case 9:
         check(tag, WIRE_BYTES);
-        keyValue(r, r.delimited(end), s.attributes);
+        keyValue(r, r.delimited(end), s.attributes, keep);
         break;
       case 11:
         check(tag, WIRE_BYTES);
-        s.events.push(spanEvent(r, r.delimited(end)));
+        s.events.push(spanEvent(r, r.delimited(end), keep));
         break;
       case 15:
         check(tag, WIRE_BYTES);
@@ -184,7 +198,7 @@ function span(r: ProtoReader, end: number): OtlpSpan {
   return s;
 }
 
-function resourceSpans(r: ProtoReader, end: number): ResourceSpans {
+function resourceSpans(r: ProtoReader, end: number, keep: AttributeFilter | undefined): ResourceSpans {
   const out: ResourceSpans = { resource: new Map(), spans: [] };
   while (r.pos < end) {
     const tag = tagOf(r, end);
@@ -203,15 +217,18 @@ function resourceSpans(r: ProtoReader, end: number): ResourceSpans {
         continue;
       }
       check(inner, WIRE_BYTES);
-      if (number === 1) keyValue(r, r.delimited(stop), out.resource);
-      else out.spans.push(span(r, r.delimited(stop)));
+      if (number === 1) keyValue(r, r.delimited(stop), out.resource, keep);
+      else out.spans.push(span(r, r.delimited(stop), keep));
     }
   }
   return out;
 }
 
-/** Decodes an ExportTraceServiceRequest; throws UndecodableBody for bytes that are not one. */
-export function decodeProtobufRequest(body: Buffer): ResourceSpans[] {
+/**
+ * Decodes an ExportTraceServiceRequest; throws UndecodableBody for bytes that are not one. With `keep`,
+ * only the span, event and resource attributes it names are kept (nested values whole).
+ */
+export function decodeProtobufRequest(body: Buffer, keep?: AttributeFilter): ResourceSpans[] {
   const r = new ProtoReader(body);
   const out: ResourceSpans[] = [];
   while (r.pos < body.length) {
@@ -221,7 +238,7 @@ export function decodeProtobufRequest(body: Buffer): ResourceSpans[] {
       continue;
     }
     check(tag, WIRE_BYTES);
-    out.push(resourceSpans(r, r.delimited(body.length)));
+    out.push(resourceSpans(r, r.delimited(body.length), keep));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // A POST /v1/traces body to its spans: content type, gzip (bounded while inflating), then protobuf or JSON.
 import { ApiError } from "../errors/api-error.js";
 import type { RawBody } from "../ingress/router.js";
+import type { AttributeFilter } from "./attribute-filter.js";
 import { decodeJsonRequest } from "./decode-json.js";
 import { decodeProtobufRequest } from "./decode-protobuf.js";
 import { InflatedTooLarge, gunzipBounded } from "./inflate.js";
@@ -46,18 +47,31 @@ async function inflated(raw: RawBody): Promise<Buffer> {
   }
 }
 
-/** The spans of a trace export; ApiError 415, 413 or 400 for a body that cannot be one. */
-export async function decodeTraceRequest(raw: RawBody): Promise<{ encoding: OtlpEncoding; request: ResourceSpans[] }> {
+/** A trace export's body, inflated, with its encoding: what decodeTraceBody reads. */
+export interface TraceBody {
+  encoding: OtlpEncoding;
+  bytes: Buffer;
+}
+
+/** The body of a trace export, inflated; ApiError 415 or 413 for a body that cannot be one. */
+export async function readTraceBody(raw: RawBody): Promise<TraceBody> {
   const encoding = encodingOf(raw.contentType);
   if (encoding === undefined)
     throw new ApiError(
       "UNSUPPORTED_MEDIA_TYPE",
       `Content-Type must be application/x-protobuf or application/json, not ${JSON.stringify(raw.contentType)}`,
     );
-  const bytes = await inflated(raw);
+  return { encoding, bytes: await inflated(raw) };
+}
+
+/**
+ * The spans of a trace export; ApiError 400 for a body that does not decode, 413 past the spans cap. `keep`
+ * names the attributes protobuf bodies keep (JSON bodies keep all: they are not the exporters' default).
+ */
+export function decodeTraceBody({ encoding, bytes }: TraceBody, keep: AttributeFilter): ResourceSpans[] {
   let request: ResourceSpans[];
   try {
-    if (encoding === "protobuf") request = decodeProtobufRequest(bytes);
+    if (encoding === "protobuf") request = decodeProtobufRequest(bytes, keep);
     else request = decodeJsonRequest(JSON.parse(bytes.toString("utf8")) as unknown);
   } catch (error) {
     if (error instanceof UndecodableBody || error instanceof SyntaxError) throw undecodable(error.message, error);
@@ -66,5 +80,5 @@ export async function decodeTraceRequest(raw: RawBody): Promise<{ encoding: Otlp
   const spans = countSpans(request);
   if (spans > MAX_SPANS_PER_REQUEST)
     throw new ApiError("PAYLOAD_TOO_LARGE", `an export may hold at most ${MAX_SPANS_PER_REQUEST} spans (got ${spans})`);
-  return { encoding, request };
+  return request;
 }

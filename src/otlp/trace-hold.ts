@@ -5,13 +5,14 @@ import type { Keys } from "../redis/keys.js";
 import { Scripts } from "../redis/scripts.js";
 import { msgpack } from "../codec/msgpack.js";
 import type { MappedSpan, SpanKeys } from "./map-span.js";
+import { packTraceKeys, unpackTraceKeys } from "./trace-keys.js";
 
 export interface TraceHoldOptions {
   /** How long spans wait for their trace's outcome key (VERDICT_OTLP_HOLD). */
   holdMs: number;
   /** Most spans one account may hold at once; beyond, unkeyed spans are rejected. */
   maxHeldSpans: number;
-  /** How long a trace's keys are kept for its later spans. */
+  /** How long a trace's keys are kept for its later spans, at least (at most twice). */
   traceKeysTtlMs: number;
 }
 
@@ -34,8 +35,8 @@ const RESOLVED = { KNOWN_AS_ASKED: 1, HELD: 2, FULL: 3 } as const;
 type Resolved = (typeof RESOLVED)[keyof typeof RESOLVED];
 
 interface TraceHoldReplies {
-  /** Per trace: a Resolved code, or the keys recorded for it with the spans held for it. */
-  "resolve-traces": (Resolved | [keys: Buffer, held: Buffer[]])[];
+  /** Per trace: a Resolved code, or the keys recorded for it and 1 when spans are held for it. */
+  "resolve-traces": (Resolved | [keys: string, waiting: 0 | 1])[];
   /** Per trace: the number of spans its hold ended with. */
   "release-traces": number[];
   /** 1 when the account was forgotten. */
@@ -55,10 +56,20 @@ export class TraceHold {
     this.scripts = new Scripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
-  /** Resolves one request's traces in one script call (the account's keys share a slot). */
+  /**
+   * Resolves one request's traces in one script call (the account's keys share a slot), then reads the
+   * spans held for the traces that have any, in one more round trip when there are some.
+   */
   async resolve(accountId: string, asks: readonly TraceAsk[], now: number): Promise<TraceAnswer[]> {
     if (asks.length === 0) return [];
-    const keys = [this.keys.otlpHeldTraces(accountId), this.keys.otlpHeldCount(accountId)];
+    const period = Math.floor(now / this.options.traceKeysTtlMs);
+    const keys = [
+      this.keys.otlpHeldTraces(accountId),
+      this.keys.otlpHeldCount(accountId),
+      this.keys.otlpTraceKeys(accountId, period),
+      this.keys.otlpTraceKeys(accountId, period - 1),
+      this.keys.otlpTraceKeys(accountId, period - 2),
+    ];
     const args: (string | number | Buffer)[] = [
       now,
       this.options.holdMs,
@@ -66,26 +77,45 @@ export class TraceHold {
       this.options.traceKeysTtlMs,
     ];
     for (const ask of asks) {
-      keys.push(this.keys.otlpTraceKeys(accountId, ask.traceId), this.keys.otlpHeldSpans(accountId, ask.traceId));
-      if (ask.keys !== undefined) args.push(ask.traceId, msgpack.pack(ask.keys), 0);
-      else args.push(ask.traceId, "", ask.unkeyed.length, ...ask.unkeyed.map((span) => msgpack.pack(span)));
+      // Keys as strings: ioredis writes a string argument far more cheaply than a Buffer, per trace.
+      if (ask.keys !== undefined) args.push(ask.traceId, packTraceKeys(ask.keys), 0);
+      else {
+        keys.push(this.keys.otlpHeldSpans(accountId, ask.traceId));
+        args.push(ask.traceId, "", ask.unkeyed.length, ...ask.unkeyed.map((span) => msgpack.pack(span)));
+      }
     }
-    const reply = await this.scripts.runBuffer("resolve-traces", keys, args);
+    const reply = await this.scripts.run("resolve-traces", keys, args);
     if (reply.includes(RESOLVED.HELD)) {
       // After the hold, so the sweep's forget-account sees the bump (or finds the account again).
       await this.redis.zincrby(this.keys.otlpHoldingAccounts(), 1, accountId);
     }
+    const held = await this.heldSpans(accountId, asks, reply);
     return reply.map((answer, i): TraceAnswer => {
       if (answer === RESOLVED.KNOWN_AS_ASKED) return { status: "known", keys: asks[i]!.keys!, released: [] };
       if (answer === RESOLVED.HELD) return { status: "held" };
       if (answer === RESOLVED.FULL) return { status: "full" };
-      const [packed, held] = answer;
       return {
         status: "known",
-        keys: msgpack.unpack(packed) as SpanKeys,
-        released: held.map((b) => msgpack.unpack(b) as MappedSpan),
+        keys: unpackTraceKeys(answer[0]),
+        released: (held.get(i) ?? []).map((b) => msgpack.unpack(b) as MappedSpan),
       };
     });
+  }
+
+  /** The spans held for each known trace the script said has some, by index of its ask. */
+  private async heldSpans(
+    accountId: string,
+    asks: readonly TraceAsk[],
+    reply: TraceHoldReplies["resolve-traces"],
+  ): Promise<Map<number, Buffer[]>> {
+    const waiting: number[] = [];
+    reply.forEach((answer, i) => {
+      if (Array.isArray(answer) && answer[1] === 1) waiting.push(i);
+    });
+    const lists = await Promise.all(
+      waiting.map((i) => this.redis.lrangeBuffer(this.keys.otlpHeldSpans(accountId, asks[i]!.traceId), 0, -1)),
+    );
+    return new Map(waiting.map((i, j) => [i, lists[j]!]));
   }
 
   /** Ends the holds of traces whose held spans were enqueued. */

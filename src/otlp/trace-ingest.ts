@@ -5,15 +5,18 @@ import { ApiError } from "../errors/api-error.js";
 import { enqueueFailure } from "../errors/enqueue-failure.js";
 import { rateExceeded } from "../errors/quota-exceeded.js";
 import type { EventPipeline } from "../ingress/event-pipeline.js";
-import { validateEvent } from "../ingress/validate-events.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
+import { filterFor } from "./attribute-filter.js";
+import { decodeTraceBody, type TraceBody } from "./decode-request.js";
 import { mapSpan, type MappedSpan, type SpanKeys } from "./map-span.js";
+import { mappedEnvelope } from "./mapped-envelope.js";
+import type { OtlpMapping } from "./mapping-config.js";
 import type { MappingStore } from "./mapping-store.js";
 import type { OtlpMetrics, SpanResult } from "./otlp-metrics.js";
 import type { OutcomeOpener } from "./outcome-opener.js";
 import type { ResourceSpans } from "./spans.js";
 import type { TraceAsk, TraceHold } from "./trace-hold.js";
-import { eventInput, inherit, traceKeysOf } from "./trace-keys.js";
+import { inherit, traceKeysOf } from "./trace-keys.js";
 
 export interface TraceIngestDeps {
   pipeline: EventPipeline;
@@ -104,22 +107,16 @@ export class TraceIngest {
 
   async ingest(
     accountId: string,
-    request: readonly ResourceSpans[],
+    body: TraceBody,
     receivedAt: number,
     traceparent: string | undefined,
   ): Promise<IngestAnswer> {
     const { metrics } = this.deps;
     const mapping = await storeStep(this.deps.mappings.get(accountId));
     const rejections = new Rejections();
-    const mapped: MappedSpan[] = [];
-    for (const { resource, spans } of request) {
-      for (const span of spans) {
-        const verdict = mapSpan(span, resource, mapping);
-        if (verdict.kind === "mapped") mapped.push(verdict.span);
-        else if (verdict.kind === "dropped") metrics.count(`dropped_${verdict.reason}`);
-        else rejections.add(`rejected_${verdict.reason}`, verdict.message);
-      }
-    }
+    // Decoded only now, with the mapping's attributes, and mapped at once: the decoded spans never live
+    // across a wait, so they die young.
+    const mapped = this.map(decodeTraceBody(body, filterFor(mapping)), mapping, rejections);
     const { ready, unheld } = await this.resolve(accountId, mapped, receivedAt, rejections);
     await this.openOutcomes(accountId, ready, receivedAt, rejections);
     const { envelopes, traces } = this.envelopes(accountId, ready, receivedAt, rejections);
@@ -136,6 +133,20 @@ export class TraceIngest {
     for (const [result, { n }] of rejections.counts) metrics.count(result, n);
     metrics.count("mapped", ready.length - (rejections.counts.get("rejected_invalid_event")?.n ?? 0));
     return { rejected: rejections.total, message: rejections.message() };
+  }
+
+  /** The spans the mapping makes events of; the others counted (dropped) or rejected. */
+  private map(request: readonly ResourceSpans[], mapping: OtlpMapping, rejections: Rejections): MappedSpan[] {
+    const mapped: MappedSpan[] = [];
+    for (const { resource, spans } of request) {
+      for (const span of spans) {
+        const verdict = mapSpan(span, resource, mapping);
+        if (verdict.kind === "mapped") mapped.push(verdict.span);
+        else if (verdict.kind === "dropped") this.deps.metrics.count(`dropped_${verdict.reason}`);
+        else rejections.add(`rejected_${verdict.reason}`, verdict.message);
+      }
+    }
+    return mapped;
   }
 
   /**
@@ -208,7 +219,7 @@ export class TraceIngest {
     }
   }
 
-  /** The envelopes of the ready spans (the same validation as the event routes), with each one's trace. */
+  /** The envelopes of the ready spans (valid as the event routes would find them: mappedEnvelope), with each one's trace. */
   private envelopes(
     accountId: string,
     ready: Ready[],
@@ -223,7 +234,7 @@ export class TraceIngest {
       const stamped: EventEnvelope[] = [];
       let problem: string | undefined;
       for (const event of span.events) {
-        const checked = validateEvent(eventInput(event, keys), { accountId, receivedAt: at > 0 ? at : receivedAt });
+        const checked = mappedEnvelope(event, keys, { accountId, receivedAt: at > 0 ? at : receivedAt });
         if (Array.isArray(checked)) problem ??= checked.map((d) => `${d.path} ${d.message}`).join(", ");
         else stamped.push(checked);
       }

@@ -44,6 +44,22 @@ export function inherit(own: SpanKeys, trace: SpanKeys): SpanKeys {
   return keys;
 }
 
+/** A trace's keys as the hold records and compares them: a JSON array in one field order, so equal keys are equal text. */
+export function packTraceKeys(keys: SpanKeys): string {
+  return JSON.stringify([keys.outcome ?? null, keys.task ?? null, keys.agent ?? null, keys.customer ?? null]);
+}
+
+/** Keys packed by packTraceKeys, built in the one field order. */
+export function unpackTraceKeys(text: string): SpanKeys {
+  const [outcome, task, agent, customer] = JSON.parse(text) as (string | null)[];
+  const keys: SpanKeys = {};
+  if (typeof outcome === "string") keys.outcome = outcome;
+  if (typeof task === "string") keys.task = task;
+  if (typeof agent === "string") keys.agent = agent;
+  if (typeof customer === "string") keys.customer = customer;
+  return keys;
+}
+
 /**
  * The body of an event (the shape POST /v1/events takes) for one mapped event with its keys: a task or
  * no customer makes a Variant A event (`outcome_key`), a customer without a task a Variant B one.

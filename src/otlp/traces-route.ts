@@ -1,7 +1,7 @@
 // POST /v1/traces: the OTLP/HTTP trace endpoint. Exporters get OTLP's answers in their request's encoding:
 // ExportTraceServiceResponse (partial_success naming rejected spans) or a google.rpc.Status refusal.
 import type { ApiError } from "../errors/api-error.js";
-import { MAX_TRACES_BODY_BYTES, decodeTraceRequest, encodingOf } from "./decode-request.js";
+import { MAX_TRACES_BODY_BYTES, encodingOf, readTraceBody } from "./decode-request.js";
 import { CONTENT_TYPE, exportResponse, statusBody } from "./response.js";
 import type { TraceIngest } from "./trace-ingest.js";
 import type { ApiResponse, Route } from "../ingress/router.js";
@@ -25,12 +25,12 @@ export function traceRoutes(ingest: TraceIngest): Route[] {
       rawBody: true,
       refusal,
       async handler(req) {
-        const { encoding, request } = await decodeTraceRequest(req.raw!);
-        const answer = await ingest.ingest(req.accountId, request, req.receivedAt, req.traceparent);
+        const body = await readTraceBody(req.raw!);
+        const answer = await ingest.ingest(req.accountId, body, req.receivedAt, req.traceparent);
         return {
           status: 200,
-          bytes: exportResponse(encoding, answer.rejected, answer.message),
-          headers: { "Content-Type": CONTENT_TYPE[encoding] },
+          bytes: exportResponse(body.encoding, answer.rejected, answer.message),
+          headers: { "Content-Type": CONTENT_TYPE[body.encoding] },
         };
       },
     },

@@ -290,9 +290,12 @@ export class Keys {
     return `${this.accountTag(accountId)}:otlp:mapping`;
   }
 
-  /** The keys a trace's spans inherit (outcome, task, agent, customer), once a span of it named its outcome. */
-  otlpTraceKeys(accountId: string, traceId: string): string {
-    return `${this.accountTag(accountId)}:otlp:trace:${traceId}`;
+  /**
+   * The keys each trace's spans inherit (outcome, task, agent, customer), once a span of it named its outcome,
+   * recorded in one period: a hash, trace id -> packed keys (resolve-traces.lua).
+   */
+  otlpTraceKeys(accountId: string, period: number): string {
+    return `${this.accountTag(accountId)}:otlp:trace-keys:${period}`;
   }
 
   /** Spans of a trace whose outcome is not known yet, held until a span of the trace names it (a list). */
