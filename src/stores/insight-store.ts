@@ -37,10 +37,14 @@ function readFailure(error: unknown): unknown {
   });
 }
 
-/** An account's rollups of a range: archived hours from PostgreSQL, and days' hashes from Redis. */
-export interface Rollups {
-  hours: RollupHour[];
-  days: RollupDay[];
+/**
+ * Takes an account's rollups of a range as they are read: archived hours from PostgreSQL, then each shard's
+ * days' hashes from Redis as its reply arrives, so one shard's reply is added up (and garbage) before the
+ * next is decoded rather than all of them held at once.
+ */
+export interface RollupSink {
+  hours(hours: readonly RollupHour[]): void;
+  days(days: readonly RollupDay[]): void;
 }
 
 /** A reply of MULTI's, or its error. */
@@ -66,21 +70,21 @@ export class InsightStore {
   ) {}
 
   /**
-   * The rollups of hours in [from, to), and in Redis of the rest of their days (the caller keeps the hours
-   * it wants). PostgreSQL is read first: a move it had committed by then is skipped in Redis, and one it
-   * commits later is still in Redis then (the mover deletes a moved rollup from Redis only a grace period
-   * after PostgreSQL committed it).
+   * Hands `sink` the rollups of hours in [from, to), and in Redis of the rest of their days (the sink keeps
+   * the hours it wants). PostgreSQL is read first: a move it had committed by then is skipped in Redis, and
+   * one it commits later is still in Redis then (the mover deletes a moved rollup from Redis only a grace
+   * period after PostgreSQL committed it). A failed read may have handed over some shards' days already.
    */
-  async read(accountId: string, from: number, to: number): Promise<Rollups> {
+  async read(accountId: string, from: number, to: number, sink: RollupSink): Promise<void> {
     const archived = this.archive
       ? await this.archive.read(accountId, dayOf(from), to)
       : { moves: new Set<string>(), hours: [] };
+    sink.hours(archived.hours);
     const shards = Array.from({ length: this.shards }, (_, shard) => shard);
     try {
-      const hot = await Promise.all(
-        shards.map((shard) => this.shardDays(shard, accountId, dayOf(from), to, archived.moves)),
+      await Promise.all(
+        shards.map(async (shard) => sink.days(await this.shardDays(shard, accountId, dayOf(from), to, archived.moves))),
       );
-      return { hours: archived.hours, days: hot.flat() };
     } catch (error) {
       throw readFailure(error);
     }
