@@ -174,6 +174,7 @@ export class InsightTally implements RollupSink {
   private readonly end: number;
   /** The bucket of each hour of the day being added. */
   private readonly hourBuckets: number[] = [];
+  private readonly cursor = new GroupDayCursor();
 
   constructor(
     dimension: InsightDimension,
@@ -210,7 +211,7 @@ export class InsightTally implements RollupSink {
       for (let i = 0; i < fields.length; i += 2) {
         const sums = this.finder.ofGroup(fields[i] as string);
         if (!sums) continue;
-        const cursor = new GroupDayCursor(fields[i + 1] as Uint8Array);
+        const cursor = this.cursor.wrap(fields[i + 1] as Uint8Array);
         for (let cells = cursor.arrayLength() / 3; cells > 0; cells--) {
           const hour = cursor.number();
           // A clause's text is the day's: it names the clause wherever it counted.
