@@ -32,6 +32,8 @@ const TASKS = 100;
 const DAYS = 30;
 const SHARDS = 16;
 const ROUNDS = Number(process.env.INSIGHTS_ROUNDS ?? 30);
+/** Issue 40's bound on the answer's time. */
+const GOAL_MS = 100;
 
 /** One task's hour: 2-4 opened, most confirmed, one forced failure every third hour with its clause. */
 function hourCounts(hour: number, t: number): Record<string, number> {
@@ -165,7 +167,8 @@ async function main(): Promise<void> {
     console.log(
       `  CPU per request: ingress ${((cpu.ingress / ROUNDS) * 1000).toFixed(1)} ms, Redis ${((cpu.redis / ROUNDS) * 1000).toFixed(1)} ms`,
     );
-    console.log(`  goal < 100 ms: ${median(timed) < 100 ? "met" : "NOT met"}`);
+    const bound = (ms: number): string => `${ms.toFixed(1)} ms ${ms < GOAL_MS ? "met" : "NOT met"}`;
+    console.log(`  goal < ${GOAL_MS} ms: median ${bound(median(timed))}, p90 ${bound(p90)}`);
     await stopChild(ingress.child, "SIGTERM");
     await split(redis.url, keys, accountId, from, to);
   } finally {
