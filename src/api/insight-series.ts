@@ -11,6 +11,7 @@ import {
   type RollupHour,
 } from "../outcomes/insight-rollup.js";
 import type { RollupSink } from "../stores/insight-store.js";
+import { BytesMap } from "./bytes-map.js";
 import { GroupDayCursor } from "./group-day-cursor.js";
 import { bucketIndex } from "./insight-buckets.js";
 import { GroupSums } from "./insight-sums.js";
@@ -116,7 +117,7 @@ class GroupFinder {
   readonly byKey = new Map<string, GroupSums>();
   private readonly letter: string;
   private readonly flat = new Map<string, { sums: GroupSums; metric: string } | null>();
-  private readonly grouped = new Map<string, GroupSums | null>();
+  private readonly grouped = new BytesMap<GroupSums | null>();
 
   constructor(
     private readonly dimension: InsightDimension,
@@ -147,12 +148,13 @@ class GroupFinder {
     return target;
   }
 
-  /** A day hash's field (groupFieldOf): its group's sums, or null when not counted here. */
-  ofGroup(field: string): GroupSums | null {
+  /** A day hash's field (groupFieldOf) as Redis sent it: its group's sums, or null when not counted here. */
+  ofGroup(field: Uint8Array): GroupSums | null {
     let target = this.grouped.get(field);
     if (target === undefined) {
-      const parsed = field[0] === this.letter ? parseGroupField(field) : null;
-      this.grouped.set(field, (target = parsed ? this.sums(parsed.groupKey) : null));
+      const text = Buffer.from(field.buffer, field.byteOffset, field.byteLength).toString();
+      const parsed = text[0] === this.letter ? parseGroupField(text) : null;
+      this.grouped.add(field, (target = parsed ? this.sums(parsed.groupKey) : null));
     }
     return target;
   }
@@ -209,9 +211,9 @@ export class InsightTally implements RollupSink {
     for (const { day, fields } of days) {
       for (let hour = 0; hour < 24; hour++) buckets[hour] = this.bucketOf(day + hour * HOUR_MS);
       for (let i = 0; i < fields.length; i += 2) {
-        const sums = this.finder.ofGroup(fields[i] as string);
+        const sums = this.finder.ofGroup(fields[i]!);
         if (!sums) continue;
-        const cursor = this.cursor.wrap(fields[i + 1] as Uint8Array);
+        const cursor = this.cursor.wrap(fields[i + 1]!);
         for (let cells = cursor.arrayLength() / 3; cells > 0; cells--) {
           const hour = cursor.number();
           // A clause's text is the day's: it names the clause wherever it counted.

@@ -54,13 +54,6 @@ function replyOf<T>(entry: [Error | null, unknown] | undefined): T {
   return entry[1] as T;
 }
 
-/** A day hash's HGETALL as RollupDay's pairs: each field as text, each group's day as its stored bytes. */
-function fieldsOf(flat: readonly Buffer[]): Array<string | Buffer> {
-  const fields: Array<string | Buffer> = [];
-  for (let i = 0; i < flat.length; i += 2) fields.push(flat[i]!.toString(), flat[i + 1]!);
-  return fields;
-}
-
 export class InsightStore {
   constructor(
     private readonly redis: RedisClient,
@@ -168,8 +161,7 @@ export class InsightStore {
       );
       const now = this.candidates(shard, accountId, from, to, read.live, read.moves, copied);
       const seen = new Set(wanted.map(({ key }) => key));
-      if (now.every(({ key }) => seen.has(key)))
-        return wanted.map(({ day }, i) => ({ day, fields: fieldsOf(read.hashes[i]!) }));
+      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ day }, i) => ({ day, fields: read.hashes[i]! }));
       if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }
