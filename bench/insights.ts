@@ -21,7 +21,7 @@ import {
 } from "../src/outcomes/insight-rollup.js";
 import { bucketStarts } from "../src/api/insight-buckets.js";
 import { insightsJson } from "../src/api/insight-json.js";
-import { insightGroups } from "../src/api/insight-series.js";
+import { InsightTally } from "../src/api/insight-series.js";
 import { connectRedis } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
 import { InsightStore } from "../src/stores/insight-store.js";
@@ -32,6 +32,8 @@ const TASKS = 100;
 const DAYS = 30;
 const SHARDS = 16;
 const ROUNDS = Number(process.env.INSIGHTS_ROUNDS ?? 30);
+/** Issue 40's bound on the answer's time. */
+const GOAL_MS = 100;
 
 /** One task's hour: 2-4 opened, most confirmed, one forced failure every third hour with its clause. */
 function hourCounts(hour: number, t: number): Record<string, number> {
@@ -84,7 +86,10 @@ async function redisCpuSeconds(admin: import("ioredis").Redis): Promise<number> 
   return field("used_cpu_user") + field("used_cpu_sys");
 }
 
-/** Where a request's time goes, in this process: the store's read, the sums, and the answer's JSON (medians of 5). */
+/**
+ * Where a request's time goes, in this process (medians of 5): the store's read with the sums it feeds as
+ * each shard's reply arrives, the ranking, and the answer's JSON.
+ */
 async function split(url: string, keys: Keys, accountId: string, from: number, to: number): Promise<void> {
   const client = connectRedis({ kind: "standalone", url });
   const store = new InsightStore(client, keys, SHARDS, undefined);
@@ -93,9 +98,10 @@ async function split(url: string, keys: Keys, accountId: string, from: number, t
   try {
     for (let round = -2; round < 5; round++) {
       const t0 = performance.now();
-      const rollups = await store.read(accountId, from, to);
+      const tally = new InsightTally("task", undefined, range);
+      await store.read(accountId, from, to, tally);
       const t1 = performance.now();
-      const { groups, total } = insightGroups(rollups, "task", undefined, range, TASKS);
+      const { groups, total } = tally.result(TASKS);
       const t2 = performance.now();
       insightsJson({ bucket: "hour", from: "", to: "", tz: "UTC", groups_total: total }, groups, range.starts);
       const t3 = performance.now();
@@ -108,7 +114,7 @@ async function split(url: string, keys: Keys, accountId: string, from: number, t
     client.disconnect();
   }
   console.log(
-    `  in one process: store read ${median(times.read).toFixed(1)} ms, sums ${median(times.sums).toFixed(1)} ms, JSON ${median(times.json).toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)}`,
+    `  in one process: store read and sums ${median(times.read).toFixed(1)} ms, ranking ${median(times.sums).toFixed(1)} ms, JSON ${median(times.json).toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)}`,
   );
 }
 
@@ -161,7 +167,8 @@ async function main(): Promise<void> {
     console.log(
       `  CPU per request: ingress ${((cpu.ingress / ROUNDS) * 1000).toFixed(1)} ms, Redis ${((cpu.redis / ROUNDS) * 1000).toFixed(1)} ms`,
     );
-    console.log(`  goal < 100 ms: ${median(timed) < 100 ? "met" : "NOT met"}`);
+    const bound = (ms: number): string => `${ms.toFixed(1)} ms ${ms < GOAL_MS ? "met" : "NOT met"}`;
+    console.log(`  goal < ${GOAL_MS} ms: median ${bound(median(timed))}, p90 ${bound(p90)}`);
     await stopChild(ingress.child, "SIGTERM");
     await split(redis.url, keys, accountId, from, to);
   } finally {

@@ -4,8 +4,9 @@
 // false-clause evaluation), then runs row 3 (`BENCH_ONLY=e2e node dist/bench/run.js`) in this tree and in
 // that one by turns, the order alternating. Prints each run's events/s and CPU µs per event of the worker
 // and of Redis (from /proc, as row 3 reports them), the medians and their ratios, and the load average.
-// ROLLUP_COST_PAIRS (default 4) sets the pairs; BENCH_SECONDS passes through to row 3. The cut tree is HEAD:
-// commit what you measure.
+// ROLLUP_COST_PAIRS (default 4) sets the pairs; BENCH_SECONDS and BENCH_E2E_CONDITION pass through to row 3
+// (row 3's events make no verdict; `BENCH_SECONDS=2 BENCH_E2E_CONDITION='COUNT(step)>=10'` makes every
+// outcome's last event its verdict). The cut tree is HEAD: commit what you measure.
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";

@@ -3,14 +3,21 @@
 
 /** A position in one msgpack value; each read moves past what it read. */
 export class GroupDayCursor {
-  readonly bytes: Buffer;
+  bytes: Buffer = Buffer.alloc(0);
   private at = 0;
   /** Where the last `str()` began and ended (its bytes, header excluded). */
   start = 0;
   end = 0;
 
-  constructor(bytes: Uint8Array) {
+  constructor(bytes?: Uint8Array) {
+    if (bytes) this.wrap(bytes);
+  }
+
+  /** Starts over at the beginning of `bytes`: one cursor walks every value of a read. */
+  wrap(bytes: Uint8Array): this {
     this.bytes = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.at = 0;
+    return this;
   }
 
   private uint(size: number): number {

@@ -80,4 +80,30 @@ describe("insightsJson", () => {
     ]);
     expect(group.failing_clauses).toEqual([{ clause: "ab.1", text: 'status == "done"', count: 1 }]);
   });
+
+  it("writes repeated, large, fractional and many distinct counts as JSON.stringify would", () => {
+    // 5,000 points: past the runs formatted once per answer, with counts of 1024 and more and a fraction.
+    const starts = Array.from({ length: 5000 }, (_, i) => Date.UTC(2026, 0, 1) + i * 3_600_000);
+    const sums = new GroupSums(starts.length, false);
+    starts.forEach((_, i) => {
+      sums.add(i, "o", i);
+      sums.add(i, "c", i % 3);
+      if (i % 1000 === 7) sums.add(i, "d", 0.5);
+    });
+    const head = { bucket: "hour", from: "", to: "", tz: "UTC", groups_total: 1 };
+    const text = insightsJson(head, [{ key: "t", sums }], starts).toString();
+    expect(text).toBe(JSON.stringify(JSON.parse(text)));
+    const answer = JSON.parse(text) as { groups: Array<{ series: Array<Record<string, unknown>> }> };
+    expect(answer.groups[0]!.series).toEqual(
+      starts.map((start, i) => ({
+        start: new Date(start).toISOString(),
+        opened: i,
+        confirmed: i % 3,
+        failed: 0,
+        forced: i % 1000 === 7 ? 0.5 : 0,
+        dead_letters: 0,
+        charges: {},
+      })),
+    );
+  });
 });

@@ -13,7 +13,7 @@ export interface InsightsHead {
   groups_total: number;
 }
 
-/** A point's fields after `opened`, in InsightPoint's order. */
+/** A point's fields after `start`, in InsightPoint's order, up to the charges' opening brace. */
 const FIELD = {
   confirmed: asciiBytes(',"confirmed":'),
   failed: asciiBytes(',"failed":'),
@@ -25,9 +25,64 @@ const FIELD = {
 const POINT_BYTES = 128;
 const COMMA = 0x2c;
 const CLOSE = 0x7d;
+/** Counts up to this (exclusive, a power of two) make a point's counts one number, its key among the runs. */
+const SMALL = 1024;
+/** Most distinct runs formatted per answer; the rest are written number by number. */
+const MAX_RUNS = 4096;
+
+/**
+ * A point's counts (opened to dead_letters) written as JSON, each distinct run of small counts formatted
+ * once per answer: hours repeat the same few small counts, mostly zeros, so most points copy one run.
+ */
+class CountRuns {
+  private readonly formatted = new Map<number, Buffer>();
+
+  constructor(private readonly out: JsonBytes) {}
+
+  write(opened: number, confirmed: number, failed: number, forced: number, deadLetters: number): void {
+    // `x & (SMALL - 1)` equals x only for a whole number in [0, SMALL) (NaN gives 0, not NaN).
+    const small =
+      (opened & (SMALL - 1)) === opened &&
+      (confirmed & (SMALL - 1)) === confirmed &&
+      (failed & (SMALL - 1)) === failed &&
+      (forced & (SMALL - 1)) === forced &&
+      (deadLetters & (SMALL - 1)) === deadLetters;
+    if (!small) return writeCounts(this.out, opened, confirmed, failed, forced, deadLetters);
+    const key = (((opened * SMALL + confirmed) * SMALL + failed) * SMALL + forced) * SMALL + deadLetters;
+    let run = this.formatted.get(key);
+    if (run === undefined) {
+      if (this.formatted.size >= MAX_RUNS) return writeCounts(this.out, opened, confirmed, failed, forced, deadLetters);
+      const bytes = new JsonBytes(POINT_BYTES);
+      writeCounts(bytes, opened, confirmed, failed, forced, deadLetters);
+      this.formatted.set(key, (run = Buffer.from(bytes.done())));
+    }
+    this.out.bytes(run);
+  }
+}
+
+/** `<opened>,"confirmed":…,"dead_letters":<n>,"charges":{`. */
+function writeCounts(
+  out: JsonBytes,
+  opened: number,
+  confirmed: number,
+  failed: number,
+  forced: number,
+  deadLetters: number,
+): void {
+  out.number(opened);
+  out.bytes(FIELD.confirmed);
+  out.number(confirmed);
+  out.bytes(FIELD.failed);
+  out.number(failed);
+  out.bytes(FIELD.forced);
+  out.number(forced);
+  out.bytes(FIELD.deadLetters);
+  out.number(deadLetters);
+  out.bytes(FIELD.charges);
+}
 
 /** One group's points, each `{"start":…,"opened":…,…,"charges":{…}}` (with its percentiles when kept). */
-function writeSeries(out: JsonBytes, sums: GroupSums, openings: readonly Buffer[]): void {
+function writeSeries(out: JsonBytes, runs: CountRuns, sums: GroupSums, openings: readonly Buffer[]): void {
   const currencies = [...sums.charges].map(([currency, amounts]) => ({
     name: `${JSON.stringify(currency)}:`,
     amounts,
@@ -36,16 +91,7 @@ function writeSeries(out: JsonBytes, sums: GroupSums, openings: readonly Buffer[
   for (let i = 0; i < openings.length; i++) {
     if (i > 0) out.byte(COMMA);
     out.bytes(openings[i]!);
-    out.number(opened[i]!);
-    out.bytes(FIELD.confirmed);
-    out.number(confirmed[i]!);
-    out.bytes(FIELD.failed);
-    out.number(failed[i]!);
-    out.bytes(FIELD.forced);
-    out.number(forced[i]!);
-    out.bytes(FIELD.deadLetters);
-    out.number(deadLetters[i]!);
-    out.bytes(FIELD.charges);
+    runs.write(opened[i]!, confirmed[i]!, failed[i]!, forced[i]!, deadLetters[i]!);
     let first = true;
     for (const { name, amounts } of currencies) {
       if (amounts[i]! === 0) continue;
@@ -67,10 +113,11 @@ export function insightsJson(head: InsightsHead, groups: readonly GroupResult[],
   // Each point's opening, formatted once for every group.
   const openings = starts.map((start) => asciiBytes(`{"start":"${new Date(start).toISOString()}","opened":`));
   const out = new JsonBytes(groups.length * starts.length * POINT_BYTES);
+  const runs = new CountRuns(out);
   out.text(`${JSON.stringify(head).slice(0, -1)},"groups":[`);
   groups.forEach(({ key, sums }, index) => {
     out.text(`${index === 0 ? "" : ","}{"key":${JSON.stringify(key)},"series":[`);
-    writeSeries(out, sums, openings);
+    writeSeries(out, runs, sums, openings);
     out.text(`],"totals":${JSON.stringify(totalsOf(sums))},"failing_clauses":${JSON.stringify(failingClauses(sums))}}`);
   });
   out.text("]}");

@@ -8,8 +8,10 @@ import {
   timeToVerdictBoundsMs,
   type InsightDimension,
   type RollupDay,
+  type RollupHour,
 } from "../outcomes/insight-rollup.js";
-import type { Rollups } from "../stores/insight-store.js";
+import type { RollupSink } from "../stores/insight-store.js";
+import { BytesMap } from "./bytes-map.js";
 import { GroupDayCursor } from "./group-day-cursor.js";
 import { bucketIndex } from "./insight-buckets.js";
 import { GroupSums } from "./insight-sums.js";
@@ -115,7 +117,7 @@ class GroupFinder {
   readonly byKey = new Map<string, GroupSums>();
   private readonly letter: string;
   private readonly flat = new Map<string, { sums: GroupSums; metric: string } | null>();
-  private readonly grouped = new Map<string, GroupSums | null>();
+  private readonly grouped = new BytesMap<GroupSums | null>();
 
   constructor(
     private readonly dimension: InsightDimension,
@@ -146,32 +148,15 @@ class GroupFinder {
     return target;
   }
 
-  /** A day hash's field (groupFieldOf): its group's sums, or null when not counted here. */
-  ofGroup(field: string): GroupSums | null {
+  /** A day hash's field (groupFieldOf) as Redis sent it: its group's sums, or null when not counted here. */
+  ofGroup(field: Uint8Array): GroupSums | null {
     let target = this.grouped.get(field);
     if (target === undefined) {
-      const parsed = field[0] === this.letter ? parseGroupField(field) : null;
-      this.grouped.set(field, (target = parsed ? this.sums(parsed.groupKey) : null));
+      const text = Buffer.from(field.buffer, field.byteOffset, field.byteLength).toString();
+      const parsed = text[0] === this.letter ? parseGroupField(text) : null;
+      this.grouped.add(field, (target = parsed ? this.sums(parsed.groupKey) : null));
     }
     return target;
-  }
-}
-
-/** Adds the days' hashes from Redis: each group's day holds triples of hour, metric and count, walked in place. */
-function addDays(days: readonly RollupDay[], finder: GroupFinder, bucketOf: (hour: number) => number): void {
-  const buckets: number[] = [];
-  for (const { day, fields } of days) {
-    for (let hour = 0; hour < 24; hour++) buckets[hour] = bucketOf(day + hour * HOUR_MS);
-    for (let i = 0; i < fields.length; i += 2) {
-      const sums = finder.ofGroup(fields[i] as string);
-      if (!sums) continue;
-      const cursor = new GroupDayCursor(fields[i + 1] as Uint8Array);
-      for (let cells = cursor.arrayLength() / 3; cells > 0; cells--) {
-        const hour = cursor.number();
-        // A clause's text is the day's: it names the clause wherever it counted.
-        sums.addCell(hour === TEXTS_HOUR ? 0 : buckets[hour]!, cursor);
-      }
-    }
   }
 }
 
@@ -182,35 +167,70 @@ export interface GroupResult {
 }
 
 /**
- * The groups of one dimension (or the one `key`) in the rollups, each with a point per bucket (empty ones
- * as zeros, each with its time to verdict when `perBucket`); busiest first (opened plus decided), then by
- * key; at most `limit`, with how many there were.
+ * Adds up the groups of one dimension (or the one `key`) as the rollups are read, each with a point per
+ * bucket (empty ones as zeros, each with its time to verdict when `perBucket`).
  */
-export function insightGroups(
-  rollups: Rollups,
-  dimension: InsightDimension,
-  key: string | undefined,
-  range: { starts: readonly number[]; end: number },
-  limit: number,
-  perBucket = false,
-): { groups: GroupResult[]; total: number } {
-  const { starts, end } = range;
-  const finder = new GroupFinder(dimension, key, starts.length, perBucket);
-  const bucketOf = (hour: number): number => (hour < end ? bucketIndex(starts, hour) : -1);
-  for (const { hour, fields } of rollups.hours) {
-    const bucket = bucketOf(hour);
-    if (bucket < 0) continue;
-    for (let i = 0; i < fields.length; i += 2) {
-      const target = finder.ofFlat(fields[i] as string);
-      if (target) target.sums.add(bucket, target.metric, fields[i + 1]!);
+export class InsightTally implements RollupSink {
+  private readonly finder: GroupFinder;
+  private readonly starts: readonly number[];
+  private readonly end: number;
+  /** The bucket of each hour of the day being added. */
+  private readonly hourBuckets: number[] = [];
+  private readonly cursor = new GroupDayCursor();
+
+  constructor(
+    dimension: InsightDimension,
+    key: string | undefined,
+    range: { starts: readonly number[]; end: number },
+    perBucket = false,
+  ) {
+    this.starts = range.starts;
+    this.end = range.end;
+    this.finder = new GroupFinder(dimension, key, range.starts.length, perBucket);
+  }
+
+  private bucketOf(hour: number): number {
+    return hour < this.end ? bucketIndex(this.starts, hour) : -1;
+  }
+
+  /** Archived rows: an hour each, its counters as flat fields. */
+  hours(hours: readonly RollupHour[]): void {
+    for (const { hour, fields } of hours) {
+      const bucket = this.bucketOf(hour);
+      if (bucket < 0) continue;
+      for (let i = 0; i < fields.length; i += 2) {
+        const target = this.finder.ofFlat(fields[i] as string);
+        if (target) target.sums.add(bucket, target.metric, fields[i + 1]!);
+      }
     }
   }
-  addDays(rollups.days, finder, bucketOf);
-  const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
-  const ranked = [...finder.byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
-  ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
-  return {
-    groups: ranked.slice(0, limit).map(({ groupKey, sums }) => ({ key: groupKey, sums })),
-    total: ranked.length,
-  };
+
+  /** Days' hashes from Redis: each group's day holds triples of hour, metric and count, walked in place. */
+  days(days: readonly RollupDay[]): void {
+    const buckets = this.hourBuckets;
+    for (const { day, fields } of days) {
+      for (let hour = 0; hour < 24; hour++) buckets[hour] = this.bucketOf(day + hour * HOUR_MS);
+      for (let i = 0; i < fields.length; i += 2) {
+        const sums = this.finder.ofGroup(fields[i]!);
+        if (!sums) continue;
+        const cursor = this.cursor.wrap(fields[i + 1]!);
+        for (let cells = cursor.arrayLength() / 3; cells > 0; cells--) {
+          const hour = cursor.number();
+          // A clause's text is the day's: it names the clause wherever it counted.
+          sums.addCell(hour === TEXTS_HOUR ? 0 : buckets[hour]!, cursor);
+        }
+      }
+    }
+  }
+
+  /** The groups busiest first (opened plus decided), then by key; at most `limit`, with how many there were. */
+  result(limit: number): { groups: GroupResult[]; total: number } {
+    const volume = (sums: GroupSums): number => sum(sums.opened) + sum(sums.confirmed) + sum(sums.failed);
+    const ranked = [...this.finder.byKey].map(([groupKey, sums]) => ({ groupKey, sums, volume: volume(sums) }));
+    ranked.sort((a, b) => b.volume - a.volume || (a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0));
+    return {
+      groups: ranked.slice(0, limit).map(({ groupKey, sums }) => ({ key: groupKey, sums })),
+      total: ranked.length,
+    };
+  }
 }

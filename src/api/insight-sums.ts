@@ -25,6 +25,7 @@ export class GroupSums {
   readonly bucketHistograms: Float64Array | undefined;
   readonly causes = { locked: 0, idle: 0, deadline: 0 };
   readonly clauses = new Map<string, { text: string; count: number }>();
+  private lastClause: { id: Buffer; clause: { text: string; count: number } } | undefined;
 
   constructor(
     private readonly buckets: number,
@@ -53,16 +54,21 @@ export class GroupSums {
   /** A stored triple's metric and count, the cursor just past its hour; a negative bucket reads past it. */
   addCell(bucket: number, cursor: GroupDayCursor): void {
     cursor.str();
-    const code = cursor.bytes[cursor.start]!;
+    const { bytes, start, end } = cursor;
+    const code = bytes[start]!;
     if (code === CODE.clauseText) {
-      const id = cursor.text(1);
+      const clause = this.clauseAt(bytes, start + 1, end);
       cursor.str();
-      this.clause(id).text = cursor.text();
+      // An id names one leaf of one compiled condition, so its text never changes: read it once.
+      if (clause.text === "") clause.text = cursor.text();
       return;
     }
-    const { bytes, start, end } = cursor;
     const n = cursor.number();
     if (bucket < 0 || this.addPlain(bucket, code, n)) return;
+    if (code === CODE.clause) {
+      this.clauseAt(bytes, start + 1, end).count += n;
+      return;
+    }
     if (code === CODE.histogram) {
       let index = 0;
       for (let i = start + 1; i < end; i++) index = index * 10 + bytes[i]! - DIGIT_0;
@@ -123,6 +129,19 @@ export class GroupSums {
         this.clause(suffix).count += n;
         return;
     }
+  }
+
+  /** The clause whose id is bytes[start, end): the one named last is found again without its id as a string. */
+  private clauseAt(bytes: Buffer, start: number, end: number): { text: string; count: number } {
+    const last = this.lastClause;
+    if (last && last.id.length === end - start) {
+      let i = 0;
+      while (i < last.id.length && last.id[i] === bytes[start + i]) i++;
+      if (i === last.id.length) return last.clause;
+    }
+    const clause = this.clause(bytes.toString("utf8", start, end));
+    this.lastClause = { id: bytes.subarray(start, end), clause };
+    return clause;
   }
 
   private clause(id: string): { text: string; count: number } {

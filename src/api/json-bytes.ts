@@ -42,6 +42,13 @@ export class JsonBytes {
 
   /** A number as JSON.stringify writes it; a whole one below 2^53 digit by digit. */
   number(value: number): void {
+    const digit = value | 0;
+    if (digit === value && digit >= 0 && digit < 10) {
+      // Most counts of an hour are one digit; -0 is written 0, as JSON.stringify writes it.
+      this.room(1);
+      this.buffer[this.at++] = 0x30 + digit;
+      return;
+    }
     if (!Number.isSafeInteger(value) || value < 0) return this.text(JSON.stringify(value));
     this.room(16);
     const buffer = this.buffer;

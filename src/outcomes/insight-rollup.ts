@@ -137,10 +137,10 @@ export interface RollupHour {
   fields: ReadonlyArray<string | number>;
 }
 
-/** One day's rollup hash as read from Redis: group fields (groupFieldOf) and their GroupDay's msgpack bytes, as pairs in a row. */
+/** One day's rollup hash as read from Redis (HGETALL's reply as bytes): group fields (groupFieldOf) and their GroupDay's msgpack, as pairs in a row. */
 export interface RollupDay {
   day: number;
-  fields: ReadonlyArray<string | Uint8Array>;
+  fields: readonly Uint8Array[];
 }
 
 /** The member of a shard's moves index (keys.insightRollupMoves): the move's id, day and account. */

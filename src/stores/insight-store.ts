@@ -37,10 +37,14 @@ function readFailure(error: unknown): unknown {
   });
 }
 
-/** An account's rollups of a range: archived hours from PostgreSQL, and days' hashes from Redis. */
-export interface Rollups {
-  hours: RollupHour[];
-  days: RollupDay[];
+/**
+ * Takes an account's rollups of a range as they are read: archived hours from PostgreSQL, then each shard's
+ * days' hashes from Redis as its reply arrives, so one shard's reply is added up (and garbage) before the
+ * next is decoded rather than all of them held at once.
+ */
+export interface RollupSink {
+  hours(hours: readonly RollupHour[]): void;
+  days(days: readonly RollupDay[]): void;
 }
 
 /** A reply of MULTI's, or its error. */
@@ -48,13 +52,6 @@ function replyOf<T>(entry: [Error | null, unknown] | undefined): T {
   if (!entry) throw new Error("a rollup read's MULTI answered fewer replies than it sent");
   if (entry[0]) throw entry[0];
   return entry[1] as T;
-}
-
-/** A day hash's HGETALL as RollupDay's pairs: each field as text, each group's day as its stored bytes. */
-function fieldsOf(flat: readonly Buffer[]): Array<string | Buffer> {
-  const fields: Array<string | Buffer> = [];
-  for (let i = 0; i < flat.length; i += 2) fields.push(flat[i]!.toString(), flat[i + 1]!);
-  return fields;
 }
 
 export class InsightStore {
@@ -66,21 +63,21 @@ export class InsightStore {
   ) {}
 
   /**
-   * The rollups of hours in [from, to), and in Redis of the rest of their days (the caller keeps the hours
-   * it wants). PostgreSQL is read first: a move it had committed by then is skipped in Redis, and one it
-   * commits later is still in Redis then (the mover deletes a moved rollup from Redis only a grace period
-   * after PostgreSQL committed it).
+   * Hands `sink` the rollups of hours in [from, to), and in Redis of the rest of their days (the sink keeps
+   * the hours it wants). PostgreSQL is read first: a move it had committed by then is skipped in Redis, and
+   * one it commits later is still in Redis then (the mover deletes a moved rollup from Redis only a grace
+   * period after PostgreSQL committed it). A failed read may have handed over some shards' days already.
    */
-  async read(accountId: string, from: number, to: number): Promise<Rollups> {
+  async read(accountId: string, from: number, to: number, sink: RollupSink): Promise<void> {
     const archived = this.archive
       ? await this.archive.read(accountId, dayOf(from), to)
       : { moves: new Set<string>(), hours: [] };
+    sink.hours(archived.hours);
     const shards = Array.from({ length: this.shards }, (_, shard) => shard);
     try {
-      const hot = await Promise.all(
-        shards.map((shard) => this.shardDays(shard, accountId, dayOf(from), to, archived.moves)),
+      await Promise.all(
+        shards.map(async (shard) => sink.days(await this.shardDays(shard, accountId, dayOf(from), to, archived.moves))),
       );
-      return { hours: archived.hours, days: hot.flat() };
     } catch (error) {
       throw readFailure(error);
     }
@@ -164,8 +161,7 @@ export class InsightStore {
       );
       const now = this.candidates(shard, accountId, from, to, read.live, read.moves, copied);
       const seen = new Set(wanted.map(({ key }) => key));
-      if (now.every(({ key }) => seen.has(key)))
-        return wanted.map(({ day }, i) => ({ day, fields: fieldsOf(read.hashes[i]!) }));
+      if (now.every(({ key }) => seen.has(key))) return wanted.map(({ day }, i) => ({ day, fields: read.hashes[i]! }));
       if (tries === MAX_SNAPSHOT_TRIES) throw new SnapshotUnstable(`shard ${shard}'s rollups kept moving while read`);
       wanted = now;
     }

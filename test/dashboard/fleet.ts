@@ -12,15 +12,20 @@ const HOUR_MS = 3_600_000;
 export const TASK_CONDITION = "NOT escalated AND NOT refunded AND COUNT(reply)<=3";
 export const CLAUSES = { escalated: "NOT escalated", refunded: "NOT refunded", replies: "COUNT(reply)<=3" } as const;
 
-/** Per day of the week: task outcomes confirmed at the deadline, failed by each clause; agent jobs per customer. */
-export const WEEK: readonly {
+/** One day of the fleet: task outcomes confirmed at the deadline, failed by each clause; agent jobs per customer. */
+export interface FleetDay {
   confirmed: number;
   escalated: number;
   refunded: number;
   replies: number;
   acme: number;
   globex: number;
-}[] = [
+  /** Replies sent after the day's deadlines to its first task outcome, dead-lettered as OUTCOME_NOT_OPEN. */
+  late?: number;
+}
+
+/** Per day of the week. */
+export const WEEK: readonly FleetDay[] = [
   { confirmed: 3, escalated: 1, refunded: 1, replies: 0, acme: 1, globex: 0 },
   { confirmed: 4, escalated: 2, refunded: 0, replies: 1, acme: 0, globex: 1 },
   { confirmed: 0, escalated: 0, refunded: 0, replies: 0, acme: 0, globex: 0 },
@@ -74,9 +79,15 @@ async function openCount(api: Api, filter: string, status: string): Promise<numb
 }
 
 /** One day: outcomes opened at 10:00, failures sent at once, the rest confirmed by their deadline at 11:00. */
-async function seedDay(api: Api, clock: Clock, day: number, decidedBefore: number): Promise<number> {
-  const plan = WEEK[day]!;
-  clock.now = WEEK_START + day * DAY_MS + 10 * HOUR_MS;
+async function seedDay(
+  api: Api,
+  clock: Clock,
+  plan: FleetDay,
+  dayStartMs: number,
+  decidedBefore: number,
+): Promise<number> {
+  const day = Math.round((dayStartMs - WEEK_START) / DAY_MS);
+  clock.now = dayStartMs + 10 * HOUR_MS;
   const failures = [
     ...Array<string>(plan.escalated).fill("escalated"),
     ...Array<string>(plan.refunded).fill("refunded"),
@@ -118,15 +129,27 @@ async function seedDay(api: Api, clock: Clock, day: number, decidedBefore: numbe
     20_000,
     `day ${day}'s deadlines`,
   );
+  for (let i = 0; i < (plan.late ?? 0); i++)
+    await ok(api("POST", "/v1/events", { outcome_key: `d${day}-t0`, action: "reply" }));
   return failed;
 }
 
-/** Seeds the week and leaves the clock at READ_AT, every outcome decided and every charge made. */
-export async function seedFleet(api: Api, clock: Clock): Promise<void> {
+async function deadLetterCount(api: Api): Promise<number> {
+  return ((await api("GET", "/v1/dlq?limit=1000")).body as { dead_letters: unknown[] }).dead_letters.length;
+}
+
+/**
+ * Seeds `days` (the week by default) from `start` on and leaves the clock at READ_AT, every outcome decided
+ * and every charge made.
+ */
+export async function seedFleet(api: Api, clock: Clock, days = WEEK, start = WEEK_START): Promise<void> {
   await records(api);
   let failed = 0;
-  for (let day = 0; day < WEEK.length; day++) failed = await seedDay(api, clock, day, failed);
-  const jobs = WEEK.reduce((sum, d) => sum + d.acme + d.globex, 0);
+  for (let day = 0; day < days.length; day++)
+    failed = await seedDay(api, clock, days[day]!, start + day * DAY_MS, failed);
+  const jobs = days.reduce((sum, d) => sum + d.acme + d.globex, 0);
+  const late = days.reduce((sum, d) => sum + (d.late ?? 0), 0);
+  await eventually(async () => ((await deadLetterCount(api)) === late ? true : undefined), 20_000, "the late replies");
   await eventually(
     async () => ((await openCount(api, "agent_key=triage", "CONFIRMED")) === jobs ? true : undefined),
     20_000,

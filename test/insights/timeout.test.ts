@@ -2,6 +2,7 @@
 // stays up) is a 503 SERVICE_UNAVAILABLE to retry, not a 500.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
+import type { RollupDay } from "../../src/outcomes/insight-rollup.js";
 import { connectRedis, type RedisClient } from "../../src/redis/client.js";
 import { Keys } from "../../src/redis/keys.js";
 import { InsightStore } from "../../src/stores/insight-store.js";
@@ -29,9 +30,12 @@ describe("insight reads while Redis is busy", () => {
 
   it("answers SERVICE_UNAVAILABLE when a read times out", async () => {
     const store = new InsightStore(reader, new Keys("t"), 4, undefined);
-    await expect(store.read("acct", 0, 3_600_000)).resolves.toEqual({ hours: [], days: [] });
+    const read: RollupDay[] = [];
+    const sink = { hours: (): void => {}, days: (days: readonly RollupDay[]): void => void read.push(...days) };
+    await expect(store.read("acct", 0, 3_600_000, sink)).resolves.toBeUndefined();
+    expect(read).toEqual([]);
     const spinning = busy.eval(BUSY, 0, 1000);
-    const failure: unknown = await store.read("acct", 0, 3_600_000).catch((error: unknown) => error);
+    const failure: unknown = await store.read("acct", 0, 3_600_000, sink).catch((error: unknown) => error);
     await spinning;
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).code).toBe("SERVICE_UNAVAILABLE");

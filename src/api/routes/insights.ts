@@ -7,7 +7,7 @@ import { HOUR_MS } from "../../outcomes/insight-rollup.js";
 import type { InsightStore } from "../../stores/insight-store.js";
 import { bucketStarts, knownZone, MAX_BUCKETS, type BucketSize } from "../insight-buckets.js";
 import { insightsJson } from "../insight-json.js";
-import { insightGroups, type InsightGroup } from "../insight-series.js";
+import { InsightTally, type InsightGroup } from "../insight-series.js";
 import { validBody } from "../request-checks.js";
 
 /** The query of GET /v1/insights, as strings (typia checks it whole: an unknown parameter is refused too). */
@@ -89,17 +89,11 @@ export function insightRoutes(insights: InsightStore, clock: () => number): Rout
       path: "/v1/insights",
       async handler(req) {
         const { query, bucket, tz, starts, end } = parseRequest(req.query, clock());
-        const rollups = await insights.read(req.accountId, starts[0]!, end);
         const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
         if (limit > 1000) throw invalid("limit", "must be from 1 to 1000");
-        const { groups, total } = insightGroups(
-          rollups,
-          query.group_by,
-          query.key,
-          { starts, end },
-          limit,
-          query.percentiles === "series",
-        );
+        const tally = new InsightTally(query.group_by, query.key, { starts, end }, query.percentiles === "series");
+        await insights.read(req.accountId, starts[0]!, end, tally);
+        const { groups, total } = tally.result(limit);
         const head = {
           bucket,
           from: new Date(starts[0]!).toISOString(),
