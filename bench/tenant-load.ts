@@ -70,20 +70,22 @@ export function steadyLoad(load: SteadyLoad): Promise<SteadyRun> {
   });
 }
 
+/** `serialized`: the body is JSON text already. */
 export type Call = (
   token: string,
   method: string,
   path: string,
   body?: unknown,
+  serialized?: boolean,
 ) => Promise<{ status: number; body: unknown }>;
 
 /** A JSON call to the API at `base` with a bearer token. */
 export function apiCaller(base: string): Call {
-  return async (token, method, path, body) => {
+  return async (token, method, path, body, serialized = false) => {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? null : JSON.stringify(body),
+      body: body === undefined ? null : serialized ? (body as string) : JSON.stringify(body),
     });
     const text = await response.text();
     return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
@@ -101,13 +103,29 @@ export interface FloodOptions {
   endpoints: number;
   /** Live pages of A's large outcome kept open. */
   livePages: number;
+  /**
+   * Dead-lettering events a second A offers (twice its rate quota is A at its full rate with as much again
+   * refused): A's fleet runs elsewhere, so the generator paces it rather than spend this machine's cores.
+   */
+  deadLetterRate: number;
 }
+
+/** Batches of dead-lettering events prepared once, sent in turn: the generator only writes bytes. */
+const BODIES = 16;
+const BATCH = 500;
+/** Batches of A's in flight at most: a slow answer delays the next batch only when this many wait. */
+const IN_FLIGHT = 4;
 
 /** Account A at its worst, every way at once, until `run`'s time is up. */
 export class Flood {
   readonly sent = {
     deadLetterEvents: 0,
+    /** Enqueued by the service (each becomes a dead letter). */
+    deadLetterAdmitted: 0,
+    /** Refused whole: 429 before the body was read. */
     deadLetterRefused: 0,
+    /** Refused item by item in a 202's `failed` as `rate_limited`. */
+    deadLetterRateLimited: 0,
     oversizedEvents: 0,
     endpointsRefused: 0,
     liveStreams: 0,
@@ -153,28 +171,54 @@ export class Flood {
     return Date.now() < this.stopAt;
   }
 
-  /** Batches of 500 events for outcomes never opened, back to back (a 429 is sent again at once, as a careless client does). */
+  /**
+   * Batches of 500 events for outcomes never opened at `deadLetterRate`, a batch due every 500 / rate seconds
+   * (up to IN_FLIGHT at once, none skipped when the answers are slow: a 429 is simply the next batch).
+   */
   private async deadLetters(): Promise<void> {
-    for (let round = 0; this.going; round++) {
-      const events = Array.from({ length: 500 }, (_, i) => ({
-        outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`,
-        action: "step",
-      }));
-      const reply = await this.call(this.token, "POST", "/v1/events/batch", { events });
-      this.sent.deadLetterEvents += events.length;
-      if (reply.status === 429) this.sent.deadLetterRefused += events.length;
+    const bodies = Array.from({ length: BODIES }, () =>
+      JSON.stringify({
+        events: Array.from({ length: BATCH }, (_, i) => ({
+          outcome_key: `never-${randomBytes(6).toString("hex")}-${i}`,
+          action: "step",
+        })),
+      }),
+    );
+    const started = Date.now();
+    const intervalMs = (BATCH * 1000) / this.options.deadLetterRate;
+    let next = 0;
+    const loop = async (): Promise<void> => {
+      while (this.going) {
+        const n = next++;
+        const wait = started + n * intervalMs - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (!this.going) return;
+        this.count(await this.call(this.token, "POST", "/v1/events/batch", bodies[n % BODIES], true));
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, loop));
+  }
+
+  private count(reply: { status: number; body: unknown }): void {
+    this.sent.deadLetterEvents += BATCH;
+    if (reply.status === 429) {
+      this.sent.deadLetterRefused += BATCH;
+      return;
     }
+    const answer = reply.body as { accepted?: number; failed?: { reason: string }[] } | undefined;
+    this.sent.deadLetterAdmitted += answer?.accepted ?? 0;
+    this.sent.deadLetterRateLimited += (answer?.failed ?? []).filter((item) => item.reason === "rate_limited").length;
   }
 
   /** Events with a new action and a 250 KB value each, to the one open outcome. */
   private async oversized(): Promise<void> {
-    const value = "x".repeat(250_000);
+    const [head, tail] = JSON.stringify({
+      outcome_key: "big",
+      action: "@",
+      properties: { value: "x".repeat(250_000) },
+    }).split("@");
     for (let i = 0; this.going; i++) {
-      await this.call(this.token, "POST", "/v1/events", {
-        outcome_key: "big",
-        action: `grow_${i}`,
-        properties: { value },
-      });
+      await this.call(this.token, "POST", "/v1/events", `${head}grow_${i}${tail}`, true);
       this.sent.oversizedEvents++;
     }
   }
