@@ -8,8 +8,8 @@ import type { Keys } from "../redis/keys.js";
 import type { Logger } from "../telemetry/logger.js";
 import { wantsEvent, type WebhookEndpointStore } from "./endpoint-store.js";
 import { fanOutInCalls } from "./fanout-calls.js";
-import type { FanOut, WebhookMessageStore } from "./message-store.js";
-import { renderNotification, type RenderedMessage } from "./payload.js";
+import { activeMember, type FanOut, type WebhookMessageStore } from "./message-store.js";
+import { renderNotification, typeWithoutRecord, type RenderedMessage } from "./payload.js";
 import type { WebhookMetrics } from "./webhook-metrics.js";
 
 const OUTBOX_PAGE = 100;
@@ -53,6 +53,7 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
     if (entries.length === 0) return;
     const endpointsOf = new Map<string, Promise<WebhookEndpointRecord[]>>();
     const page: FanOut[] = [];
+    let unrendered = 0;
     for (const [rawId, fields] of entries) {
       const outboxEntryId = rawId.toString();
       // Not what a commit writes (something else wrote the stream): it must not block the outbox.
@@ -80,6 +81,16 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
         page.push(onlyDeleted(outboxEntryId));
         continue;
       }
+      // Nothing to render for a message whose every endpoint is at its backlog (a dead receiver's, as a rule).
+      const type = typeWithoutRecord(notification);
+      if (type !== undefined) {
+        const targets = enabled.filter((endpoint) => wantsEvent(endpoint, type));
+        if (targets.every((endpoint) => full.has(activeMember(notification.accountId, endpoint.id)))) {
+          unrendered += targets.length;
+          page.push(onlyDeleted(outboxEntryId));
+          continue;
+        }
+      }
       let message: RenderedMessage;
       try {
         message = renderNotification(notification, shard, streamField(fields, "p")?.toString() ?? "");
@@ -98,7 +109,8 @@ export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () 
         endpointIds: targets.map((endpoint) => endpoint.id),
       });
     }
-    const skipped = await fanOutInCalls(page, full, (calls) => deps.messages.fanOut(shard, calls, Date.now()));
+    const skipped =
+      unrendered + (await fanOutInCalls(page, full, (calls) => deps.messages.fanOut(shard, calls, Date.now())));
     if (skipped > 0) deps.metrics.messagesSkipped.inc(skipped);
     if (entries.length < OUTBOX_PAGE) return;
   }
