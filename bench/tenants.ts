@@ -158,7 +158,7 @@ function sentDuring(before: Flood["sent"], after: Flood["sent"]): Flood["sent"] 
 
 /**
  * CPU per process kind per event of A's the service admitted, in µs: the flood phase's CPU until its events
- * were applied, less what the round's alone phase used in as long (B's own share and the idle loops).
+ * were applied, less what the first alone phase (before any flood: no aftermath in it) used in as long.
  */
 function perAEvent(alone: Phase, flood: Phase): string {
   const { drained, flood: sent } = flood;
@@ -285,7 +285,7 @@ async function main(): Promise<void> {
         `round ${round}: B p99 alone ${quiet.run.p99Ms.toFixed(1)} ms (load ${quiet.load1.toFixed(1)}), while A floods ${flooded.run.p99Ms.toFixed(1)} ms (load ${flooded.load1.toFixed(1)}): ${(flooded.run.p99Ms / quiet.run.p99Ms).toFixed(2)}x; Redis calls over ${SLOW_US / 1000} ms while A floods: ${slow.join(", ") || "none"}`,
       );
       console.log(
-        `round ${round}: CPU µs per admitted A event, beyond B's own (flood to drained): ${perAEvent(quiet, flooded)}`,
+        `round ${round}: CPU µs per admitted A event, beyond B's own (flood to drained): ${perAEvent(phases[0]!, flooded)}`,
       );
     }
     const alone = median(phases.filter((p) => p.name.startsWith("alone")).map((p) => p.run.p99Ms));
