@@ -14,6 +14,7 @@ import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
 import { checkTarget, type CheckedTarget } from "./address-guard.js";
 import { EndpointBackoff } from "./endpoint-backoff.js";
 import { liveSecrets, WebhookEndpointStore } from "./endpoint-store.js";
+import { FullEndpoints } from "./full-endpoints.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
 import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type MessageLogLimits } from "./message-store.js";
 import type { MessageStatus, StoredMessage } from "./message.js";
@@ -73,6 +74,7 @@ export class WebhookDispatcher {
   private accountsComplete = false;
   private completing: Promise<void> | undefined;
   private readonly fanningOut = new Set<number>();
+  private readonly full = new FullEndpoints();
   private readonly scanning = new Set<number>();
   /** Runners by "<shard>\n<account>\n<endpoint>". */
   private readonly runners = new Map<string, Promise<void>>();
@@ -145,7 +147,7 @@ export class WebhookDispatcher {
       if (this.stopped || !this.deps.owns(shard)) continue;
       if (!this.fanningOut.has(shard)) {
         this.fanningOut.add(shard);
-        fanOutOutbox(this.fanOutDeps, shard, () => this.stopped)
+        fanOutOutbox(this.fanOutDeps, shard, () => this.stopped, this.full.of(shard, Date.now()))
           .catch((error: unknown) => this.deps.logger.warn({ err: error, shard }, "webhook fan-out failed; retrying"))
           .finally(() => this.fanningOut.delete(shard));
       }

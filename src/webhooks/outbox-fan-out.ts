@@ -38,12 +38,18 @@ function onlyDeleted(outboxEntryId: string): FanOut {
 
 /**
  * Turns the shard's outbox entries into messages, oldest first, a page at a time in bounded calls
- * (fanout-calls.ts), until it is empty. An endpoint a call found at its backlog is offered none of the pass's later entries: a receiver that is
- * down would otherwise cost Redis a check per entry, and a call keys per entry, for messages it never gets.
+ * (fanout-calls.ts), until it is empty. An endpoint in `full` (active-set members), to which each call adds
+ * those it found at their backlog, is offered none of the entries: a receiver that is down would otherwise
+ * cost Redis a check per entry, and a call keys per entry, for messages it never gets. The caller decides how
+ * long `full` is believed.
  */
-export async function fanOutOutbox(deps: FanOutDeps, shard: number, stopped: () => boolean): Promise<void> {
+export async function fanOutOutbox(
+  deps: FanOutDeps,
+  shard: number,
+  stopped: () => boolean,
+  full: Set<string>,
+): Promise<void> {
   const { client, keys } = deps;
-  const full = new Set<string>();
   for (;;) {
     if (stopped() || !deps.owns(shard)) return;
     const entries = (await client.xrangeBuffer(keys.webhookOutbox(shard), "-", "+", "COUNT", OUTBOX_PAGE)) as [
