@@ -25,24 +25,44 @@ export interface SteadyRun {
   p99Ms: number;
 }
 
-// Plain JavaScript: the thread runs without the test runner's TypeScript transform.
+// Plain JavaScript: the thread runs without the test runner's TypeScript transform. node:http with kept-alive
+// connections, not fetch: fetch cost this thread about 0.9 ms of CPU per event, on the cores it measures.
 const SENDER = `
 const { parentPort, workerData: load } = require("node:worker_threads");
+const http = require("node:http");
+const agent = new http.Agent({ keepAlive: true });
+const url = new URL(load.base + "/v1/events");
 const latencies = [];
 const refused = [];
 const started = performance.now();
 const total = load.rate * load.seconds;
-const send = async (n) => {
-  const at = performance.now();
-  const response = await fetch(load.base + "/v1/events", {
-    method: "POST",
-    headers: { authorization: "Bearer " + load.token, "content-type": "application/json" },
-    body: JSON.stringify({ outcome_key: "b-" + (n % load.outcomes), action: "step", idempotency_key: load.round + "/" + n }),
-  }).catch(() => undefined);
-  await response?.arrayBuffer();
-  latencies.push(performance.now() - at);
-  if (response?.status !== 202) refused.push(response?.status ?? 0);
-};
+const send = (n) =>
+  new Promise((resolve) => {
+    const at = performance.now();
+    const body = JSON.stringify({ outcome_key: "b-" + (n % load.outcomes), action: "step", idempotency_key: load.round + "/" + n });
+    const done = (status) => {
+      latencies.push(performance.now() - at);
+      if (status !== 202) refused.push(status);
+      resolve();
+    };
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        agent,
+        headers: { authorization: "Bearer " + load.token, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => done(response.statusCode));
+        response.on("error", () => done(0));
+      },
+    );
+    request.on("error", () => done(0));
+    request.end(body);
+  });
 (async () => {
   const inFlight = [];
   for (let n = 0; n < total; n++) {
@@ -52,6 +72,7 @@ const send = async (n) => {
     inFlight.push(send(n));
   }
   await Promise.all(inFlight);
+  agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   parentPort.postMessage({ sent: total, refused, p50Ms: at(0.5), p99Ms: at(0.99) });
