@@ -12,7 +12,9 @@ import type { Keys } from "../redis/keys.js";
 import type { RecordStore } from "../records/record-store.js";
 import type { WebhookEndpointRecord } from "../records/webhook-endpoint.js";
 import { checkTarget, type CheckedTarget } from "./address-guard.js";
+import { EndpointBackoff } from "./endpoint-backoff.js";
 import { liveSecrets, WebhookEndpointStore } from "./endpoint-store.js";
+import { FullEndpoints } from "./full-endpoints.js";
 import { postWebhook, type AttemptResult } from "./http-delivery.js";
 import { parseActiveMember, WebhookMessageStore, type AttemptRecord, type MessageLogLimits } from "./message-store.js";
 import type { MessageStatus, StoredMessage } from "./message.js";
@@ -67,10 +69,12 @@ export class WebhookDispatcher {
   private readonly endpoints: WebhookEndpointStore;
   private readonly accounts: WebhookAccounts;
   private readonly fanOutDeps: FanOutDeps;
+  private readonly backoff: EndpointBackoff;
   /** Whether every shard's set of accounts with endpoints is known complete (built once per process). */
   private accountsComplete = false;
   private completing: Promise<void> | undefined;
   private readonly fanningOut = new Set<number>();
+  private readonly full = new FullEndpoints();
   private readonly scanning = new Set<number>();
   /** Runners by "<shard>\n<account>\n<endpoint>". */
   private readonly runners = new Map<string, Promise<void>>();
@@ -94,6 +98,8 @@ export class WebhookDispatcher {
       logger,
       metrics,
     };
+    const schedule = deps.retryScheduleMs;
+    this.backoff = new EndpointBackoff((rounds) => retryDelayMs(schedule, Math.min(rounds, schedule.length)));
     this.polls = new Periodic(() => this.tick(), { intervalMs: deps.pollMs ?? 100 });
     // The gauge is not awaited: a stop never waits on a read of the backlog.
     this.upkeep = new Periodic(
@@ -141,7 +147,7 @@ export class WebhookDispatcher {
       if (this.stopped || !this.deps.owns(shard)) continue;
       if (!this.fanningOut.has(shard)) {
         this.fanningOut.add(shard);
-        fanOutOutbox(this.fanOutDeps, shard, () => this.stopped)
+        fanOutOutbox(this.fanOutDeps, shard, () => this.stopped, this.full.of(shard, Date.now()))
           .catch((error: unknown) => this.deps.logger.warn({ err: error, shard }, "webhook fan-out failed; retrying"))
           .finally(() => this.fanningOut.delete(shard));
       }
@@ -201,8 +207,14 @@ export class WebhookDispatcher {
     }
   }
 
-  /** One round; returns how many attempts it made. Its attempts are recorded together at its end. */
+  /**
+   * One round; returns how many attempts it made (0 when the endpoint was unreachable: the run ends). Its
+   * attempts are recorded together at its end.
+   */
   private async round(shard: number, accountId: string, endpointId: string): Promise<number> {
+    // Per endpoint, not per shard: an unreachable receiver is so for every shard's runner alike.
+    const runner = `${accountId}\n${endpointId}`;
+    if (this.backoff.waiting(runner, Date.now())) return 0;
     const endpoint = await this.endpoints.get(accountId, endpointId);
     if (!endpoint) {
       await this.messages.dropQueue(shard, accountId, endpointId);
@@ -262,21 +274,45 @@ export class WebhookDispatcher {
       target = await checkTarget(endpoint.url, this.deps.allowPrivateUrls).catch((error: unknown) =>
         error instanceof Error ? error : new Error(String(error)),
       );
+    const { delivered, unreachable, attempts } = await this.attemptAll(
+      shard,
+      accountId,
+      endpoint,
+      target,
+      sendable,
+      records,
+    );
+    await this.messages.recordAttempts(shard, accountId, endpointId, records);
+    // An endpoint that took a message is not failing everything (once per round, not per message).
+    if (delivered) await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
+    if (unreachable) this.backoff.unreachable(runner, Date.now());
+    else if (attempts > 0) this.backoff.reached(runner);
+    return unreachable ? 0 : attempts;
+  }
+
+  /** A round's attempts, up to CONCURRENCY_PER_ENDPOINT at once; the first unreachable one starts no more. */
+  private async attemptAll(
+    shard: number,
+    accountId: string,
+    endpoint: WebhookEndpointRecord,
+    target: CheckedTarget | Error,
+    sendable: readonly StoredMessage[],
+    records: AttemptRecord[],
+  ): Promise<{ delivered: boolean; unreachable: boolean; attempts: number }> {
     let delivered = false;
+    let unreachable = false;
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < sendable.length && !this.stopped && this.deps.owns(shard)) {
+      while (next < sendable.length && !unreachable && !this.stopped && this.deps.owns(shard)) {
         const message = sendable[next++]!;
         const outcome = await this.attempt(accountId, endpoint, target, message, records);
         if (outcome === "delivered") delivered = true;
+        if (outcome === "unreachable") unreachable = true;
         if (outcome === "disabled") return;
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY_PER_ENDPOINT, sendable.length) }, worker));
-    await this.messages.recordAttempts(shard, accountId, endpointId, records);
-    // An endpoint that took a message is not failing everything (once per round, not per message).
-    if (delivered) await this.deps.client.hdel(this.deps.keys.webhookFailingSince(accountId), endpoint.id);
-    return next;
+    return { delivered, unreachable, attempts: next };
   }
 
   /** Delivers once; adds the attempt to the round's records. */
@@ -286,7 +322,7 @@ export class WebhookDispatcher {
     target: CheckedTarget | Error,
     message: StoredMessage,
     records: AttemptRecord[],
-  ): Promise<"delivered" | "failed" | "disabled"> {
+  ): Promise<"delivered" | "failed" | "unreachable" | "disabled"> {
     const { metrics, retryScheduleMs } = this.deps;
     const started = Date.now();
     const timestamp = Math.floor(started / 1000);
@@ -340,7 +376,7 @@ export class WebhookDispatcher {
       status,
       nextAt,
     });
-    return ok ? "delivered" : disabled ? "disabled" : "failed";
+    return ok ? "delivered" : disabled ? "disabled" : result.status === null ? "unreachable" : "failed";
   }
 
   /** Notes a failure; true when the endpoint has failed every attempt for `disableAfterMs`. */

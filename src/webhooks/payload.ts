@@ -29,6 +29,15 @@ function body(type: WebhookEventType, at: number, data: unknown): string {
   return JSON.stringify({ type, timestamp: new Date(at).toISOString(), data });
 }
 
+/** A notification's event type when it is known without reading its record (an outcome's needs its status). */
+export function typeWithoutRecord(notification: Notification): WebhookEventType | undefined {
+  return notification.kind === "dead_letter"
+    ? "dead_letter.created"
+    : notification.kind === "charge"
+      ? "charge.created"
+      : undefined;
+}
+
 /**
  * `shard` and `appendedId` (the stream id of the dead letter or charge the commit appended just before the
  * notification) complete a dead letter's id as the DLQ lists it.

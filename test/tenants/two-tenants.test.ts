@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Accounts } from "../../src/accounts/accounts.js";
+import { DEFAULT_QUOTAS } from "../../src/config/quotas.js";
 import { connectRedis, type RedisClient } from "../../src/redis/client.js";
 import { Keys } from "../../src/redis/keys.js";
 import { FormClient } from "../dashboard/form-client.js";
@@ -94,7 +95,11 @@ describe("two tenants: one floods, the other's events are unaffected", () => {
 
     const alone = await steady("alone");
     const memoryBefore = await usedMemory();
-    const flood = new Flood(call, tokenA, visitorA, { endpoints: ENDPOINTS_TRIED, livePages: LIVE_PAGES });
+    const flood = new Flood(call, tokenA, visitorA, {
+      endpoints: ENDPOINTS_TRIED,
+      livePages: LIVE_PAGES,
+      deadLetterRate: 2 * DEFAULT_QUOTAS.eventsPerSecond,
+    });
     await flood.prepare();
     const flooding = flood.run(B_SECONDS * 1000 + 2000);
     const flooded = await steady("flooded");
