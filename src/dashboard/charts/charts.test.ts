@@ -3,7 +3,7 @@
 // same numbers.
 import { describe, expect, it } from "vitest";
 import { barChart } from "./bar-chart.js";
-import { bucketLabel, HEIGHT, niceTicks, PLOT } from "./frame.js";
+import { bucketLabel, DURATION_STEPS_MS, HEIGHT, niceTicks, PLOT } from "./frame.js";
 import { lineChart } from "./line-chart.js";
 
 /** The attributes of every `<tag ...>` in `markup` (values unescaped). */
@@ -39,6 +39,14 @@ describe("niceTicks", () => {
     expect(niceTicks(1, 4, 1)).toEqual([0, 1]);
     expect(niceTicks(3, 4, 1)).toEqual([0, 1, 2, 3]);
     expect(niceTicks(0, 4, 1)).toEqual([0, 1]);
+  });
+  it("ticks a duration at steps a clock is read in", () => {
+    const minutes = (ticks: number[]): number[] => ticks.map((t) => t / 60_000);
+    expect(minutes(niceTicks(66 * 60_000, 4, 0, DURATION_STEPS_MS))).toEqual([0, 30, 60, 90]);
+    expect(minutes(niceTicks(40 * 60_000, 4, 0, DURATION_STEPS_MS))).toEqual([0, 10, 20, 30, 40]);
+    expect(niceTicks(2_400, 4, 0, DURATION_STEPS_MS)).toEqual([0, 1000, 2000, 3000]);
+    // Past a week's steps, powers of ten again.
+    expect(niceTicks(30 * 86_400_000, 4, 0, DURATION_STEPS_MS)).toEqual([0, 1e9, 2e9, 3e9]);
   });
 });
 

@@ -20,18 +20,25 @@ export interface TableColumn {
   values: readonly string[];
 }
 
+/** Steps a clock is read in (ms): a duration axis ticks at 15 min or 1 h, never at 16.7 min. */
+export const DURATION_STEPS_MS: readonly number[] = [
+  ...[1, 2, 5, 10, 20, 50, 100, 200, 500],
+  ...[1, 2, 5, 10, 15, 30].map((s) => s * 1000),
+  ...[1, 2, 5, 10, 15, 30].map((m) => m * 60_000),
+  ...[1, 2, 3, 6, 12].map((h) => h * 3_600_000),
+  ...[1, 2, 7].map((d) => d * 86_400_000),
+];
+
 /**
- * Ticks at 1, 2 or 5 times a power of ten, at most `count` steps up to a top at or above `max`; counts pass
- * `minStep` 1 so no tick reads "0.5 outcomes".
+ * Ticks at 1, 2 or 5 times a power of ten (or at the first of `steps` large enough), at most `count` steps
+ * up to a top at or above `max`; counts pass `minStep` 1 so no tick reads "0.5 outcomes".
  */
-export function niceTicks(max: number, count = 4, minStep = 0): number[] {
+export function niceTicks(max: number, count = 4, minStep = 0, steps?: readonly number[]): number[] {
   if (!(max > 0)) return [0, Math.max(1, minStep)];
   const rough = max / count;
   const power = 10 ** Math.floor(Math.log10(rough));
-  const step = Math.max(
-    minStep,
-    [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough)!,
-  );
+  const decimal = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough)!;
+  const step = Math.max(minStep, steps?.find((s) => s >= rough) ?? decimal);
   const ticks: number[] = [];
   for (let i = 0; i * step < max + step * 1e-9; i++) ticks.push(round(i * step));
   if (ticks[ticks.length - 1]! < max) ticks.push(round(ticks.length * step));

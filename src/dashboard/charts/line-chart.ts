@@ -19,6 +19,8 @@ export interface LineChart {
   minVolume?: number;
   /** A fixed top of the scale (1 for a rate); otherwise the largest value, rounded up. */
   max?: number;
+  /** The steps the scale may tick at (DURATION_STEPS_MS for times); else 1, 2 or 5 times a power of ten. */
+  tickSteps?: readonly number[];
   /** The line's name on its points (`data-series`) when there is a `second`. */
   name?: string;
   /** A second line over the same buckets (the 90th percentile over the median), dashed, on the same volumes. */
@@ -80,7 +82,7 @@ function line(
 
 export function lineChart(chart: LineChart): Html {
   const present = [...chart.values, ...(chart.second?.values ?? [])].filter((v): v is number => v !== null);
-  const ticks = niceTicks(chart.max ?? Math.max(0, ...present));
+  const ticks = niceTicks(chart.max ?? Math.max(0, ...present), 4, 0, chart.tickSteps);
   const top = ticks[ticks.length - 1]!;
   const first = line(chart, chart.values, top, {
     ...(chart.name === undefined ? {} : { name: chart.name }),

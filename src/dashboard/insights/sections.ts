@@ -1,6 +1,7 @@
 // The insight pages' parts, pure from the API's numbers: outcome bars, the confirmation-rate line, revenue
 // per currency, dead letters, the totals, time to verdict, and the "why outcomes fail" table.
 import { barChart } from "../charts/bar-chart.js";
+import { DURATION_STEPS_MS } from "../charts/frame.js";
 import { lineChart } from "../charts/line-chart.js";
 import { html, type Html } from "../html.js";
 import { formatMoney } from "../money.js";
@@ -77,6 +78,7 @@ export function timeToVerdictLines(id: string, series: readonly InsightPoint[], 
     valueLabel: "Median",
     volumeLabel: "Decided",
     format: formatDuration,
+    tickSteps: DURATION_STEPS_MS,
   });
 }
 
