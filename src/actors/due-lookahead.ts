@@ -61,9 +61,10 @@ export class DueLookahead {
   private async load(refs: string[]): Promise<void> {
     const { shard, services, loader, prepared } = this.deps;
     const scoring = this.deps.scoring();
-    for (const [ref, record] of await loader.loadDue(refs)) {
+    const snapshots = new Map<string, Buffer>();
+    for (const [ref, record] of await loader.loadDue(refs, snapshots)) {
       services.hot.set(shard, ref, record);
-      prepared.prepare(ref, record, scoring);
+      prepared.prepare(ref, record, scoring, snapshots.get(ref));
     }
   }
 }

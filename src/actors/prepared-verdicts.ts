@@ -34,12 +34,13 @@ export class PreparedVerdicts {
    * Prepares the verdict an OPEN outcome reaches at its deadline, on a copy. Only a deadline (not an IDLE
    * expiry, which depends on when time is passed) and only a verdict without a charge (a charge's entries are
    * written in order with others) are prepared. `scoring` is a throwaway: its training is not committed.
+   * `loaded`, the snapshot `record` was just unpacked from, spares packing it again for the copy.
    */
-  prepare(ref: string, record: OutcomeRecord, scoring: BatchScoring): void {
+  prepare(ref: string, record: OutcomeRecord, scoring: BatchScoring, loaded?: Buffer): void {
     if (this.bytes >= this.maxBytes || this.byRef.has(ref)) return;
     const due = dueAtOf(record);
     if (due === null || due !== record.settlesAt) return;
-    const copy = unpackOutcome(packOutcome(record));
+    const copy = unpackOutcome(loaded ?? packOutcome(record));
     if (passTime(copy, due).charge || copy.status === "OPEN") return;
     scoring.verdict(copy);
     // A copy: msgpackr reuses its buffer for the next pack.
