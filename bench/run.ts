@@ -1253,7 +1253,7 @@ function table(): string {
   rows.push([
     `6. Deadline storm: ${int(STORM_OUTCOMES)} outcomes due at one instant, the default serve (npm start), single events at 200/s meanwhile`,
     storm
-      ? `all forced ${int(storm.lastForcedMs)} ms after the deadline (the first after ${int(storm.firstForcedMs)} ms), ${int(storm.verdictsPerSecond)} verdicts/s; CPU per forced verdict: worker ${storm.cpuMicros.worker} µs, ingress ${storm.cpuMicros.ingress} µs, supervisor and archive ${storm.cpuMicros.supervisor} µs, Redis ${storm.cpuMicros.redis} µs; single events meanwhile p99 ${storm.probe.p99Ms.toFixed(1)} ms`
+      ? `all forced ${int(storm.lastForcedMs)} ms after the deadline (the first after ${int(storm.firstForcedMs)} ms), ${int(storm.verdictsPerSecond)} verdicts/s; CPU per forced verdict: worker ${storm.cpuMicros.worker} µs, ingress ${storm.cpuMicros.ingress} µs, supervisor and archive ${storm.cpuMicros.supervisor} µs, Redis ${storm.cpuMicros.redis} µs (including the look-ahead before the deadline: worker ${storm.cpuMicrosWithPreparation.worker} µs, Redis ${storm.cpuMicrosWithPreparation.redis} µs); single events meanwhile p99 ${storm.probe.p99Ms.toFixed(1)} ms`
       : "not run",
     "n/a",
     "not run (not needed)",

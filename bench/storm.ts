@@ -32,6 +32,8 @@ const PROBE_OUTCOMES = 1000;
 /** Outcomes of the small storm forced first (see smallStorm). */
 const WARM_OUTCOMES = 2000;
 const PROBE_RATE = 200;
+/** How long before the deadline the CPU "including preparation" is counted from: the look-ahead's reach and more. */
+const PREPARATION_MS = 5500;
 const OPEN_CONNECTIONS = 32;
 const TOKEN_SECRET = randomBytes(32).toString("base64url");
 const KEY_PREFIX = DEFAULT_OPTIONS.keyPrefix;
@@ -48,6 +50,11 @@ export interface StormFigures {
   confirmed: number;
   /** CPU µs per forced verdict over the storm (from settles_at to the last), per process kind. */
   cpuMicros: { worker: number; ingress: number; supervisor: number; redis: number };
+  /**
+   * The same from PREPARATION_MS before settles_at: with the workers' look-ahead (loading the outcomes due
+   * and preparing their verdicts, done in the 2 s before a deadline) and the single events of that second.
+   */
+  cpuMicrosWithPreparation: { worker: number; redis: number };
   /** The same per process: each worker's, and each Redis master's, CPU µs over the outcomes. */
   cpuMicrosEach: { worker: number[]; redis: number[] };
   probe: { requests: number; errors: number; p50Ms: number; p99Ms: number };
@@ -111,11 +118,13 @@ async function main(): Promise<void> {
     const settlesAt = Math.ceil((Date.now() + 5000 + 1.3 * perOutcomeMs * OUTCOMES) / 1000) * 1000;
     const stormKeys = Array.from({ length: OUTCOMES }, (_, i) => `storm-${i}`);
     await open(dir, target, token, "storm", stormKeys, new Date(settlesAt).toISOString());
-    if (Date.now() > settlesAt - 2000) throw new Error("opening the storm's outcomes took past its deadline");
+    if (Date.now() > settlesAt - PREPARATION_MS) throw new Error("opening the storm's outcomes took past its deadline");
     const due = await dueBy(target.redis, keys, settlesAt);
     if (due !== OUTCOMES) throw new Error(`${due} outcomes due at the deadline, not ${OUTCOMES}`);
     const confirmedBefore = await metricSumAll(target, "verdict_verdicts_total", "CONFIRMED");
 
+    await sleep(settlesAt - PREPARATION_MS - Date.now());
+    const preparedFrom = { worker: cpuOf(target.pids.worker), redis: cpuOf(target.pids.redis) };
     // Single events from a second before the deadline to well after it.
     await sleep(settlesAt - 1000 - Date.now());
     const probing = load(dir, {
@@ -159,6 +168,10 @@ async function main(): Promise<void> {
       supervisor: cpuOf(target.pids.supervisor) - cpuAt.supervisor,
       redis: cpuOf(target.pids.redis) - cpuAt.redis,
     };
+    const withPreparation = {
+      worker: cpuOf(target.pids.worker) - preparedFrom.worker,
+      redis: cpuOf(target.pids.redis) - preparedFrom.redis,
+    };
     const statsAfter = await commandStats(target.masters);
     const redisCommands: Record<string, number> = {};
     for (const [name, usec] of [...statsAfter]
@@ -186,6 +199,7 @@ async function main(): Promise<void> {
         redis: micros(cpu.redis),
       },
       cpuMicrosEach: { worker: each.worker.map(micros), redis: each.redis.map(micros) },
+      cpuMicrosWithPreparation: { worker: micros(withPreparation.worker), redis: micros(withPreparation.redis) },
       probe: { requests: probe.requests, errors: probe.errors, p50Ms: probe.p50Ms, p99Ms: probe.p99Ms },
       redisCommands,
     };
@@ -194,6 +208,8 @@ async function main(): Promise<void> {
         `(${figures.verdictsPerSecond}/s; verdict counters +${confirmed}); CPU µs per verdict: worker ${figures.cpuMicros.worker}, ` +
         `ingress ${figures.cpuMicros.ingress}, supervisor/archive ${figures.cpuMicros.supervisor}, redis ${figures.cpuMicros.redis} ` +
         `(each worker ${figures.cpuMicrosEach.worker.join("/")}, each Redis ${figures.cpuMicrosEach.redis.join("/")}); ` +
+        `including the ${PREPARATION_MS} ms before the deadline: worker ${figures.cpuMicrosWithPreparation.worker}, ` +
+        `redis ${figures.cpuMicrosWithPreparation.redis}; ` +
         `single events meanwhile p50 ${probe.p50Ms.toFixed(1)} ms, p99 ${probe.p99Ms.toFixed(1)} ms (${probe.requests}, ${probe.errors} errors); ` +
         `Redis µs per verdict by command: ${Object.entries(redisCommands)
           .map(([name, usec]) => `${name} ${usec}`)

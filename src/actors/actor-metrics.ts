@@ -1,11 +1,14 @@
 // Prometheus metrics of the consumer side: what the Grafana dashboards watch for lag, verdicts and failures.
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Scores } from "../scores/score-state.js";
+import type { ChangedOutcome } from "./batch-fold.js";
 
 export interface ActorMetrics {
   eventsProcessed: Counter;
   deadLetters: Counter<"code">;
   verdicts: Counter<"status">;
+  /** Verdicts committed with the snapshot prepared before their deadline (prepared-verdicts.ts). */
+  preparedVerdicts: Counter;
   charges: Counter;
   snapshotLoads: Counter;
   malformedEntries: Counter;
@@ -42,6 +45,7 @@ type BatchMetrics = Pick<
   | "eventsProcessed"
   | "deadLetters"
   | "verdicts"
+  | "preparedVerdicts"
   | "charges"
   | "snapshotLoads"
   | "malformedEntries"
@@ -68,6 +72,11 @@ function batchMetrics(registers: Registers): BatchMetrics {
       name: "verdict_verdicts_total",
       help: "Outcomes that reached a verdict",
       labelNames: ["status"],
+      registers,
+    }),
+    preparedVerdicts: new Counter({
+      name: "verdict_prepared_verdicts_total",
+      help: "Verdicts committed with the snapshot prepared before their deadline (the others were packed at it)",
       registers,
     }),
     charges: new Counter({
@@ -160,4 +169,22 @@ function scoreObserver(registers: Registers): ActorMetrics["observeScore"] {
   return (name, value) => {
     byScore[name].observe(value);
   };
+}
+
+/** Counts a committed batch's or settle's verdicts, one increment per status rather than one per outcome. */
+export function countVerdicts(
+  metrics: Pick<ActorMetrics, "verdicts" | "preparedVerdicts">,
+  changed: ReadonlyMap<string, ChangedOutcome>,
+): void {
+  let confirmed = 0;
+  let failed = 0;
+  let prepared = 0;
+  for (const { record, snapshot } of changed.values()) {
+    if (record.status === "CONFIRMED") confirmed++;
+    else if (record.status === "FAILED") failed++;
+    if (snapshot) prepared++;
+  }
+  if (confirmed > 0) metrics.verdicts.inc({ status: "CONFIRMED" }, confirmed);
+  if (failed > 0) metrics.verdicts.inc({ status: "FAILED" }, failed);
+  if (prepared > 0) metrics.preparedVerdicts.inc(prepared);
 }

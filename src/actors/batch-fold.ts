@@ -53,6 +53,8 @@ export interface ChangedOutcome {
   scoresBefore?: Scores;
   /** Whether it was OPEN before the batch (a created outcome was): a verdict now is the batch's. */
   openBefore: boolean;
+  /** The record already packed (a verdict prepared ahead of its deadline, prepared-verdicts.ts). */
+  snapshot?: Buffer | undefined;
 }
 
 export type FoldResult =

@@ -16,6 +16,7 @@ import type { ActorMetrics } from "./actor-metrics.js";
 import type { BatchCommit } from "./batch-commit.js";
 import type { ChangedOutcome, FoldWrites } from "./batch-fold.js";
 import type { BatchScoring } from "./batch-scoring.js";
+import type { PreparedVerdicts } from "./prepared-verdicts.js";
 import type { DecodedEntry } from "./shard-entries.js";
 
 /** The operations staging writes: a BatchCommit's, so a test can record them. */
@@ -120,7 +121,9 @@ export class CommitStaging {
 
   /**
    * Lets time pass up to `until` on the due outcomes `refs`: each OPEN one reaches what its condition says
-   * then (its charge staged); a ref whose outcome is gone or settled leaves the due-time index.
+   * then (its charge staged); a ref whose outcome is gone or settled leaves the due-time index. An outcome
+   * with a verdict prepared ahead has time passed to its deadline, as the preparation did (the verdict at a
+   * deadline is the same for any later `until`), and takes the prepared snapshot when it came out the same.
    */
   passTime(
     commit: CommitOps,
@@ -128,6 +131,7 @@ export class CommitStaging {
     records: ReadonlyMap<string, OutcomeRecord>,
     until: number,
     scoring: BatchScoring,
+    prepared?: PreparedVerdicts,
   ): Map<string, ChangedOutcome> {
     const changed = new Map<string, ChangedOutcome>();
     for (const ref of refs) {
@@ -136,12 +140,14 @@ export class CommitStaging {
         commit.due(ref, null);
         continue;
       }
-      const dueBefore = dueAtOf(record);
+      const deadline = prepared?.dueOf(ref);
+      const dueBefore = deadline ?? dueAtOf(record);
       const scoresBefore = scoresOf(record.scores);
-      const passed = passTime(record, until);
+      const passed = passTime(record, deadline ?? until);
       if (passed.charge) this.charge(commit, record, passed.charge);
       if (record.status !== "OPEN") scoring.verdict(record);
-      changed.set(ref, { record, created: false, dueBefore, scoresBefore, openBefore: true });
+      const snapshot = deadline === undefined ? undefined : prepared?.take(ref, record);
+      changed.set(ref, { record, created: false, dueBefore, scoresBefore, openBefore: true, snapshot });
     }
     return changed;
   }
@@ -155,9 +161,9 @@ export class CommitStaging {
       commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
     }
     const scoreIndexOf = this.scoreIndexes();
-    for (const [ref, { record, created, dueBefore, scoresBefore, openBefore }] of changed) {
+    for (const [ref, { record, created, dueBefore, scoresBefore, openBefore, snapshot: prepared }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
-      const snapshot = packOutcome(record);
+      const snapshot = prepared ?? packOutcome(record);
       metrics.snapshotBytes.observe(snapshot.length);
       if (created) {
         commit.create(key, snapshot, keys.idempotency(shard, record.accountId, record.key));

@@ -24,6 +24,12 @@ export class DueWake {
     );
   }
 
+  /** `ms`, or less when the wake comes sooner (at least 1: a blocking read of 0 ms waits forever). */
+  within(ms: number): number {
+    if (this.timer === undefined) return ms;
+    return Math.max(1, Math.min(ms, Math.ceil(this.at - this.clock())));
+  }
+
   cancel(): void {
     clearTimeout(this.timer);
     this.timer = undefined;

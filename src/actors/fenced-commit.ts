@@ -9,6 +9,9 @@ import { BatchCommit, type CommitResult } from "./batch-commit.js";
 import { CONSUMER_GROUP } from "./consumer-group.js";
 import { stageRollups } from "./rollup-staging.js";
 
+/** Writes from which a commit is sent at once rather than with the turn's other commands. */
+const RELEASE_AT_WORK = 256;
+
 export interface FencedCommitDeps {
   lease: Pick<ShardLease, "shard" | "value">;
   tuning: Pick<ActorTuning, "replicaAcks" | "replicaAckTimeoutMs">;
@@ -46,11 +49,11 @@ export class FencedCommit {
     const { shard, value } = this.deps.lease;
     stageRollups(commit, keys, shard);
     cork.hold();
-    const result = await commit.execute(
-      (scriptKeys, args) => scripts.run("commit", scriptKeys, args),
-      value,
-      CONSUMER_GROUP,
-    );
+    const sent = commit.execute((scriptKeys, args) => scripts.run("commit", scriptKeys, args), value, CONSUMER_GROUP);
+    // A large commit leaves at once: Redis runs it while this turn stages the next (a storm's pages of
+    // every shard are staged in one turn, and held to its end Redis and the worker took turns idling).
+    if (commit.work >= RELEASE_AT_WORK) cork.release();
+    const result = await sent;
     // Answered, so the call was written and is never sent again: its buffer is free. (A call that failed
     // keeps its buffer: a client layer might still hold it to send.)
     this.writers.give(commit.writer);

@@ -32,8 +32,11 @@ export interface BatchInputs {
 export class OutcomeLoader {
   constructor(private readonly deps: OutcomeLoaderDeps) {}
 
-  /** Outcomes not in memory are fetched in one MGET (a shard's keys share a slot). */
-  async load(refs: Iterable<string>): Promise<Map<string, OutcomeRecord>> {
+  /**
+   * Outcomes not in memory are fetched in one MGET (a shard's keys share a slot); with `snapshots`, the
+   * bytes of those fetched are kept there by ref.
+   */
+  async load(refs: Iterable<string>, snapshots?: Map<string, Buffer>): Promise<Map<string, OutcomeRecord>> {
     const { shard } = this.deps;
     const { client, cork, keys, hot, metrics } = this.deps.services;
     const loaded = new Map<string, OutcomeRecord>();
@@ -45,24 +48,26 @@ export class OutcomeLoader {
     }
     if (missing.length > 0) {
       cork.hold();
-      const snapshots = await client.mgetBuffer(
+      const found = await client.mgetBuffer(
         ...missing.map((ref) => {
           const { accountId, outcomeKey } = parseOutcomeRef(ref);
           return keys.outcome(shard, accountId, outcomeKey);
         }),
       );
       missing.forEach((ref, i) => {
-        const bytes = snapshots[i];
-        if (bytes) loaded.set(ref, unpackOutcome(bytes));
+        const bytes = found[i];
+        if (!bytes) return;
+        loaded.set(ref, unpackOutcome(bytes));
+        snapshots?.set(ref, bytes);
       });
       metrics.snapshotLoads.inc(missing.length);
     }
     return loaded;
   }
 
-  /** Loads a settle's outcomes and the score models of their cohorts. */
-  async loadDue(refs: readonly string[]): Promise<Map<string, OutcomeRecord>> {
-    const records = await this.load(refs);
+  /** Loads a settle's outcomes and the score models of their cohorts (`snapshots` as for load). */
+  async loadDue(refs: readonly string[], snapshots?: Map<string, Buffer>): Promise<Map<string, OutcomeRecord>> {
+    const records = await this.load(refs, snapshots);
     await this.deps.services.models.ensure(distinctCohorts(records.values()));
     return records;
   }

@@ -4,6 +4,7 @@
 // monitor ticks and the stream is drained, it lets time pass on the outcomes due (settlement, IDLE).
 import { entryTimeMs } from "../streams/entry-id.js";
 import type { OutcomeRecord } from "../outcomes/outcome-record.js";
+import { countVerdicts } from "./actor-metrics.js";
 import { traced } from "./actor-tracing.js";
 import type { ShardActorDeps } from "./actor-deps.js";
 import { BatchApplier } from "./batch-apply.js";
@@ -13,10 +14,12 @@ import { BatchScoring } from "./batch-scoring.js";
 import { CommitStaging } from "./commit-staging.js";
 import { ensureConsumerGroup } from "./consumer-group.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
+import { DueLookahead } from "./due-lookahead.js";
 import { DueWake } from "./due-wake.js";
 import { EntrySize } from "./entry-size.js";
 import { FencedCommit } from "./fenced-commit.js";
 import { OutcomeLoader } from "./outcome-loader.js";
+import { PreparedVerdicts } from "./prepared-verdicts.js";
 import { afterRead, type ReadPhase } from "./read-phase.js";
 import { ReadSize } from "./read-size.js";
 import { streamEntries, type StreamEntry } from "./shard-entries.js";
@@ -34,14 +37,8 @@ const CLOCK_GRACE_MS = 100;
  */
 const DUE_PAGE = 2000;
 const MAX_DUE_PAGES_PER_TICK = 50;
-/**
- * How far past the clock a settle looks: the soonest due time in that window gets a timer of its own (the
- * verdict is made then, not at the next whole-second tick), and the outcomes due in it are loaded now, so
- * a deadline many outcomes share costs at its instant only their verdicts.
- */
-const DUE_LOOKAHEAD_MS = 2000;
-/** Most outcomes one settle loads ahead of their due time (they stay hot until then). */
-const MAX_PRELOADED = 20_000;
+/** Bytes of snapshots a shard prepares ahead of their deadline (prepared-verdicts.ts). */
+const MAX_PREPARED_BYTES = 16 * 1024 * 1024;
 /** How often an idle shard looks for entries a stale reader took (see claim-orphans.lua). */
 const IDLE_CLAIM_INTERVAL_MS = 1000;
 /** Longest a requested tick waits for the stream to drain. */
@@ -67,6 +64,8 @@ export class ShardActor {
   private readonly reads: ShardReader;
   /** Requests a tick at the soonest due time a settle saw ahead. */
   private readonly dueWake: DueWake;
+  private readonly prepared = new PreparedVerdicts(MAX_PREPARED_BYTES);
+  private readonly lookahead: DueLookahead;
   private readonly loader: OutcomeLoader;
   private readonly staging: CommitStaging;
   private readonly commits: FencedCommit;
@@ -112,7 +111,17 @@ export class ShardActor {
       commitChanges: (commit, changed, scoring, records) => this.commitChanges(commit, changed, scoring, records),
       retry: () => {
         this.phase = "pending";
+        this.lookahead.reset();
       },
+    });
+    this.lookahead = new DueLookahead({
+      shard,
+      services,
+      loader: this.loader,
+      wake: this.dueWake,
+      prepared: this.prepared,
+      scoring: () => this.scoring(),
+      graceMs: CLOCK_GRACE_MS,
     });
   }
 
@@ -171,6 +180,7 @@ export class ShardActor {
       "shard batch failed; retrying from pending entries",
     );
     this.deps.services.hot.dropShard(this.shard);
+    this.lookahead.reset();
     // The snapshots' last applied entry ids make reading pending entries again safe. A Redis that came back
     // without the stream's group (restarted with nothing on disk) is taken over again, which creates it.
     this.phase = String(error).includes("NOGROUP") ? "takeover" : "pending";
@@ -215,7 +225,10 @@ export class ShardActor {
   }
 
   private async read(count: number): Promise<StreamEntry[]> {
-    const raw = this.phase === "pending" ? await this.reads.pending(count) : await this.reads.fresh(count);
+    const raw =
+      this.phase === "pending"
+        ? await this.reads.pending(count)
+        : await this.reads.fresh(count, this.dueWake.within(BLOCK_MS));
     const entries = streamEntries(raw, this.malformed);
     let events = 0;
     let largest = 0;
@@ -270,14 +283,15 @@ export class ShardActor {
     records: ReadonlyMap<string, OutcomeRecord>,
   ): Promise<boolean> {
     const { hot, logger, metrics } = this.deps.services;
+    // A batch's changes: what was prepared for these outcomes no longer follows (a settle took its own).
+    this.prepared.forget(changed.keys());
     this.staging.changes(commit, changed, scoring);
     this.deps.openQuota.stage(commit, changed);
     const result = await this.commits.run(commit);
     if (result.ok) {
       for (const [ref, record] of records) hot.set(this.shard, ref, record);
       // Counted once committed: a refused commit is staged again, and would count its verdicts twice.
-      for (const { record } of changed.values())
-        if (record.status !== "OPEN") metrics.verdicts.inc({ status: record.status });
+      countVerdicts(metrics, changed);
       return true;
     }
     for (const ref of records.keys()) hot.delete(this.shard, ref);
@@ -321,7 +335,8 @@ export class ShardActor {
       if (refs.length > 0 && !(await this.settlePage(refs, until))) return;
       if (refs.length < DUE_PAGE) break;
     }
-    await this.prepareAhead(until);
+    if (this.prepared.size > 0) this.prepared.forgetDueBy(until);
+    await this.lookahead.look(until);
   }
 
   /** Forces the verdicts of one page of due outcomes in one commit; false when it did not commit. */
@@ -329,32 +344,7 @@ export class ShardActor {
     const records = await this.loader.loadDue(refs);
     const scoring = this.scoring();
     const commit = this.commits.begin();
-    const changed = this.staging.passTime(commit, refs, records, until, scoring);
+    const changed = this.staging.passTime(commit, refs, records, until, scoring, this.prepared);
     return this.commitChanges(commit, changed, scoring, records);
-  }
-
-  /**
-   * Looks DUE_LOOKAHEAD_MS past `until`: the outcomes due then are loaded into memory now (the actor is the
-   * only writer of their snapshots, so they stay what Redis holds), and the soonest of them gets a timer
-   * that requests a tick at its due time plus the clock's grace.
-   */
-  private async prepareAhead(until: number): Promise<void> {
-    const { client, keys, hot } = this.deps.services;
-    const ahead = await client.zrangebyscore(
-      keys.due(this.shard),
-      `(${until}`,
-      until + DUE_LOOKAHEAD_MS,
-      "WITHSCORES",
-      "LIMIT",
-      0,
-      MAX_PRELOADED,
-    );
-    if (ahead.length === 0) return;
-    this.dueWake.schedule(Number(ahead[1]) + CLOCK_GRACE_MS);
-    const refs: string[] = [];
-    for (let i = 0; i < ahead.length; i += 2) if (!hot.get(this.shard, ahead[i]!)) refs.push(ahead[i]!);
-    for (let i = 0; i < refs.length; i += DUE_PAGE) {
-      for (const [ref, record] of await this.loader.load(refs.slice(i, i + DUE_PAGE))) hot.set(this.shard, ref, record);
-    }
   }
 }

@@ -62,9 +62,9 @@ export class ShardReader {
     return reply?.[0]?.[1] ?? [];
   }
 
-  /** Entries never delivered to anyone, waiting up to blockMs for some to arrive. */
-  async fresh(count: number): Promise<RawEntry[]> {
-    const { reader, keys, shard, workerId, blockMs } = this.deps;
+  /** Entries never delivered to anyone, waiting up to `blockMs` (by default the configured one) for some to arrive. */
+  async fresh(count: number, blockMs = this.deps.blockMs): Promise<RawEntry[]> {
+    const { reader, keys, shard, workerId } = this.deps;
     const reply = await reader.xreadgroupBuffer(
       "GROUP",
       CONSUMER_GROUP,

@@ -19,19 +19,23 @@ const BIN8 = 0xc4;
 const BIN16 = 0xc5;
 const BIN32 = 0xc6;
 
-/** Headers' leading parts by kind and account: a storm's verdicts mostly share one. */
-const prefixes = new Map<string, Buffer>();
+/** Headers' leading parts by kind, then account (no joined key built per verdict): a storm's verdicts mostly share one. */
+const prefixes = new Map<NotificationKind, Map<string, Buffer>>();
 const MAX_PREFIXES = 1000;
 
 function stringsOf(kind: NotificationKind, accountId: string): Buffer {
-  const id = `${kind}\0${accountId}`;
-  let prefix = prefixes.get(id);
+  let ofKind = prefixes.get(kind);
+  if (!ofKind) {
+    ofKind = new Map();
+    prefixes.set(kind, ofKind);
+  }
+  let prefix = ofKind.get(accountId);
   if (!prefix) {
     // A copy: msgpackr reuses its buffer for the next pack.
     prefix = Buffer.from(msgpack.pack([kind, accountId]));
     prefix[0] = ARRAY_OF_3;
-    if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
-    prefixes.set(id, prefix);
+    if (ofKind.size >= MAX_PREFIXES) ofKind.clear();
+    ofKind.set(accountId, prefix);
   }
   return prefix;
 }
