@@ -10,6 +10,7 @@ import { optionsFromEnv } from "../config/env.js";
 import type { Role, VerdictOptions } from "../config/options.js";
 import { resolveRedis } from "../redis/connect.js";
 import { ChildLink } from "../supervisor/child-link.js";
+import { lowerCpuPriority } from "../supervisor/cpu-priority.js";
 import { processPlan } from "../supervisor/process-plan.js";
 import { Supervisor } from "../supervisor/supervisor.js";
 import { startHealthServer } from "../telemetry/health-server.js";
@@ -91,6 +92,7 @@ async function runSingle(options: VerdictOptions): Promise<number> {
  * the supervisor stops the children in order with SIGTERM) and stops when the supervisor is gone.
  */
 async function runChild(options: VerdictOptions): Promise<number> {
+  if (options.role === "worker") lowerCpuPriority(options.workerNice);
   const logger = createLogger(options.logLevel, { role: options.role });
   let supervisorGone!: () => void;
   const gone = new Promise<void>((resolve) => (supervisorGone = resolve));

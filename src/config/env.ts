@@ -153,6 +153,7 @@ export function optionsFromEnv(env: Env, overrides: Partial<VerdictOptions> = {}
     logLevel: env.VERDICT_LOG_LEVEL ?? DEFAULT_OPTIONS.logLevel,
     ingressProcesses: optionalInt(env, "VERDICT_INGRESS_PROCESSES"),
     workerProcesses: optionalInt(env, "VERDICT_WORKER_PROCESSES"),
+    workerNice: int(env, "VERDICT_WORKER_NICE", DEFAULT_OPTIONS.workerNice),
     dashboardSignup: (env.VERDICT_DASHBOARD_SIGNUP ||
       DEFAULT_OPTIONS.dashboardSignup) as VerdictOptions["dashboardSignup"],
     publicUrl: env.VERDICT_PUBLIC_URL || undefined,

@@ -102,6 +102,8 @@ export interface VerdictOptions {
   ingressProcesses: number | undefined;
   /** Worker processes `verdict serve` runs with role all. @default the cores the ingress leaves, at least one */
   workerProcesses: number | undefined;
+  /** The nice value of the worker children of `verdict serve` with role all (0: as the ingress). @default 10 */
+  workerNice: number;
   /**
    * Whether anyone may create an account at /dashboard/sign-up; "closed" leaves user creation to
    * `verdict user add`. @default "open"
@@ -215,6 +217,7 @@ export const DEFAULT_OPTIONS: Readonly<Omit<VerdictOptions, "tokenSecret" | "red
   logLevel: "info",
   ingressProcesses: undefined,
   workerProcesses: undefined,
+  workerNice: 10,
   dashboardSignup: "open",
   publicUrl: undefined,
   archiveUrl: undefined,
@@ -266,6 +269,7 @@ export function validateOptions(options: VerdictOptions): VerdictOptions {
   intIn("scoreRefreshMs", options.scoreRefreshMs, 50, 600_000);
   if (options.ingressProcesses !== undefined) intIn("ingressProcesses", options.ingressProcesses, 1, 1024);
   if (options.workerProcesses !== undefined) intIn("workerProcesses", options.workerProcesses, 1, 1024);
+  intIn("workerNice", options.workerNice, 0, 19);
   if (/[{}]/.test(options.keyPrefix)) problems.push("keyPrefix must not contain '{' or '}'");
   const weakSecret = secretProblem(options.tokenSecret);
   if (weakSecret !== undefined) problems.push(weakSecret);

@@ -4,7 +4,7 @@
 // applied exactly once, in order), and on SIGTERM under load loses nothing it answered 202 for.
 // The supervisor does not depend on the Redis topology, so it runs against the standalone server only.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { envFor, spawnVerdict, type VerdictProcess } from "../support/processes.js";
@@ -30,6 +30,18 @@ function childrenOf(pid: number): { pid: number; role: string }[] {
         return []; // exited meanwhile
       }
     });
+}
+
+/** The nice value of each thread of a process (field 19 of each /proc/PID/task/TID/stat). */
+function threadNices(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      return [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
 }
 
 async function metricsText(process: VerdictProcess): Promise<string> {
@@ -131,6 +143,13 @@ describe("verdict serve with role all (standalone)", () => {
     expect(sample(text, 'verdict_processes{role="worker"}')).toBe(2);
     const ready = await fetch(`http://127.0.0.1:${supervisor.metricsPort}/readyz`);
     expect(await ready.json()).toEqual({ ready: true, failing: [] });
+
+    // The workers give way to the ingress for the CPU (VERDICT_WORKER_NICE, default 10), every thread of them.
+    const own = threadNices(supervisor.child.pid!)[0]!;
+    for (const child of childrenOf(supervisor.child.pid!)) {
+      const nices = new Set(threadNices(child.pid));
+      expect([...nices], child.role).toEqual([child.role === "worker" ? Math.max(own, 10) : own]);
+    }
   });
 
   it("restarts a child killed with SIGKILL; clients retrying with idempotency keys get every event applied once, in order", async () => {
