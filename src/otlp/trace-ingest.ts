@@ -1,7 +1,7 @@
 // OTLP spans to outcome events: map each span, resolve its trace's keys (holding spans whose trace has not
 // named its outcome yet), open Variant A outcomes, then validate and submit the events through the same
 // pipeline as POST /v1/events/batch, each trace's in end-time order.
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, type ErrorDetail } from "../errors/api-error.js";
 import { enqueueFailure } from "../errors/enqueue-failure.js";
 import { rateExceeded } from "../errors/quota-exceeded.js";
 import type { EventPipeline } from "../ingress/event-pipeline.js";
@@ -62,6 +62,11 @@ class Rejections {
   message(): string {
     return [...this.counts.values()].map(({ n, why }) => `${n} span(s) rejected: ${why}`).join("; ");
   }
+}
+
+/** Why a span's event is refused, for the answer's message. */
+function invalidEvent(problems: readonly ErrorDetail[]): string {
+  return `the event is invalid (${problems.map((d) => `${d.path} ${d.message}`).join(", ")})`;
 }
 
 /** A resolved span, its keys complete, ready to become events. */
@@ -231,15 +236,26 @@ export class TraceIngest {
     for (const { span, keys } of ready) {
       // The span's end, never later than its arrival: a sender's clock ahead of ours must not move outcomes' time forward.
       const at = Math.min(receivedAt, Math.floor(span.endNs / 1e6));
+      const stamp = { accountId, receivedAt: at > 0 ? at : receivedAt };
+      if (span.events.length === 1) {
+        // Most spans make one event: no list to gather them in.
+        const checked = mappedEnvelope(span.events[0]!, keys, stamp);
+        if (Array.isArray(checked)) rejections.add("rejected_invalid_event", invalidEvent(checked));
+        else {
+          envelopes.push(checked);
+          traces.push(span.traceId);
+        }
+        continue;
+      }
       const stamped: EventEnvelope[] = [];
       let problem: string | undefined;
       for (const event of span.events) {
-        const checked = mappedEnvelope(event, keys, { accountId, receivedAt: at > 0 ? at : receivedAt });
-        if (Array.isArray(checked)) problem ??= checked.map((d) => `${d.path} ${d.message}`).join(", ");
+        const checked = mappedEnvelope(event, keys, stamp);
+        if (Array.isArray(checked)) problem ??= invalidEvent(checked);
         else stamped.push(checked);
       }
       if (problem !== undefined) {
-        rejections.add("rejected_invalid_event", `the event is invalid (${problem})`);
+        rejections.add("rejected_invalid_event", problem);
         continue;
       }
       for (const envelope of stamped) {
