@@ -234,12 +234,7 @@ async function main(): Promise<void> {
   const tokenSecret = randomBytes(32).toString("base64url");
   const { token } = await new Accounts(redis.admin, new Keys(KEY_PREFIX), tokenSecret).create("bench");
   const profileDir = process.env.OTLP_BENCH_PROFILE_DIR;
-  // The young generation `npm start` and the image give the service (docs/operations.md): a request's spans
-  // live across its Redis round trips, and with the default semi-spaces they are promoted and die old.
-  const nodeArgs = [
-    "--max-semi-space-size=64",
-    ...(profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]),
-  ];
+  const nodeArgs = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
   const ingress = await spawnVerdict(
     "ingress",
     { redisUrl: redis.url, keyPrefix: KEY_PREFIX, tokenSecret, dataDir: join(dir, "data") },
