@@ -119,12 +119,7 @@ export class TraceIngest {
     const { metrics } = this.deps;
     const mapping = await storeStep(this.deps.mappings.get(accountId));
     const rejections = new Rejections();
-    // Decoded only now, with the mapping's attributes, and mapped at once: the decoded spans never live
-    // across a wait, so they die young.
-    const mapped = this.map(decodeTraceBody(body, filterFor(mapping)), mapping, rejections);
-    const { ready, unheld } = await this.resolve(accountId, mapped, receivedAt, rejections);
-    await this.openOutcomes(accountId, ready, receivedAt, rejections);
-    const { envelopes, traces } = this.envelopes(accountId, ready, receivedAt, rejections);
+    const { envelopes, traces, unheld, mapped } = await this.prepare(accountId, body, mapping, receivedAt, rejections);
     const results = await this.deps.pipeline.submit(accountId, envelopes, traceparent);
     // Holds end only for traces whose every event is in: the others stay held, and an exporter's retry of
     // this request releases them again (their idempotency keys keep that to once).
@@ -136,8 +131,28 @@ export class TraceIngest {
     if (failure === "rate_limited") throw rateExceeded(this.deps.eventsPerSecond, 1);
     if (failure === "rejected" || failure === "unconfirmed") throw enqueueFailure(failure, "event");
     for (const [result, { n }] of rejections.counts) metrics.count(result, n);
-    metrics.count("mapped", ready.length - (rejections.counts.get("rejected_invalid_event")?.n ?? 0));
+    metrics.count("mapped", mapped - (rejections.counts.get("rejected_invalid_event")?.n ?? 0));
     return { rejected: rejections.total, message: rejections.message() };
+  }
+
+  /**
+   * The request's envelopes, with each one's trace, the holds it may end and how many spans were mapped. Apart
+   * from ingest so that nothing references the mapped spans during the enqueue's round trip: they are garbage
+   * once their envelopes are built, and die young.
+   */
+  private async prepare(
+    accountId: string,
+    body: TraceBody,
+    mapping: OtlpMapping,
+    receivedAt: number,
+    rejections: Rejections,
+  ): Promise<{ envelopes: EventEnvelope[]; traces: string[]; unheld: Set<string>; mapped: number }> {
+    // Decoded only now, with the mapping's attributes, and mapped at once: the decoded spans never live
+    // across a wait, so they die young.
+    const mapped = this.map(decodeTraceBody(body, filterFor(mapping)), mapping, rejections);
+    const { ready, unheld } = await this.resolve(accountId, mapped, receivedAt, rejections);
+    await this.openOutcomes(accountId, ready, receivedAt, rejections);
+    return { ...this.envelopes(accountId, ready, receivedAt, rejections), unheld, mapped: ready.length };
   }
 
   /** The spans the mapping makes events of; the others counted (dropped) or rejected. */
