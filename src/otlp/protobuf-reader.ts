@@ -122,6 +122,33 @@ export class ProtoReader {
   }
 }
 
+/**
+ * Ids of one kind read one after another from one body: an id whose bytes are the previous one's is given
+ * the previous string. A trace's spans mostly come together, its children share a parent, and the one
+ * string then also hashes once for every map the ingest keys by trace.
+ */
+export class RepeatedHex {
+  private start = 0;
+  private stop = 0;
+  private text = "";
+
+  read(r: ProtoReader, end: number): string {
+    const stop = r.delimited(end);
+    const start = r.pos;
+    r.pos = stop;
+    const n = stop - start;
+    if (n > 0 && n === this.stop - this.start) {
+      let i = 0;
+      while (i < n && r.buf[start + i] === r.buf[this.start + i]) i++;
+      if (i === n) return this.text;
+    }
+    this.start = start;
+    this.stop = stop;
+    this.text = (r.buf as Slicing).hexSlice(start, stop);
+    return this.text;
+  }
+}
+
 function outOfBounds(): never {
   throw new UndecodableBody("the protobuf message is truncated");
 }
