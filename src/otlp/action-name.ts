@@ -11,8 +11,12 @@ export type SpanRole = "model" | "tool" | "agent" | "other";
 
 export type ActionResult = { action: string; role: SpanRole } | { skip: string } | { invalid: string };
 
+const SAFE = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
 /** Characters a condition's action name cannot hold become `_`; the first must be a letter or `_`. */
 export function conditionSafe(name: string): string {
+  // Most names are safe already: one test, and no new string.
+  if (SAFE.test(name)) return name;
   const safe = name.replace(/[^A-Za-z0-9_.-]/g, "_");
   return /^[A-Za-z_]/.test(safe) ? safe : `_${safe}`;
 }

@@ -2,7 +2,7 @@
 // Each message is a loop over its tags up to its end offset; unknown fields are skipped, known fields of
 // the wrong wire type refuse the body.
 import type { AttributeFilter } from "./attribute-filter.js";
-import { ProtoReader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from "./protobuf-reader.js";
+import { ProtoReader, RepeatedHex, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT } from "./protobuf-reader.js";
 import {
   UndecodableBody,
   type AttributeValue,
@@ -140,7 +140,13 @@ function statusCode(r: ProtoReader, end: number): number {
   return code;
 }
 
-function span(r: ProtoReader, end: number, keep: AttributeFilter | undefined): OtlpSpan {
+/** The trace and parent ids last read from a body (RepeatedHex). */
+interface LastIds {
+  trace: RepeatedHex;
+  parent: RepeatedHex;
+}
+
+function span(r: ProtoReader, end: number, keep: AttributeFilter | undefined, ids: LastIds): OtlpSpan {
   const s: OtlpSpan = {
     traceId: "",
     spanId: "",
@@ -157,7 +163,7 @@ function span(r: ProtoReader, end: number, keep: AttributeFilter | undefined): O
     switch (tag >>> 3) {
       case 1:
         check(tag, WIRE_BYTES);
-        s.traceId = r.hex(end);
+        s.traceId = ids.trace.read(r, end);
         break;
       case 2:
         check(tag, WIRE_BYTES);
@@ -165,7 +171,7 @@ function span(r: ProtoReader, end: number, keep: AttributeFilter | undefined): O
         break;
       case 4:
         check(tag, WIRE_BYTES);
-        s.parentSpanId = r.hex(end);
+        s.parentSpanId = ids.parent.read(r, end);
         break;
       case 5:
         check(tag, WIRE_BYTES);
@@ -198,7 +204,7 @@ function span(r: ProtoReader, end: number, keep: AttributeFilter | undefined): O
   return s;
 }
 
-function resourceSpans(r: ProtoReader, end: number, keep: AttributeFilter | undefined): ResourceSpans {
+function resourceSpans(r: ProtoReader, end: number, keep: AttributeFilter | undefined, ids: LastIds): ResourceSpans {
   const out: ResourceSpans = { resource: new Map(), spans: [] };
   while (r.pos < end) {
     const tag = tagOf(r, end);
@@ -218,7 +224,7 @@ function resourceSpans(r: ProtoReader, end: number, keep: AttributeFilter | unde
       }
       check(inner, WIRE_BYTES);
       if (number === 1) keyValue(r, r.delimited(stop), out.resource, keep);
-      else out.spans.push(span(r, r.delimited(stop), keep));
+      else out.spans.push(span(r, r.delimited(stop), keep, ids));
     }
   }
   return out;
@@ -231,6 +237,7 @@ function resourceSpans(r: ProtoReader, end: number, keep: AttributeFilter | unde
 export function decodeProtobufRequest(body: Buffer, keep?: AttributeFilter): ResourceSpans[] {
   const r = new ProtoReader(body);
   const out: ResourceSpans[] = [];
+  const ids: LastIds = { trace: new RepeatedHex(), parent: new RepeatedHex() };
   while (r.pos < body.length) {
     const tag = tagOf(r, body.length);
     if (tag >>> 3 !== 1) {
@@ -238,7 +245,7 @@ export function decodeProtobufRequest(body: Buffer, keep?: AttributeFilter): Res
       continue;
     }
     check(tag, WIRE_BYTES);
-    out.push(resourceSpans(r, r.delimited(body.length), keep));
+    out.push(resourceSpans(r, r.delimited(body.length), keep, ids));
   }
   return out;
 }

@@ -103,6 +103,26 @@ describe("OTLP decoders", () => {
     expect(decoded[0]!.spans[3]!.attributes.get("gen_ai.conversation.id")).toBe("conv-1-0");
   });
 
+  it("read repeated and near-equal texts and ids each as sent", () => {
+    // Texts and ids equal to, or one byte off, those read before: the reader gives back strings it read.
+    const texts = Array.from({ length: 300 }, (_, i) => ["ab", "ba", "abc", "acb", "é", `v${i % 150}`][i % 6]!);
+    const traces = ["0af7651916cd43dd8448eb211c80319c", "0af7651916cd43dd8448eb211c80319d"];
+    const spans = texts.map((text, i) => ({
+      traceId: Buffer.from(traces[Math.floor(i / 3) % 2]!, "hex"),
+      spanId: Buffer.from(i.toString(16).padStart(16, "1"), "hex"),
+      parentSpanId: Buffer.from(traces[i % 2]!.slice(i % 3, 16 + (i % 3)), "hex"),
+      name: text,
+      attributes: [{ key: "t", value: { stringValue: text } }],
+    }));
+    const [decoded] = decodeProtobufRequest(encodeExport({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    decoded!.spans.forEach((span, i) => {
+      expect(span.name).toBe(texts[i]);
+      expect(span.attributes.get("t")).toBe(texts[i]);
+      expect(span.traceId).toBe(traces[Math.floor(i / 3) % 2]);
+      expect(span.parentSpanId).toBe(traces[i % 2]!.slice(i % 3, 16 + (i % 3)));
+    });
+  });
+
   it("refuse truncated protobuf and wrong wire types", () => {
     const bytes = encodeExport(request);
     for (const cut of [1, 10, bytes.length - 1])

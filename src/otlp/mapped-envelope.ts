@@ -45,12 +45,21 @@ function fineProperties(properties: Record<string, unknown>): boolean {
  * copied from attributes are checked here.
  */
 export function validAsMapped(event: MappedEvent, keys: SpanKeys & { outcome: string }): boolean {
+  return fineKeys(keys) && fineProperties(event.properties);
+}
+
+/**
+ * The keys object last found fine. Keys objects are never changed once built, and a request's spans of one
+ * trace mostly share one (inherit) and come one after another (in outcome order), so each is checked once.
+ */
+let lastFineKeys: SpanKeys | undefined;
+
+function fineKeys(keys: SpanKeys & { outcome: string }): boolean {
+  if (keys === lastFineKeys) return true;
   const customer = customerOf(keys);
-  return (
-    fineKey(keys.outcome) &&
-    (customer === undefined || (fineKey(customer) && fineKey(keys.agent))) &&
-    fineProperties(event.properties)
-  );
+  const fine = fineKey(keys.outcome) && (customer === undefined || (fineKey(customer) && fineKey(keys.agent)));
+  if (fine) lastFineKeys = keys;
+  return fine;
 }
 
 /** The customer of a Variant B event (eventInput: a customer and no task), else undefined. */

@@ -8,6 +8,9 @@ export const WIRE_BYTES = 2;
 export const WIRE_FIXED32 = 5;
 
 const TWO_32 = 4294967296;
+/** Longest text string() looks up among those read before, and how many it keeps (a power of two). */
+const SHORT = 32;
+const SLOTS = 128;
 /**
  * Buffer's own slice decoders, which Buffer#toString calls after checking its arguments: they build one flat
  * string in C++, where a string built in JS by parts is a rope that every later regexp, hash, compare or
@@ -18,6 +21,10 @@ type Slicing = Buffer & { utf8Slice(start: number, end: number): string; hexSlic
 /** A cursor over the body; every read checks its bound, so truncated input throws UndecodableBody. */
 export class ProtoReader {
   pos = 0;
+  /** Short texts read (string()): where each slot's bytes start, their length (0: none yet), the string. */
+  private readonly shortStarts = new Int32Array(SLOTS);
+  private readonly shortLengths = new Int32Array(SLOTS);
+  private readonly shortTexts = new Array<string>(SLOTS);
 
   constructor(readonly buf: Buffer) {}
 
@@ -75,11 +82,30 @@ export class ProtoReader {
     return this.pos + length;
   }
 
+  /**
+   * Text of at most SHORT bytes is looked up by its bytes among the last read into its slot, and the string
+   * read then given again: a request's spans repeat their values (operation names, models, providers, tool
+   * names), and one string each is less garbage and hashes once.
+   */
   string(end: number): string {
     const stop = this.delimited(end);
     const start = this.pos;
     this.pos = stop;
-    return (this.buf as Slicing).utf8Slice(start, stop);
+    const n = stop - start;
+    if (n === 0 || n > SHORT) return (this.buf as Slicing).utf8Slice(start, stop);
+    const buf = this.buf;
+    const slot = (n * 31 + buf[start]! * 7 + buf[start + (n >> 1)]! * 3 + buf[stop - 1]!) & (SLOTS - 1);
+    const seen = this.shortStarts[slot]!;
+    if (this.shortLengths[slot] === n) {
+      let i = 0;
+      while (i < n && buf[start + i] === buf[seen + i]) i++;
+      if (i === n) return this.shortTexts[slot]!;
+    }
+    const text = (buf as Slicing).utf8Slice(start, stop);
+    this.shortStarts[slot] = start;
+    this.shortLengths[slot] = n;
+    this.shortTexts[slot] = text;
+    return text;
   }
 
   hex(end: number): string {
@@ -119,6 +145,33 @@ export class ProtoReader {
   private advance(n: number, end: number): void {
     if (this.pos + n > end) outOfBounds();
     this.pos += n;
+  }
+}
+
+/**
+ * Ids of one kind read one after another from one body: an id whose bytes are the previous one's is given
+ * the previous string. A trace's spans mostly come together, its children share a parent, and the one
+ * string then also hashes once for every map the ingest keys by trace.
+ */
+export class RepeatedHex {
+  private start = 0;
+  private stop = 0;
+  private text = "";
+
+  read(r: ProtoReader, end: number): string {
+    const stop = r.delimited(end);
+    const start = r.pos;
+    r.pos = stop;
+    const n = stop - start;
+    if (n > 0 && n === this.stop - this.start) {
+      let i = 0;
+      while (i < n && r.buf[start + i] === r.buf[this.start + i]) i++;
+      if (i === n) return this.text;
+    }
+    this.start = start;
+    this.stop = stop;
+    this.text = (r.buf as Slicing).hexSlice(start, stop);
+    return this.text;
   }
 }
 

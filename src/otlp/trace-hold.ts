@@ -78,7 +78,7 @@ export class TraceHold {
     ];
     for (const ask of asks) {
       // Keys as strings: ioredis writes a string argument far more cheaply than a Buffer, per trace.
-      if (ask.keys !== undefined) args.push(ask.traceId, packTraceKeys(ask.keys), 0);
+      if (ask.keys !== undefined) args.push(ask.traceId, packTraceKeys(ask.keys));
       else {
         keys.push(this.keys.otlpHeldSpans(accountId, ask.traceId));
         args.push(ask.traceId, "", ask.unkeyed.length, ...ask.unkeyed.map((span) => msgpack.pack(span)));

@@ -1,7 +1,7 @@
 // OTLP spans to outcome events: map each span, resolve its trace's keys (holding spans whose trace has not
 // named its outcome yet), open Variant A outcomes, then validate and submit the events through the same
 // pipeline as POST /v1/events/batch, each trace's in end-time order.
-import { ApiError } from "../errors/api-error.js";
+import { ApiError, type ErrorDetail } from "../errors/api-error.js";
 import { enqueueFailure } from "../errors/enqueue-failure.js";
 import { rateExceeded } from "../errors/quota-exceeded.js";
 import type { EventPipeline } from "../ingress/event-pipeline.js";
@@ -64,6 +64,11 @@ class Rejections {
   }
 }
 
+/** Why a span's event is refused, for the answer's message. */
+function invalidEvent(problems: readonly ErrorDetail[]): string {
+  return `the event is invalid (${problems.map((d) => `${d.path} ${d.message}`).join(", ")})`;
+}
+
 /** A resolved span, its keys complete, ready to become events. */
 interface Ready {
   span: MappedSpan;
@@ -114,12 +119,7 @@ export class TraceIngest {
     const { metrics } = this.deps;
     const mapping = await storeStep(this.deps.mappings.get(accountId));
     const rejections = new Rejections();
-    // Decoded only now, with the mapping's attributes, and mapped at once: the decoded spans never live
-    // across a wait, so they die young.
-    const mapped = this.map(decodeTraceBody(body, filterFor(mapping)), mapping, rejections);
-    const { ready, unheld } = await this.resolve(accountId, mapped, receivedAt, rejections);
-    await this.openOutcomes(accountId, ready, receivedAt, rejections);
-    const { envelopes, traces } = this.envelopes(accountId, ready, receivedAt, rejections);
+    const { envelopes, traces, unheld, mapped } = await this.prepare(accountId, body, mapping, receivedAt, rejections);
     const results = await this.deps.pipeline.submit(accountId, envelopes, traceparent);
     // Holds end only for traces whose every event is in: the others stay held, and an exporter's retry of
     // this request releases them again (their idempotency keys keep that to once).
@@ -131,8 +131,28 @@ export class TraceIngest {
     if (failure === "rate_limited") throw rateExceeded(this.deps.eventsPerSecond, 1);
     if (failure === "rejected" || failure === "unconfirmed") throw enqueueFailure(failure, "event");
     for (const [result, { n }] of rejections.counts) metrics.count(result, n);
-    metrics.count("mapped", ready.length - (rejections.counts.get("rejected_invalid_event")?.n ?? 0));
+    metrics.count("mapped", mapped - (rejections.counts.get("rejected_invalid_event")?.n ?? 0));
     return { rejected: rejections.total, message: rejections.message() };
+  }
+
+  /**
+   * The request's envelopes, with each one's trace, the holds it may end and how many spans were mapped. Apart
+   * from ingest so that nothing references the mapped spans during the enqueue's round trip: they are garbage
+   * once their envelopes are built, and die young.
+   */
+  private async prepare(
+    accountId: string,
+    body: TraceBody,
+    mapping: OtlpMapping,
+    receivedAt: number,
+    rejections: Rejections,
+  ): Promise<{ envelopes: EventEnvelope[]; traces: string[]; unheld: Set<string>; mapped: number }> {
+    // Decoded only now, with the mapping's attributes, and mapped at once: the decoded spans never live
+    // across a wait, so they die young.
+    const mapped = this.map(decodeTraceBody(body, filterFor(mapping)), mapping, rejections);
+    const { ready, unheld } = await this.resolve(accountId, mapped, receivedAt, rejections);
+    await this.openOutcomes(accountId, ready, receivedAt, rejections);
+    return { ...this.envelopes(accountId, ready, receivedAt, rejections), unheld, mapped: ready.length };
   }
 
   /** The spans the mapping makes events of; the others counted (dropped) or rejected. */
@@ -231,15 +251,26 @@ export class TraceIngest {
     for (const { span, keys } of ready) {
       // The span's end, never later than its arrival: a sender's clock ahead of ours must not move outcomes' time forward.
       const at = Math.min(receivedAt, Math.floor(span.endNs / 1e6));
+      const stamp = { accountId, receivedAt: at > 0 ? at : receivedAt };
+      if (span.events.length === 1) {
+        // Most spans make one event: no list to gather them in.
+        const checked = mappedEnvelope(span.events[0]!, keys, stamp);
+        if (Array.isArray(checked)) rejections.add("rejected_invalid_event", invalidEvent(checked));
+        else {
+          envelopes.push(checked);
+          traces.push(span.traceId);
+        }
+        continue;
+      }
       const stamped: EventEnvelope[] = [];
       let problem: string | undefined;
       for (const event of span.events) {
-        const checked = mappedEnvelope(event, keys, { accountId, receivedAt: at > 0 ? at : receivedAt });
-        if (Array.isArray(checked)) problem ??= checked.map((d) => `${d.path} ${d.message}`).join(", ");
+        const checked = mappedEnvelope(event, keys, stamp);
+        if (Array.isArray(checked)) problem ??= invalidEvent(checked);
         else stamped.push(checked);
       }
       if (problem !== undefined) {
-        rejections.add("rejected_invalid_event", `the event is invalid (${problem})`);
+        rejections.add("rejected_invalid_event", problem);
         continue;
       }
       for (const envelope of stamped) {

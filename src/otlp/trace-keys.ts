@@ -30,8 +30,24 @@ function lends(from: SpanKeys, keys: SpanKeys): boolean {
   );
 }
 
-/** A span's keys, its own first, its trace's for the rest (built in one field order, so every such object has one shape). */
+/** True when every key `own` names, `trace` names the same. */
+function agrees(own: SpanKeys, trace: SpanKeys): boolean {
+  return (
+    (own.outcome === undefined || own.outcome === trace.outcome) &&
+    (own.task === undefined || own.task === trace.task) &&
+    (own.agent === undefined || own.agent === trace.agent) &&
+    (own.customer === undefined || own.customer === trace.customer)
+  );
+}
+
+/**
+ * A span's keys, its own first, its trace's for the rest (built in one field order, so every such object has
+ * one shape). When one side adds nothing to the other, that side's object is the answer, shared and never
+ * changed: most spans name no key their trace lacks, and a request's spans of one trace then share one object.
+ */
 export function inherit(own: SpanKeys, trace: SpanKeys): SpanKeys {
+  if (agrees(own, trace)) return trace;
+  if (!lends(trace, own)) return own;
   const keys: SpanKeys = {};
   const outcome = own.outcome ?? trace.outcome;
   if (outcome !== undefined) keys.outcome = outcome;

@@ -22,8 +22,9 @@
   ARGV[2]  hold (ms)
   ARGV[3]  most spans the account may hold
   ARGV[4]  period of the trace-keys hashes (ms)
-  ARGV[5..] per trace: its trace id, its packed keys ("" when this request does not name the outcome),
-           n, then n packed spans to hold when no keys are known
+  ARGV[5..] per trace: its trace id and its packed keys; or, when this request does not name the outcome,
+           its trace id, "", n, then n packed spans to hold when no keys are known (a keyed trace has no
+           count: one argument fewer per trace of a request, the common case)
 
   At most 2048 traces (the spans cap of a request), well within what unpack() may spread.
   Returns per trace either a status code or, when the caller must read something back, a pair:
@@ -43,8 +44,13 @@ local ids, packs, firsts = {}, {}, {}
 local a = 5
 while a <= #ARGV do
   local i = #ids + 1
-  ids[i], packs[i], firsts[i] = ARGV[a], ARGV[a + 1], a + 3
-  a = a + 3 + tonumber(ARGV[a + 2])
+  ids[i], packs[i] = ARGV[a], ARGV[a + 1]
+  if packs[i] == '' then
+    firsts[i] = a + 3
+    a = a + 3 + tonumber(ARGV[a + 2])
+  else
+    a = a + 2
+  end
 end
 
 local current = redis.call('HMGET', KEYS[3], unpack(ids))
