@@ -23,6 +23,7 @@ import {
 import { Keys } from "../src/redis/keys.js";
 import { shardOf } from "../src/streams/shard.js";
 import { cpuSecondsOf, median, runMain, spawnVerdict, startRedis, stopChild } from "./harness.js";
+import { signUpOnDashboard } from "./dashboard-sign-up.js";
 
 const GROUPS = 1000;
 const DAYS = 31;
@@ -84,27 +85,6 @@ async function seed(
   return counts;
 }
 
-/** Signs a new account up and in on the dashboard: its session cookie and its API token. */
-async function signUp(base: string): Promise<{ cookie: string; token: string }> {
-  let cookie = "";
-  const post = async (path: string, fields: Record<string, string>): Promise<void> => {
-    const response = await fetch(`${base}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, ...(cookie ? { cookie } : {}) },
-      body: new URLSearchParams(fields).toString(),
-    });
-    for (const set of response.headers.getSetCookie()) cookie = set.split(";")[0]!;
-  };
-  const email = `overview-${randomBytes(4).toString("hex")}@example.com`;
-  await post("/dashboard/sign-up", { email, password: "a long enough password", account_name: "Overview Co" });
-  await post("/dashboard/sign-in", { email, password: "a long enough password" });
-  const page = await (await fetch(`${base}/dashboard/token`, { headers: { cookie } })).text();
-  const token = /data-testid="api-token"[^>]*>([^<]+)</.exec(page)?.[1];
-  if (!token) throw new Error("signed up, but the token page shows no token");
-  return { cookie, token };
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "verdict-bench-overview-"));
   const redis = await startRedis(dir);
@@ -120,7 +100,7 @@ async function main(): Promise<void> {
       extra: { VERDICT_SHARDS: String(SHARDS) },
     });
     const base = `http://127.0.0.1:${ingress.port}`;
-    const { cookie, token } = await signUp(base);
+    const { cookie, token } = await signUpOnDashboard(base, "Overview Co");
     const accountId = verifyTokenSignature(tokenSecret, token)!.accountId;
     const from = dayOf(Date.now()) - (DAYS - 1) * 24 * HOUR_MS;
     let counts = 0;

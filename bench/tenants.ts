@@ -25,7 +25,8 @@ import {
   startRedis,
   stopChild,
 } from "./harness.js";
-import { apiCaller, Flood, steadyLoad, type FloodVisitor, type SteadyRun } from "./tenant-load.js";
+import { signUpOnDashboard } from "./dashboard-sign-up.js";
+import { apiCaller, Flood, steadyLoad, type SteadyRun } from "./tenant-load.js";
 
 const ROUNDS = Number(process.env.TENANTS_ROUNDS ?? 3);
 const SECONDS = Number(process.env.TENANTS_SECONDS ?? 8);
@@ -126,29 +127,6 @@ function slowCommands(entries: unknown[], scripts: Map<string, string>): SlowCal
   return calls;
 }
 
-/** Signs a new account up on the dashboard and in: its session (for live pages) and its API token. */
-async function signUp(base: string): Promise<{ visitor: FloodVisitor; token: string }> {
-  let cookie = "";
-  const post = async (path: string, fields: Record<string, string>): Promise<void> => {
-    const response = await fetch(`${base}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, ...(cookie ? { cookie } : {}) },
-      body: new URLSearchParams(fields).toString(),
-    });
-    for (const set of response.headers.getSetCookie()) cookie = set.split(";")[0]!;
-    await response.arrayBuffer();
-    if (response.status !== 303) throw new Error(`${path} answered ${response.status}`);
-  };
-  const email = `flood-${Date.now()}@example.com`;
-  await post("/dashboard/sign-up", { email, password: "a long enough password", account_name: "Flood Co" });
-  await post("/dashboard/sign-in", { email, password: "a long enough password" });
-  const page = await (await fetch(`${base}/dashboard/token`, { headers: { cookie } })).text();
-  const token = /data-testid="api-token"[^>]*>([^<]+)</.exec(page)?.[1];
-  if (!token) throw new Error("no token on A's token page");
-  return { visitor: { base, cookie }, token };
-}
-
 /** A phase's flood counts: what A did between two readings of Flood.sent. */
 function sentDuring(before: Flood["sent"], after: Flood["sent"]): Flood["sent"] {
   return Object.fromEntries(
@@ -211,12 +189,17 @@ async function main(): Promise<void> {
       throw new Error("B's task");
     for (let i = 0; i < B_OUTCOMES; i++)
       await call(tokenB, "POST", "/v1/outcomes", { key: `b-${i}`, task_key: "steady" });
-    const a = await signUp(base);
-    const flood = new Flood(call, a.token, a.visitor, {
-      endpoints: 50,
-      livePages: 4,
-      deadLetterRate: 2 * DEFAULT_QUOTAS.eventsPerSecond,
-    });
+    const a = await signUpOnDashboard(base, "Flood Co");
+    const flood = new Flood(
+      call,
+      a.token,
+      { base, cookie: a.cookie },
+      {
+        endpoints: 50,
+        livePages: 4,
+        deadLetterRate: 2 * DEFAULT_QUOTAS.eventsPerSecond,
+      },
+    );
     await flood.prepare();
 
     const cpuNow = (): Record<string, number> => ({
