@@ -44,3 +44,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/** Signs a new account up and in through the pages, as a person does, and returns the API token it is shown. */
+export async function signUpInBrowser(page: Page, base: string, accountName: string): Promise<string> {
+  await page.goto(`${base}/dashboard/sign-up`);
+  const email = `${accountName.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.com`;
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByLabel("Account name").fill(accountName);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.waitForURL("**/dashboard/sign-in?**");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("correct horse battery");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard/token");
+  return (await page.getByTestId("api-token").textContent()) ?? "";
+}

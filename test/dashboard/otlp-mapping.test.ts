@@ -3,7 +3,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../support/app.js";
-import { launchBrowser, screenshot, type TestBrowser } from "./browser.js";
+import { launchBrowser, screenshot, signUpInBrowser, type TestBrowser } from "./browser.js";
 
 const MARKUP = "<img src=x onerror=pwned=1>";
 
@@ -17,18 +17,7 @@ describe("dashboard OTLP mapping page in Chromium", () => {
     t = await startTestApp("standalone");
     browser = await launchBrowser();
     page = await browser.newPage();
-    await page.goto(`${t.base}/dashboard/sign-up`);
-    const email = `otlp-${Date.now()}@example.com`;
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByLabel("Account name").fill("Trace Co");
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL("**/dashboard/sign-in?**");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL("**/dashboard/token");
-    token = (await page.getByTestId("api-token").textContent()) ?? "";
+    token = await signUpInBrowser(page, t.base, "Trace Co");
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { Receiver } from "../webhooks/receiver.js";
-import { launchBrowser, screenshot, type TestBrowser } from "./browser.js";
+import { launchBrowser, screenshot, signUpInBrowser, type TestBrowser } from "./browser.js";
 
 interface Message {
   id: string;
@@ -31,18 +31,7 @@ describe("dashboard webhooks page in Chromium", () => {
     t = await startTestApp("standalone", { webhookAllowPrivateUrls: true, webhookRetryScheduleMs: [300, 300, 300] });
     browser = await launchBrowser();
     page = await browser.newPage();
-    await page.goto(`${t.base}/dashboard/sign-up`);
-    const email = `hooks-${Date.now()}@example.com`;
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByLabel("Account name").fill("Hook Co");
-    await page.getByRole("button", { name: "Sign up" }).click();
-    await page.waitForURL("**/dashboard/sign-in?**");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill("correct horse battery");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL("**/dashboard/token");
-    token = (await page.getByTestId("api-token").textContent()) ?? "";
+    token = await signUpInBrowser(page, t.base, "Hook Co");
   });
   afterAll(async () => {
     await browser?.close();
