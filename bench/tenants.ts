@@ -3,7 +3,8 @@
 // of its own, alone and then while account A floods (bench/tenant-load.ts), TENANTS_ROUNDS times (default 3)
 // back to back, so the machine's other work weighs on both sides of each comparison alike. Per phase: B's
 // p50 and p99, the load average, CPU seconds per process kind and, while A floods, Redis's costliest commands
-// (INFO commandstats). TENANTS_PROFILE=DIR writes the service processes' CPU profiles there (node --cpu-prof).
+// (INFO commandstats). TENANTS_PROFILE=DIR writes the service processes' CPU profiles there (node --cpu-prof);
+// TENANTS_NODE_FLAGS adds Node flags to them (say `--trace-gc`, shown with BENCH_DEBUG=1: lines carry the pids printed at start).
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -31,6 +32,7 @@ import { apiCaller, Flood, steadyLoad, type SteadyRun } from "./tenant-load.js";
 const ROUNDS = Number(process.env.TENANTS_ROUNDS ?? 3);
 const SECONDS = Number(process.env.TENANTS_SECONDS ?? 8);
 const PROFILE_DIR = process.env.TENANTS_PROFILE;
+const NODE_FLAGS = (process.env.TENANTS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 const B_RATE = 200;
 const B_OUTCOMES = 20;
 const PG_SERVER = process.env.TENANTS_PG ?? "postgres://postgres@127.0.0.1:5432";
@@ -165,7 +167,7 @@ async function main(): Promise<void> {
   const tokenSecret = randomBytes(32).toString("base64url");
   const extra: Record<string, string> = { ...ENV, VERDICT_ARCHIVE_URL: `${PG_SERVER}/${database}` };
   // The supervisor's Node flags reach the processes it forks (node:cluster takes its execArgv).
-  const nodeArgs: string[] = [];
+  const nodeArgs: string[] = [...NODE_FLAGS];
   if (PROFILE_DIR) {
     mkdirSync(PROFILE_DIR, { recursive: true });
     nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${resolve(PROFILE_DIR)}`);
@@ -181,6 +183,7 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${service.port}`;
     const call = apiCaller(base);
     const pids = servePids(service.child.pid!);
+    console.log(`pids ${JSON.stringify(pids)}`);
     const tokenB = (await new Accounts(redis.admin, new Keys(keyPrefix), tokenSecret).create("steady")).token;
     if (
       (await call(tokenB, "PUT", "/v1/tasks/steady", { name: "steady", condition: "COUNT(step)>=1000000" })).status !==
