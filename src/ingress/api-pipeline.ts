@@ -6,7 +6,7 @@ import { startRequestSpan, traceparentOf, tracingEnabled } from "../telemetry/tr
 import type { Answers } from "./answers.js";
 import { openExchange, watchAbort, type Exchange } from "./exchange.js";
 import { checkFraming } from "./framing.js";
-import { BodyTooLarge, parseJson, readBody } from "./request-body.js";
+import { BodyTooLarge, parseBody, readBody } from "./request-body.js";
 import { DEFAULT_MAX_BODY_BYTES, decodeParams, type ApiRequest, type Route, type Router } from "./router.js";
 import type { HttpRequest, HttpResponse } from "./uws.js";
 
@@ -58,7 +58,8 @@ export function apiPipeline(deps: PipelineDeps): (res: HttpResponse, req: HttpRe
     const wantsBody = ex.method === "POST" || ex.method === "PUT" || ex.method === "PATCH";
     if (wantsBody && contentLength !== "" && Number(contentLength) > limit)
       return refuseDeclaredSize(ex, account, Number(contentLength), limit, answers);
-    const body = wantsBody ? readBody(ex, limit) : Promise.resolve(undefined);
+    const declared = contentLength === "" ? undefined : Number(contentLength);
+    const body = wantsBody ? readBody(ex, limit, declared) : Promise.resolve(undefined);
     // Tracing on and the request sampled: its span, and its traceparent for what the handler does on the
     // request's behalf. A caller's W3C traceparent header (a fleet's span) is this request's parent.
     if (tracingEnabled()) ex.span = startRequestSpan(ex.method, route.path, req);
@@ -166,7 +167,7 @@ async function handle(
     accountId,
     params: decodeParams(head.rawParams),
     query: new URLSearchParams(head.rawQuery),
-    body: raw ? undefined : parseJson(bytes),
+    body: raw ? undefined : parseBody(bytes),
     requestId: ex.requestId,
     receivedAt: ex.receivedAt,
     // Always present (see Exchange.span).

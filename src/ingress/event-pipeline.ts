@@ -2,7 +2,7 @@
 // routes, OTLP traces): the account's rate quota first, then per-shard group commit in send order, with a
 // failed outcome's later events not sent.
 import type { EnqueueItem, EnqueueResult, ShardEnqueuer } from "../streams/enqueue.js";
-import { packEnvelope, type EventEnvelope } from "../streams/event-envelope.js";
+import { packEnvelopeFramed, type EventEnvelope } from "../streams/event-envelope.js";
 import { shardOf } from "../streams/shard.js";
 import { childrenByLabel, type Metrics } from "../telemetry/metrics.js";
 import type { EventRateLimiter } from "./event-rate.js";
@@ -26,11 +26,8 @@ interface Prepared {
 }
 
 function prepare(envelope: EventEnvelope, index: number, shards: number, traceparent: string | undefined): Prepared {
-  const item: EnqueueItem = {
-    accountId: envelope.accountId,
-    outcomeKey: envelope.outcomeKey,
-    payload: packEnvelope(envelope, traceparent),
-  };
+  const { payload, framed } = packEnvelopeFramed(envelope, traceparent);
+  const item: EnqueueItem = { accountId: envelope.accountId, outcomeKey: envelope.outcomeKey, payload, framed };
   if (envelope.idempotencyKey !== undefined) item.idempotencyKey = envelope.idempotencyKey;
   return { index, shard: shardOf(envelope.accountId, envelope.outcomeKey, shards), item };
 }

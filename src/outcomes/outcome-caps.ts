@@ -1,6 +1,6 @@
 // The caps on what one outcome stores: an event that would pass one is dead-lettered OUTCOME_TOO_LARGE
 // instead of applied, so no outcome grows a snapshot that every later commit, load and read must carry.
-import { msgpack } from "../codec/msgpack.js";
+import { packedBytes } from "../codec/msgpack.js";
 import type { EventEnvelope } from "../streams/event-envelope.js";
 import { compiledCondition } from "./compiled-conditions.js";
 import type { OutcomeRecord } from "./outcome-record.js";
@@ -38,7 +38,7 @@ function tooLarge(what: string, bytes: number, limit: number, setting: string): 
 /** Stored bytes of `value`, measured only when the whole envelope is over `limit` (it holds the value). */
 function storedOver(value: unknown, envelopeBytes: number, limit: number): number | undefined {
   if (envelopeBytes <= limit) return undefined;
-  const bytes = msgpack.pack(value).length;
+  const bytes = packedBytes(value);
   return bytes > limit ? bytes : undefined;
 }
 

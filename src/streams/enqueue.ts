@@ -5,7 +5,7 @@ import { SpanKind, SpanStatusCode, type Span } from "@opentelemetry/api";
 import { corkMasters, type RedisClient } from "../redis/client.js";
 import { replicated } from "../redis/replica-acks.js";
 import { Scripts } from "../redis/scripts.js";
-import { ENTRY_FIELD, frameEvents } from "./stream-entry.js";
+import { ENTRY_FIELD, frameRun } from "./stream-entry.js";
 import type { Keys } from "../redis/keys.js";
 import { startCallerSpan, tracingEnabled } from "../telemetry/tracing.js";
 
@@ -19,6 +19,8 @@ export interface EnqueueItem {
   idempotencyKey?: string | Buffer;
   /** The packed EventEnvelope. */
   payload: Buffer;
+  /** `payload` as a stream item (packEnvelopeFramed), when packed so: an event alone in its run is not copied again. */
+  framed?: Buffer;
 }
 
 export interface EnqueuerOptions {
@@ -178,15 +180,15 @@ export class ShardEnqueuer {
     const args: (string | number | Buffer)[] = [this.options.maxShardBacklog, ENTRY_FIELD];
     // Consecutive events without idempotency keys travel as one framed argument: the script appends them
     // as they are, and the per-argument cost (here and in Redis) is paid once per run, not per event.
-    let run: Buffer[] = [];
+    let run: EnqueueItem[] = [];
     for (const submission of submissions) {
       for (const item of submission.items) {
         if (item.idempotencyKey === undefined) {
-          run.push(item.payload);
+          run.push(item);
           continue;
         }
         if (run.length > 0) {
-          args.push(0, run.length, frameEvents(run));
+          args.push(0, run.length, frameRun(run));
           run = [];
         }
         const hash = this.keys.idempotency(shard, item.accountId, item.outcomeKey);
@@ -197,10 +199,10 @@ export class ShardEnqueuer {
           index = keys.length;
           hashIndex.set(hash, index);
         }
-        args.push(index, item.idempotencyKey, frameEvents([item.payload]));
+        args.push(index, item.idempotencyKey, frameRun([item]));
       }
     }
-    if (run.length > 0) args.push(0, run.length, frameEvents(run));
+    if (run.length > 0) args.push(0, run.length, frameRun(run));
 
     let reply: EnqueueScriptReplies["enqueue"];
     try {

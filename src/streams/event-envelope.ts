@@ -1,5 +1,6 @@
 // The event as it travels through a shard stream: what the edge validated, stamped with its receive time.
 import { msgpack } from "../codec/msgpack.js";
+import { packFramed, type FramedPayload } from "./stream-entry.js";
 
 export type Variant = "A" | "B";
 
@@ -33,7 +34,12 @@ const FORMAT = 1;
  * envelope: set on 1% of the envelopes, the field gave the request path's objects a second shape.
  */
 export function packEnvelope(e: EventEnvelope, traceparent: string | undefined = e.traceparent): Buffer {
-  return msgpack.pack([
+  return packEnvelopeFramed(e, traceparent).payload;
+}
+
+/** The envelope packed (packEnvelope) together with its stream frame, in one copy (packFramed). */
+export function packEnvelopeFramed(e: EventEnvelope, traceparent: string | undefined = e.traceparent): FramedPayload {
+  return packFramed([
     FORMAT,
     e.accountId,
     e.outcomeKey,

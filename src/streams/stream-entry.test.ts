@@ -1,7 +1,7 @@
 // The stream entry format: what the ingress frames reads back as the same payloads, at every bin size.
 import { describe, expect, it } from "vitest";
 import { msgpack } from "../codec/msgpack.js";
-import { entryEvents, frameEvents } from "./stream-entry.js";
+import { entryEvents, frameEvents, frameRun, packFramed } from "./stream-entry.js";
 
 /** What lua/enqueue.lua writes for the framed runs it appends: a msgpack array header, then the runs. */
 function entryValue(count: number, ...runs: Buffer[]): Buffer {
@@ -23,6 +23,20 @@ describe("stream entry", () => {
     const payloads = [3, 300, 70_000].map((n) => Buffer.alloc(n, 7));
     const framed = frameEvents(payloads);
     expect(framed.equals(Buffer.concat(payloads.map((p) => msgpack.pack(p))))).toBe(true);
+  });
+
+  it("packs a value with its frame as msgpack packs it and frameEvents frames it, at every bin width", () => {
+    const earlier = msgpack.pack({ kept: "x".repeat(100) });
+    const copy = Buffer.from(earlier);
+    for (const value of [1, "x".repeat(300), { value: "y".repeat(70_000) }, ["é".repeat(100_000), null, 2]]) {
+      const { framed, payload } = packFramed(value);
+      expect(payload.equals(msgpack.pack(value))).toBe(true);
+      expect(framed.equals(frameEvents([payload]))).toBe(true);
+      expect(frameRun([{ payload, framed }])).toBe(framed);
+      expect(frameRun([{ payload, framed }, { payload }]).equals(frameEvents([payload, payload]))).toBe(true);
+    }
+    // Packing in place leaves what the shared packer returned before as it was.
+    expect(earlier.equals(copy)).toBe(true);
   });
 
   it("reads 20 events behind a 16-bit array header", () => {
