@@ -41,7 +41,8 @@ const CLOCK_GRACE_MS = 100;
  * after the worker had staged several more pages (2,000 a page: 0.1-0.15 s late).
  */
 const DUE_PAGE = 350;
-const MAX_DUE_PAGES_PER_TICK = 50;
+/** Up to 100,000 due outcomes per shard and tick, as with 50 pages of 2,000 before the pages were made smaller. */
+const MAX_DUE_PAGES_PER_TICK = Math.ceil(100_000 / DUE_PAGE);
 /** Bytes of snapshots a shard prepares ahead of their deadline (prepared-verdicts.ts). */
 const MAX_PREPARED_BYTES = 16 * 1024 * 1024;
 /** How often an idle shard looks for entries a stale reader took (see claim-orphans.lua). */
