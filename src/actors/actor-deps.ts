@@ -14,6 +14,7 @@ import type { OutcomeCreator } from "./batch-fold.js";
 import type { CohortModels } from "./cohort-models.js";
 import type { HotOutcomes } from "./hot-outcomes.js";
 import type { OpenOutcomeQuota } from "./open-outcome-quota.js";
+import type { StagingTurns } from "./staging-turns.js";
 
 /** The shard this actor owns and the lease it owns it by. */
 export interface ShardLease {
@@ -60,6 +61,8 @@ export interface ActorServices {
   client: RedisClient;
   /** Shared by the worker's actors: the commits and loads of one turn leave `client` in one write. */
   cork: TurnCork;
+  /** Shared by the worker's actors: a large page of work each takes a turn of its own (staging-turns.ts). */
+  turns: StagingTurns;
   keys: Keys;
   scripts: Scripts<ActorScriptReplies>;
   hot: HotOutcomes;

@@ -15,6 +15,7 @@ import { CommitStaging } from "./commit-staging.js";
 import { ensureConsumerGroup } from "./consumer-group.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
 import { DueLookahead } from "./due-lookahead.js";
+import { DuePages } from "./due-pages.js";
 import { DueWake } from "./due-wake.js";
 import { EntrySize } from "./entry-size.js";
 import { FencedCommit } from "./fenced-commit.js";
@@ -22,6 +23,7 @@ import { OutcomeLoader } from "./outcome-loader.js";
 import { PreparedVerdicts } from "./prepared-verdicts.js";
 import { afterRead, type ReadPhase } from "./read-phase.js";
 import { ReadSize } from "./read-size.js";
+import { SettleFlight } from "./settle-flight.js";
 import { streamEntries, type StreamEntry } from "./shard-entries.js";
 import { ShardReader } from "./shard-reader.js";
 
@@ -33,10 +35,14 @@ const PACED_BELOW_EVENTS = 100;
 const CLOCK_GRACE_MS = 100;
 /**
  * Due outcomes read, and forced in one commit, at a time: a storm's commit then pays its fixed cost (the
- * fencing check, the round trip) once per page of verdicts while holding Redis only briefly.
+ * fencing check, the round trip) once per page of verdicts while holding Redis only briefly. About 200 KB
+ * of commit (a storm's verdict writes ~550 B): what a unix socket (npm start's embedded Redis) takes in one
+ * write. A larger commit leaves a socket buffer at a time, one per event-loop turn, so it reached Redis only
+ * after the worker had staged several more pages (2,000 a page: 0.1-0.15 s late).
  */
-const DUE_PAGE = 2000;
-const MAX_DUE_PAGES_PER_TICK = 50;
+const DUE_PAGE = 350;
+/** Up to 100,000 due outcomes per shard and tick, as with 50 pages of 2,000 before the pages were made smaller. */
+const MAX_DUE_PAGES_PER_TICK = Math.ceil(100_000 / DUE_PAGE);
 /** Bytes of snapshots a shard prepares ahead of their deadline (prepared-verdicts.ts). */
 const MAX_PREPARED_BYTES = 16 * 1024 * 1024;
 /** How often an idle shard looks for entries a stale reader took (see claim-orphans.lua). */
@@ -276,17 +282,30 @@ export class ShardActor {
    * fenced commit; batches and settles both end here. Afterwards memory agrees with Redis either way:
    * committed, every record of `records` is what Redis holds; not, they are forgotten, to be loaded again.
    */
-  private async commitChanges(
+  private commitChanges(
     commit: BatchCommit,
     changed: ReadonlyMap<string, ChangedOutcome>,
     scoring: BatchScoring,
     records: ReadonlyMap<string, OutcomeRecord>,
   ): Promise<boolean> {
-    const { hot, logger, metrics } = this.deps.services;
+    this.stageChanges(commit, changed, scoring);
+    return this.runCommit(commit, changed, records);
+  }
+
+  private stageChanges(commit: BatchCommit, changed: ReadonlyMap<string, ChangedOutcome>, scoring: BatchScoring): void {
     // A batch's changes: what was prepared for these outcomes no longer follows (a settle took its own).
     this.prepared.forget(changed.keys());
     this.staging.changes(commit, changed, scoring);
     this.deps.openQuota.stage(commit, changed);
+  }
+
+  /** Runs a staged commit (the call leaves before the first await), then makes memory agree with Redis. */
+  private async runCommit(
+    commit: BatchCommit,
+    changed: ReadonlyMap<string, ChangedOutcome>,
+    records: ReadonlyMap<string, OutcomeRecord>,
+  ): Promise<boolean> {
+    const { hot, logger, metrics } = this.deps.services;
     const result = await this.commits.run(commit);
     if (result.ok) {
       for (const [ref, record] of records) hot.set(this.shard, ref, record);
@@ -294,7 +313,7 @@ export class ShardActor {
       countVerdicts(metrics, changed);
       return true;
     }
-    for (const ref of records.keys()) hot.delete(this.shard, ref);
+    this.forget(records);
     if (result.reason === "lease-lost") this.leaseLost();
     if (result.reason === "foreign-pending") {
       logger.warn(
@@ -304,6 +323,11 @@ export class ShardActor {
       await this.claimOrphans();
     }
     return false;
+  }
+
+  /** Records changed in memory but not committed: dropped, to be loaded again from Redis. */
+  private forget(records: ReadonlyMap<string, OutcomeRecord>): void {
+    for (const ref of records.keys()) this.deps.services.hot.delete(this.shard, ref);
   }
 
   /** Entries a stale reader took while no commit of ours came to refuse them (see claim-orphans.lua). */
@@ -326,25 +350,44 @@ export class ShardActor {
     this.deps.lease.onLost(this.shard);
   }
 
-  /** Makes every verdict due by `until`: IDLE quiescence and settlement, from the shard's due-time index. */
+  /**
+   * Makes every verdict due by `until`: IDLE quiescence and settlement, from the shard's due-time index, a
+   * page per commit, each page staged while the previous page's commit is in flight (due-pages.ts,
+   * settle-flight.ts).
+   */
   private async settleDue(until: number): Promise<void> {
     const { client, keys } = this.deps.services;
+    const due = keys.due(this.shard);
+    const pages = new DuePages((limit) => client.zrangebyscore(due, "-inf", until, "LIMIT", 0, limit), DUE_PAGE);
+    const flight = new SettleFlight();
+    let refs = await pages.first();
     // Bounded per tick: a due time that failed to move could otherwise spin here; the next tick goes on.
-    for (let page = 0; page < MAX_DUE_PAGES_PER_TICK; page++) {
-      const refs = await client.zrangebyscore(keys.due(this.shard), "-inf", until, "LIMIT", 0, DUE_PAGE);
-      if (refs.length > 0 && !(await this.settlePage(refs, until))) return;
-      if (refs.length < DUE_PAGE) break;
+    for (let page = 0; page < MAX_DUE_PAGES_PER_TICK && refs.length > 0; page++) {
+      const { commit, changed, records } = await this.stagePage(refs, until);
+      const next = pages.after(refs);
+      if (!(await flight.send(() => this.runCommit(commit, changed, records)))) return this.forget(records);
+      refs = await next;
     }
+    if (!(await flight.landed())) return;
     if (this.prepared.size > 0) this.prepared.forgetDueBy(until);
     await this.lookahead.look(until);
   }
 
-  /** Forces the verdicts of one page of due outcomes in one commit; false when it did not commit. */
-  private async settlePage(refs: string[], until: number): Promise<boolean> {
+  /** Stages the verdicts of one page of due outcomes in one commit, in a turn of its own (staging-turns.ts). */
+  private async stagePage(refs: readonly string[], until: number): Promise<StagedPage> {
     const records = await this.loader.loadDue(refs);
+    await this.deps.services.turns.next();
     const scoring = this.scoring();
     const commit = this.commits.begin();
     const changed = this.staging.passTime(commit, refs, records, until, scoring, this.prepared);
-    return this.commitChanges(commit, changed, scoring, records);
+    this.stageChanges(commit, changed, scoring);
+    return { commit, changed, records };
   }
+}
+
+/** A page of due verdicts staged in its commit, not sent yet. */
+interface StagedPage {
+  commit: BatchCommit;
+  changed: ReadonlyMap<string, ChangedOutcome>;
+  records: ReadonlyMap<string, OutcomeRecord>;
 }

@@ -12,6 +12,7 @@ import type { ArchivedOutcomes } from "../archive-read/archived-outcomes.js";
 import { ChargeArchiver } from "../archive-move/charge-archiver.js";
 import { OutcomeArchiver } from "../archive-move/outcome-archiver.js";
 import { TurnCork } from "../redis/turn-cork.js";
+import { StagingTurns } from "./staging-turns.js";
 import { Scripts } from "../redis/scripts.js";
 import type { Keys } from "../redis/keys.js";
 import { Periodic } from "../runtime/periodic.js";
@@ -165,6 +166,7 @@ export class Worker {
     this.services = {
       client,
       cork: this.cork,
+      turns: new StagingTurns(),
       keys,
       scripts: this.scripts,
       hot: this.hot,

@@ -19,6 +19,7 @@ import type { RedisClient } from "../../src/redis/client.js";
 import type { ScriptArg } from "../../src/redis/script-command.js";
 import { Scripts, type ScriptName } from "../../src/redis/scripts.js";
 import { TurnCork } from "../../src/redis/turn-cork.js";
+import { StagingTurns } from "../../src/actors/staging-turns.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { eventually, startTestApp, type TestApp } from "../support/app.js";
 import { connectTo, DEPLOYMENTS } from "../support/redis.js";
@@ -102,6 +103,7 @@ describe.each(DEPLOYMENTS)("a read of many dead letters (%s)", (deployment) => {
       services: {
         client,
         cork: new TurnCork(client),
+        turns: new StagingTurns(),
         keys,
         scripts,
         hot: new HotOutcomes(10_000),

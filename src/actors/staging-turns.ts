@@ -1,0 +1,32 @@
+// Large pieces of work of a worker's shard actors (a settle's page of due verdicts: 10-40 ms to stage) each
+// take an event-loop turn of their own. A storm's listings of every shard answer in one read, and without
+// this their pages were all staged in that one turn (0.6 s for 16 pages of 2,000 on a quiet machine): the
+// commits sent meanwhile could not finish leaving (a 1 MB write completes in a later turn), nor their
+// replies be read, so Redis idled until the turn ended and the first verdict came 0.35-0.75 s after the
+// deadline. One page per turn lets each commit leave as soon as it is staged and Redis run it while the
+// next shard's page is staged.
+export class StagingTurns {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  /** Resolves in a later turn than any earlier caller's, after the event loop has polled for I/O. */
+  next(): Promise<void> {
+    const turn = new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.schedule();
+    return turn;
+  }
+
+  /**
+   * One waiter per check phase: an immediate set while the check phase runs waits for the next loop
+   * iteration, whose poll phase comes first (writes complete, replies are read).
+   */
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.waiting.shift()?.();
+      this.schedule();
+    });
+  }
+}
