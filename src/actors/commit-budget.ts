@@ -4,7 +4,7 @@
 import type { BatchCommit } from "./batch-commit.js";
 
 /** Staged bytes past which a batch takes no further entry (an oversized event's whole copy is one write). */
-export const COMMIT_MAX_BYTES = 4 * 1024 * 1024;
+export const COMMIT_MAX_BYTES = 1024 * 1024;
 
 /**
  * Whether a batch staging into `commit` should end at the entry boundary it has reached: once its writes

@@ -18,6 +18,11 @@ import { MonthPartitions } from "../archive-db/month-partitions.js";
 import { Mover } from "./mover.js";
 
 const PAGE = 500;
+/**
+ * Whole events read per call: each is larger than options.dlqMaxEventBytes (up to a batch body, 5 MiB), and
+ * every account's enqueue waits behind a running Redis call, so a page is a few of them, not PAGE.
+ */
+const WHOLE_PAGE = 4;
 /** Longest wait between a letter's row committing and its entry leaving Redis (as outcome-archiver.ts). */
 const MAX_FORGET_GRACE_MS = 30_000;
 
@@ -87,8 +92,8 @@ export class DeadLetterArchiver extends Mover {
     const { redis, keys } = this.deps;
     const queue = keys.deadLetterWholeEvents(shard);
     await this.pageByPage(
-      PAGE,
-      async () => (await redis.xrangeBuffer(queue, "-", "+", "COUNT", PAGE)) as [Buffer, Buffer[]][],
+      WHOLE_PAGE,
+      async () => (await redis.xrangeBuffer(queue, "-", "+", "COUNT", WHOLE_PAGE)) as [Buffer, Buffer[]][],
       async (entries) => {
         const rows: DeadLetterRow[] = [];
         for (const [, fields] of entries) {
