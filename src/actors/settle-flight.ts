@@ -1,8 +1,7 @@
-// A settle's commits, one in flight while the shard stages its next page (due-pages.ts): the worker stages
-// while Redis runs the previous commit, where it used to wait for the reply before it listed and staged the
-// next page (and Redis idled while it staged). A page's commit is sent only once the previous one has
-// committed, so a failed commit stops the settle as before: the next page, staged but not sent, is
-// forgotten by the caller, and the pages after it are not staged; the next tick settles them again.
+// A settle's commits, one in flight while the shard stages its next page (due-pages.ts), so the worker
+// stages while Redis runs the previous commit rather than each waiting for the other. A page's commit is
+// sent only once the previous one has committed, so a failed commit stops the settle: the next page, staged
+// but not sent, is forgotten by the caller, and the pages after it are not staged; the next tick settles them.
 export class SettleFlight {
   private inFlight: Promise<boolean> | undefined;
   /** What the commit in flight threw, if it did: rethrown when it is waited for. */

@@ -34,14 +34,12 @@ const PACED_BELOW_EVENTS = 100;
 /** Time passes only up to this long ago, so an event stamped at the edge but still in flight to the stream is not overtaken by a verdict. */
 const CLOCK_GRACE_MS = 100;
 /**
- * Due outcomes read, and forced in one commit, at a time: a storm's commit then pays its fixed cost (the
- * fencing check, the round trip) once per page of verdicts while holding Redis only briefly. About 200 KB
- * of commit (a storm's verdict writes ~550 B): what a unix socket (npm start's embedded Redis) takes in one
- * write. A larger commit leaves a socket buffer at a time, one per event-loop turn, so it reached Redis only
- * after the worker had staged several more pages (2,000 a page: 0.1-0.15 s late).
+ * Due outcomes read, and forced in one commit, at a time: a storm's commit pays its fixed cost (the fencing
+ * check, the round trip) once per page while holding Redis only briefly, and at ~200 KB (a verdict writes
+ * ~550 B) it leaves a unix socket (npm start's embedded Redis) in one write, so Redis starts on it at once.
  */
 const DUE_PAGE = 350;
-/** Up to 100,000 due outcomes per shard and tick, as with 50 pages of 2,000 before the pages were made smaller. */
+/** Up to 100,000 due outcomes per shard and tick, so a due time that fails to move cannot hold a tick. */
 const MAX_DUE_PAGES_PER_TICK = Math.ceil(100_000 / DUE_PAGE);
 /** Bytes of snapshots a shard prepares ahead of their deadline (prepared-verdicts.ts). */
 const MAX_PREPARED_BYTES = 16 * 1024 * 1024;

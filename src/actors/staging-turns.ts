@@ -1,10 +1,8 @@
 // Large pieces of work of a worker's shard actors (a settle's page of due verdicts: 10-40 ms to stage) each
-// take an event-loop turn of their own. A storm's listings of every shard answer in one read, and without
-// this their pages were all staged in that one turn (0.6 s for 16 pages of 2,000 on a quiet machine): the
-// commits sent meanwhile could not finish leaving (a 1 MB write completes in a later turn), nor their
-// replies be read, so Redis idled until the turn ended and the first verdict came 0.35-0.75 s after the
-// deadline. One page per turn lets each commit leave as soon as it is staged and Redis run it while the
-// next shard's page is staged.
+// take an event-loop turn of their own. A storm's listings of every shard answer in one read; staged in that
+// one turn, their commits could not finish leaving (a large write completes in later turns) nor their replies
+// be read, so Redis idled until the turn ended. One page per turn lets each commit leave as soon as it is
+// staged and Redis run it while the next shard's page is staged (figures: docs/performance.md, Fifth pass).
 export class StagingTurns {
   private readonly waiting: (() => void)[] = [];
   private scheduled = false;
