@@ -6,14 +6,13 @@ import { Packr, RESERVE_START_SPACE, RESET_BUFFER_MODE } from "msgpackr";
 export const msgpack = new Packr({ useRecords: false, moreTypes: false });
 
 /**
- * `value` packed into a buffer of its own, at its size, after `headroom` bytes (up to 255) left for the caller;
+ * `value` packed into a buffer of its own, at its size, after `headroom` bytes (1 to 255) left for the caller;
  * the packer's position rewound. Left where it ended, msgpackr's shared buffer, grown to four times the three
  * bytes per character it reserves for a string (3 MB for a 250 KB value), moved to a new one every few large
  * values, each kept alive by every result packed into it.
  */
-export function packOwned(value: unknown, headroom = 0): Buffer {
-  const options = headroom > 0 ? RESET_BUFFER_MODE | RESERVE_START_SPACE | headroom : RESET_BUFFER_MODE;
-  return Buffer.from(msgpack.pack(value, options));
+export function packOwned(value: unknown, headroom: number): Buffer {
+  return Buffer.from(msgpack.pack(value, RESET_BUFFER_MODE | RESERVE_START_SPACE | headroom));
 }
 
 /** The bytes `value` packs to; nothing of the packing is kept. */
