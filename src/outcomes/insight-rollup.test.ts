@@ -1,11 +1,25 @@
 // A commit's rollup delta: additions that interleave accounts, hours and groups land in the same cells as
 // each made alone (the delta keeps the cells it last added to, and must not add to them for another).
 import { describe, expect, it } from "vitest";
+import { emptyTally } from "./charge.js";
 import { HOUR_MS, RollupDelta } from "./insight-rollup.js";
 import { newOutcomeRecord } from "./new-outcome.js";
 import type { OutcomeRecord } from "./outcome-record.js";
 
 const T0 = Date.parse("2026-01-01T10:00:00Z");
+
+function agentOrigin(agentKey: string, customerKey: string): OutcomeRecord["origin"] {
+  return {
+    kind: "agent",
+    agentKey,
+    customerKey,
+    rateCardKey: "r",
+    currency: "EUR",
+    unitAmount: 1,
+    attributionMethod: "last",
+    attribution: emptyTally(),
+  };
+}
 
 function verdict(
   accountId: string,
@@ -43,7 +57,7 @@ describe("RollupDelta", () => {
   it("counts interleaved accounts, hours and groups as each addition alone would", () => {
     const task = { kind: "task", taskKey: "t" } as const;
     const other = { kind: "task", taskKey: "u" } as const;
-    const agent = { kind: "agent", agentKey: "g", customerKey: "c" } as const;
+    const agent = agentOrigin("g", "c");
     const records = [
       verdict("a", task, T0, true),
       verdict("a", task, T0 + 1, true),
@@ -52,7 +66,7 @@ describe("RollupDelta", () => {
       verdict("a", other, T0 + 4, true),
       verdict("a", task, T0 + HOUR_MS, true),
       verdict("a", agent, T0 + HOUR_MS + 1, true),
-      verdict("a", { kind: "agent", agentKey: "g", customerKey: "d" }, T0 + HOUR_MS + 2, true),
+      verdict("a", agentOrigin("g", "d"), T0 + HOUR_MS + 2, true),
       verdict("a", task, T0 + 5, true),
     ];
     const together = new RollupDelta();
