@@ -60,6 +60,11 @@ export interface StormFigures {
   probe: { requests: number; errors: number; p50Ms: number; p99Ms: number };
   /** Redis µs per forced verdict by command over the storm (INFO commandstats), the costliest first. */
   redisCommands: Record<string, number>;
+  /**
+   * AOF rewrites started between the deadline and the last verdict, over the masters: a rewrite's child
+   * runs beside the storm on the same cores.
+   */
+  aofRewrites: number;
 }
 
 async function open(
@@ -149,6 +154,7 @@ async function main(): Promise<void> {
       redis: target.pids.redis.map((pid) => cpuOf([pid])),
     };
     const statsAt = await commandStats(target.masters);
+    const rewritesAt = await aofRewrites(target.masters);
     let firstForcedMs = -1;
     for (;;) {
       const left = await dueBy(target.redis, keys, settlesAt);
@@ -173,6 +179,7 @@ async function main(): Promise<void> {
       redis: cpuOf(target.pids.redis) - preparedFrom.redis,
     };
     const statsAfter = await commandStats(target.masters);
+    const rewrites = (await aofRewrites(target.masters)) - rewritesAt;
     const redisCommands: Record<string, number> = {};
     for (const [name, usec] of [...statsAfter]
       .sort((a, b) => b[1] - (statsAt.get(b[0]) ?? 0) - (a[1] - (statsAt.get(a[0]) ?? 0)))
@@ -202,6 +209,7 @@ async function main(): Promise<void> {
       cpuMicrosWithPreparation: { worker: micros(withPreparation.worker), redis: micros(withPreparation.redis) },
       probe: { requests: probe.requests, errors: probe.errors, p50Ms: probe.p50Ms, p99Ms: probe.p99Ms },
       redisCommands,
+      aofRewrites: rewrites,
     };
     console.error(
       `${figures.mode}: ${OUTCOMES} forced, the first ${firstForcedMs} ms and the last ${lastForcedMs} ms after the deadline ` +
@@ -213,7 +221,7 @@ async function main(): Promise<void> {
         `single events meanwhile p50 ${probe.p50Ms.toFixed(1)} ms, p99 ${probe.p99Ms.toFixed(1)} ms (${probe.requests}, ${probe.errors} errors); ` +
         `Redis µs per verdict by command: ${Object.entries(redisCommands)
           .map(([name, usec]) => `${name} ${usec}`)
-          .join(", ")}`,
+          .join(", ")}; AOF rewrites during the storm ${rewrites}`,
     );
     console.log(JSON.stringify(figures));
   } finally {
@@ -252,6 +260,16 @@ async function commandStats(masters: readonly Redis[]): Promise<Map<string, numb
       stats.set(match[1]!, (stats.get(match[1]!) ?? 0) + Number(match[2]));
   }
   return stats;
+}
+
+/** AOF rewrites done, running or scheduled since each master started, summed (a difference counts those started). */
+async function aofRewrites(masters: readonly Redis[]): Promise<number> {
+  let rewrites = 0;
+  for (const info of await Promise.all(masters.map((master) => master.info("persistence")))) {
+    const field = (name: string): number => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(info)?.[1] ?? 0);
+    rewrites += field("aof_rewrites") + field("aof_rewrite_in_progress") + field("aof_rewrite_scheduled");
+  }
+  return rewrites;
 }
 
 /** A counter summed over every label and every metrics port of the target (role all serves its children's). */

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { msgpack } from "../codec/msgpack.js";
 import { MsgpackWriter } from "../codec/msgpack-writer.js";
-import { writeNotificationHeader, type Notification } from "../outcomes/notification.js";
+import { notificationPrefix, writeNotificationHeader, type Notification } from "../outcomes/notification.js";
 import type { ScriptArg } from "../redis/script-command.js";
 import { RollupDelta } from "../outcomes/insight-rollup.js";
 import { COMMIT_REPLY } from "./actor-scripts.js";
@@ -58,6 +58,13 @@ export class BatchCommit {
    * lexical indexes (ZADD NX 0).
    */
   private readonly sortedSets = new Map<number, { nx: boolean; members: Map<string, number | null> }>();
+  /**
+   * Verdict notifications per account: the operations carrying their snapshots, sent as one operation per
+   * account and commit, so a verdict costs the commit a number here rather than an operation of its own
+   * (and nothing more in Redis when its account has no endpoints).
+   */
+  private readonly verdictNotices = new Map<string, VerdictNotices>();
+  private noticeCount = 0;
   /** The finished arguments, once execute has run (a second execute sends the same commit). */
   private finished: { ops: Buffer; acks: Buffer } | undefined;
   /**
@@ -95,7 +102,7 @@ export class BatchCommit {
   get work(): number {
     let members = 0;
     for (const { members: staged } of this.sortedSets.values()) members += staged.size;
-    return this.opCount + members;
+    return this.opCount + members + this.noticeCount;
   }
 
   /** Bytes of the values staged so far (snapshots, log entries, letters, notifications). */
@@ -221,6 +228,26 @@ export class BatchCommit {
   }
 
   /**
+   * The webhook notification of a verdict whose snapshot this commit writes (`set` or `create`, staged
+   * before): as `outbox` would write it, but gathered per account into one operation (commit.lua's
+   * "notify-verdicts"), which puts each notification's header before the snapshot it names.
+   */
+  outboxVerdict(key: string, accountId: string, snapshot: Buffer, accountsKey: string): void {
+    const carrier = this.blobOps.get(snapshot);
+    if (carrier === undefined) {
+      this.outbox(key, { kind: "outcome", accountId, bytes: snapshot }, accountsKey);
+      return;
+    }
+    let notices = this.verdictNotices.get(accountId);
+    if (!notices) {
+      notices = { outbox: this.key(key), accounts: this.key(accountsKey), carriers: [] };
+      this.verdictNotices.set(accountId, notices);
+    }
+    notices.carriers.push(carrier);
+    this.noticeCount++;
+  }
+
+  /**
    * Queues a charge for the PostgreSQL archive in this commit; the entry also records the stream id of the
    * last `append` before it (the charge's own entry, whose position the archive keeps).
    */
@@ -321,8 +348,19 @@ export class BatchCommit {
     return { ok: false, reason: "create-conflict", key: this.keys[(refused?.key ?? 0) - 1] ?? "" };
   }
 
-  /** The sorted-set operations (one variadic ZADD and one ZREM per set, in slices the script can unpack), then the operations' count. */
+  /**
+   * The verdict notifications (one operation per account), the sorted-set operations (one variadic ZADD
+   * and one ZREM per set, in slices the script can unpack), then the operations' count.
+   */
   private finish(): { ops: Buffer; acks: Buffer } {
+    for (const [accountId, { outbox, accounts, carriers }] of this.verdictNotices) {
+      this.op("notify-verdicts", 6);
+      this.out.number(outbox);
+      this.out.number(accounts);
+      this.out.string(accountId);
+      this.out.blob(notificationPrefix("outcome", accountId));
+      this.out.list(carriers);
+    }
     for (const [key, { nx, members }] of this.sortedSets) {
       const added: (string | number)[] = [];
       const removed: string[] = [];
@@ -345,4 +383,11 @@ export class BatchCommit {
     this.out.patchArray32(this.opsHeader, this.opCount);
     return { ops: this.out.bytes(), acks: msgpack.pack(this.acks) };
   }
+}
+
+/** An account's verdict notifications in one commit: KEYS indexes of the outbox and of the accounts with endpoints, and the operations carrying the snapshots. */
+interface VerdictNotices {
+  outbox: number;
+  accounts: number;
+  carriers: number[];
 }

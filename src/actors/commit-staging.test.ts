@@ -31,6 +31,7 @@ class Recorded implements CommitOps {
   index = (key: string, member: string): void => void this.ops.push(`index ${key} ${member}`);
   unindex = (key: string, member: string): void => void this.ops.push(`unindex ${key} ${member}`);
   outbox = (key: string): void => void this.ops.push(`outbox ${key}`);
+  outboxVerdict = (key: string): void => void this.ops.push(`outboxVerdict ${key}`);
   expireOrphan = (key: string): void => void this.ops.push(`expireOrphan ${key}`);
   model = (key: string): void => void this.ops.push(`model ${key}`);
   create = (key: string): void => void this.ops.push(`create ${key}`);
@@ -98,7 +99,10 @@ describe("CommitStaging.changes", () => {
     });
     const without = new Recorded();
     staging(false).changes(without, changedOf(settled()), noScoring());
-    expect(without.ops).toEqual([`set ${keys.outcome(SHARD, "acct", "o")}`, `outbox ${keys.webhookOutbox(SHARD)}`]);
+    expect(without.ops).toEqual([
+      `set ${keys.outcome(SHARD, "acct", "o")}`,
+      `outboxVerdict ${keys.webhookOutbox(SHARD)}`,
+    ]);
     const withArchive = new Recorded();
     staging(true).changes(withArchive, changedOf(settled()), noScoring());
     expect(withArchive.ops).toContain(`zadd ${keys.settled(SHARD)} ${outcomeRef("acct", "o")}`);

@@ -30,6 +30,7 @@ export type CommitOps = Pick<
   | "index"
   | "unindex"
   | "outbox"
+  | "outboxVerdict"
   | "expireOrphan"
   | "model"
   | "create"
@@ -161,6 +162,10 @@ export class CommitStaging {
       commit.model(keys.scoreModel(shard, cohort.accountId, cohort.kind, cohort.key), counts, sums, SCORE_MODEL_TTL_MS);
     }
     const scoreIndexOf = this.scoreIndexes();
+    // Once per commit, not per verdict: a storm's commit names each of them hundreds of times.
+    const outbox = keys.webhookOutbox(shard);
+    const webhookAccounts = keys.webhookAccounts(shard);
+    const settled = keys.settled(shard);
     for (const [ref, { record, created, dueBefore, scoresBefore, openBefore, snapshot: prepared }] of changed) {
       const key = keys.outcome(shard, record.accountId, record.key);
       const snapshot = prepared ?? packOutcome(record);
@@ -173,9 +178,9 @@ export class CommitStaging {
       }
       // The verdict's webhook notification commits with the verdict itself (docs/webhooks.md).
       if (openBefore && record.status !== "OPEN") {
-        this.notify(commit, { kind: "outcome", accountId: record.accountId, bytes: snapshot });
+        commit.outboxVerdict(outbox, record.accountId, snapshot, webhookAccounts);
         // Retention runs from the commit of the verdict, in wall time (the business clock may be frozen).
-        if (this.deps.archiving) commit.zadd(keys.settled(shard), Date.now(), ref);
+        if (this.deps.archiving) commit.zadd(settled, Date.now(), ref);
       }
       // Most events leave the due time where it was (no deadline, or none that moved): no index write.
       const due = dueAtOf(record);

@@ -1,16 +1,16 @@
-// A settle's pages of due outcomes: the page after one whose commit is not yet run leaves that page out,
-// though Redis still lists it as due.
+// A settle's pages of due outcomes: the page after one whose commit is not yet run is listed past that
+// page, which Redis still lists as due, and never holds any of it.
 import { describe, expect, it } from "vitest";
 import { DuePages } from "./due-pages.js";
 
-/** A due index whose first `removed` members are gone (their commit ran). */
-function index(members: string[]): { list: (limit: number) => Promise<string[]>; limits: number[] } {
-  const limits: number[] = [];
+/** A due index of `members`, recording each listing's offset and limit. */
+function index(members: string[]): { list: (offset: number, limit: number) => Promise<string[]>; listed: number[][] } {
+  const listed: number[][] = [];
   return {
-    limits,
-    list: (limit) => {
-      limits.push(limit);
-      return Promise.resolve(members.slice(0, limit));
+    listed,
+    list: (offset, limit) => {
+      listed.push([offset, limit]);
+      return Promise.resolve(members.slice(offset, offset + limit));
     },
   };
 }
@@ -23,21 +23,24 @@ describe("DuePages", () => {
     const pages = new DuePages(redis.list, 3);
     const first = await pages.first();
     expect(first).toEqual(["o0", "o1", "o2"]);
-    // The first page's commit is not sent yet: Redis lists o0-o2 again, and they are left out.
+    // The first page's commit is not sent yet: Redis still holds o0-o2 at the head, and the listing starts past them.
     expect(await pages.after(first)).toEqual(["o3", "o4", "o5"]);
-    expect(redis.limits).toEqual([3, 6]);
+    expect(redis.listed).toEqual([
+      [0, 3],
+      [3, 3],
+    ]);
   });
 
-  it("leaves out only the page in hand when Redis has run the commits before it", async () => {
-    const pages = new DuePages(index(due.slice(3)).list, 3);
-    expect(await pages.after(["o0", "o1", "o2"])).toEqual(["o3", "o4", "o5"]);
+  it("leaves out the page in hand when an outcome opened meanwhile moved it down the index", async () => {
+    const pages = new DuePages(index(["new", ...due]).list, 3);
+    expect(await pages.after(["o0", "o1", "o2"])).toEqual(["o3", "o4"]);
   });
 
   it("ends after a short page without listing", async () => {
     const redis = index(due);
     const pages = new DuePages(redis.list, 3);
     expect(await pages.after(["o6"])).toEqual([]);
-    expect(redis.limits).toEqual([]);
+    expect(redis.listed).toEqual([]);
   });
 
   it("never leaves a failed listing unhandled when the settle stops before awaiting it", async () => {

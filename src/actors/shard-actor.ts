@@ -356,7 +356,10 @@ export class ShardActor {
   private async settleDue(until: number): Promise<void> {
     const { client, keys } = this.deps.services;
     const due = keys.due(this.shard);
-    const pages = new DuePages((limit) => client.zrangebyscore(due, "-inf", until, "LIMIT", 0, limit), DUE_PAGE);
+    const pages = new DuePages(
+      (offset, limit) => client.zrangebyscore(due, "-inf", until, "LIMIT", offset, limit),
+      DUE_PAGE,
+    );
     const flight = new SettleFlight();
     let refs = await pages.first();
     // Bounded per tick: a due time that failed to move could otherwise spin here; the next tick goes on.

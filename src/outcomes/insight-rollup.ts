@@ -121,6 +121,17 @@ export function histogramBucket(ms: number): number {
   return index < 0 ? timeToVerdictBoundsMs.length : index;
 }
 
+/** The time-to-verdict histogram's metric per bucket index. */
+const HISTOGRAM_METRICS = Array.from({ length: timeToVerdictBoundsMs.length + 1 }, (_, i) => `${METRIC.histogram}${i}`);
+
+type Groups = ReadonlyArray<readonly [InsightDimension, string]>;
+
+function sameGroups(a: Groups, b: Groups): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]![0] !== b[i]![0] || a[i]![1] !== b[i]![1]) return false;
+  return true;
+}
+
 /** The groups an outcome counts under: its task, or its agent and its customer. */
 function groupsOf(record: OutcomeRecord): Array<[InsightDimension, string]> {
   return record.origin.kind === "task"
@@ -184,6 +195,12 @@ interface HourSlot {
 /** What one commit adds to the rollups, by account and day. */
 export class RollupDelta {
   private readonly days = new Map<string, DayDelta>();
+  /**
+   * The hour and the groups' cells last added to: a commit's additions mostly repeat one account, hour and
+   * group (a storm's verdicts), which then find their cells without building a key string each.
+   */
+  private lastSlot: { accountId: string; hour: number; slot: HourSlot } | undefined;
+  private lastCells: { slot: HourSlot; groups: Groups; cells: GroupHourDelta[] } | undefined;
 
   get empty(): boolean {
     return this.days.size === 0;
@@ -194,6 +211,9 @@ export class RollupDelta {
   }
 
   private hour(accountId: string, at: number): HourSlot {
+    const hour = hourOf(at);
+    const last = this.lastSlot;
+    if (last !== undefined && last.hour === hour && last.accountId === accountId) return last.slot;
     const day = dayOf(at);
     const id = `${accountId}\u0000${day}`;
     let delta = this.days.get(id);
@@ -201,7 +221,17 @@ export class RollupDelta {
       delta = { accountId, day, cells: new Map() };
       this.days.set(id, delta);
     }
-    return { day: delta, hourOfDay: hourOfDay(at) };
+    const slot = { day: delta, hourOfDay: hourOfDay(at) };
+    this.lastSlot = { accountId, hour, slot };
+    return slot;
+  }
+
+  private cells(slot: HourSlot, groups: Groups): GroupHourDelta[] {
+    const last = this.lastCells;
+    if (last !== undefined && last.slot === slot && sameGroups(last.groups, groups)) return last.cells;
+    const cells = groups.map(([dimension, key]) => this.cell(slot, dimension, key));
+    this.lastCells = { slot, groups, cells };
+    return cells;
   }
 
   private cell(slot: HourSlot, dimension: InsightDimension, key: string): GroupHourDelta {
@@ -213,11 +243,8 @@ export class RollupDelta {
     return cell;
   }
 
-  private add(slot: HourSlot, groups: ReadonlyArray<[InsightDimension, string]>, metric: string, by = 1): void {
-    for (const [dimension, key] of groups) {
-      const { counts } = this.cell(slot, dimension, key);
-      counts.set(metric, (counts.get(metric) ?? 0) + by);
-    }
+  private add(slot: HourSlot, groups: Groups, metric: string, by = 1): void {
+    for (const { counts } of this.cells(slot, groups)) counts.set(metric, (counts.get(metric) ?? 0) + by);
   }
 
   /** An outcome opened (counted in the hour of its creation). */
@@ -235,7 +262,7 @@ export class RollupDelta {
     this.add(delta, groups, record.status === "CONFIRMED" ? METRIC.confirmed : METRIC.failed);
     const cause = verdictCause(compiled, state);
     this.add(delta, groups, cause === "locked" ? METRIC.locked : cause === "idle" ? METRIC.idle : METRIC.forced);
-    this.add(delta, groups, `${METRIC.histogram}${histogramBucket(record.verdictAt - record.createdAt)}`);
+    this.add(delta, groups, HISTOGRAM_METRICS[histogramBucket(record.verdictAt - record.createdAt)]!);
     if (record.status !== "FAILED") return;
     for (const clause of falseClausesAtVerdict(compiled, state)) {
       this.add(delta, groups, `${METRIC.clause}${clause.id}`);

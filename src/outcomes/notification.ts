@@ -23,7 +23,11 @@ const BIN32 = 0xc6;
 const prefixes = new Map<NotificationKind, Map<string, Buffer>>();
 const MAX_PREFIXES = 1000;
 
-function stringsOf(kind: NotificationKind, accountId: string): Buffer {
+/**
+ * The packed notification's bytes before its third field's bin header: the array marker, the kind and the
+ * account, shared by every notification of one kind and account.
+ */
+export function notificationPrefix(kind: NotificationKind, accountId: string): Buffer {
   let ofKind = prefixes.get(kind);
   if (!ofKind) {
     ofKind = new Map();
@@ -51,7 +55,7 @@ export function writeNotificationHeader(
   accountId: string,
   length: number,
 ): void {
-  const strings = stringsOf(kind, accountId);
+  const strings = notificationPrefix(kind, accountId);
   const binBytes = length < 0x100 ? 2 : length < 0x10000 ? 3 : 5;
   out.strHeader(strings.length + binBytes);
   out.raw(strings);

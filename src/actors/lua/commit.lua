@@ -27,6 +27,9 @@
                                    the number of the operation whose third field it is), but only when
                                    KEYS[s], the shard's set of accounts with webhook endpoints, holds the
                                    account, or does not hold "*" yet (not known complete)
+          {"notify-verdicts", k, s, account, prefix, {i, ...}}  for each i, like notify with the header
+                                   prefix .. the bin header of the snapshot of operation i (a set or create)
+                                   and that snapshot: an account's verdict notifications in one operation
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
@@ -102,6 +105,17 @@ local function notifies(s, account)
   return yes
 end
 
+-- msgpack's bin header of a value of n bytes: what a notification puts before the snapshot it carries.
+local function binHeader(n)
+  if n < 0x100 then
+    return string.char(0xc4, n)
+  elseif n < 0x10000 then
+    return string.char(0xc5, math.floor(n / 0x100), n % 0x100)
+  end
+  local b = math.floor
+  return string.char(0xc6, b(n / 0x1000000), b(n / 0x10000) % 0x100, b(n / 0x100) % 0x100, n % 0x100)
+end
+
 local appended = ''
 for _, op in ipairs(ops) do
   local kind = op[1]
@@ -132,6 +146,13 @@ for _, op in ipairs(ops) do
         thing = ops[thing][3]
       end
       redis.call('XADD', KEYS[op[2]], '*', 'd', op[3] .. thing, 'p', appended)
+    end
+  elseif kind == 'notify-verdicts' then
+    if notifies(op[3], op[4]) then
+      for _, carrier in ipairs(op[6]) do
+        local snapshot = ops[carrier][3]
+        redis.call('XADD', KEYS[op[2]], '*', 'd', op[5] .. binHeader(#snapshot) .. snapshot, 'p', appended)
+      end
     end
   elseif kind == 'expire-orphan' then
     writeSets()
