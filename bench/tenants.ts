@@ -64,6 +64,8 @@ interface Phase {
   load1: number;
   /** CPU seconds per process kind while B sent ("bench": this process, B's sender and A's flood). */
   cpu: Record<string, number>;
+  /** Each role's event-loop delay over the phase (its p99 and max, ms), as prom-client's default metrics give it. */
+  loopDelay: Record<string, { p99: number; max: number }>;
   slow: SlowCalls;
   /** What A's flood did in the phase (a flood phase only). */
   flood?: Flood["sent"] | undefined;
@@ -151,6 +153,21 @@ function perAEvent(alone: Phase, flood: Phase): string {
     .join(", ");
 }
 
+/**
+ * Each role's event-loop delay since the last scrape (prom-client resets its histogram at every scrape), in ms,
+ * from the supervisor's metrics, which label each child's samples with its role.
+ */
+async function loopDelays(metricsPort: number): Promise<Record<string, { p99: number; max: number }>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const delays: Record<string, { p99: number; max: number }> = {};
+  for (const match of text.matchAll(/^verdict_nodejs_eventloop_lag_(p99|max)_seconds\{([^}]*)\} (\S+)$/gm)) {
+    const role = /role="([^"]+)"/.exec(match[2]!)?.[1] ?? match[2]!;
+    const delay = (delays[role] ??= { p99: 0, max: 0 });
+    delay[match[1] as "p99" | "max"] = Number((Number(match[3]) * 1000).toFixed(1));
+  }
+  return delays;
+}
+
 function commandStats(info: string): Map<string, number> {
   const stats = new Map<string, number>();
   for (const match of info.matchAll(/^cmdstat_(\S+):calls=\d+,usec=(\d+)/gm)) stats.set(match[1]!, Number(match[2]));
@@ -223,6 +240,7 @@ async function main(): Promise<void> {
       const sentBefore = { ...flood.sent };
       const statsBefore = commandStats(await redis.admin.info("commandstats"));
       await redis.admin.slowlog("RESET");
+      await loopDelays(service.metricsPort);
       const floodRun = flooding ? flood.run(SECONDS * 1000 + 1000) : Promise.resolve();
       const run = await steadyLoad({
         base,
@@ -234,6 +252,7 @@ async function main(): Promise<void> {
       });
       await floodRun;
       const cpu = cpuSince(cpuBefore);
+      const loopDelay = await loopDelays(service.metricsPort);
       if (flooding)
         for (const [command, usec] of commandStats(await redis.admin.info("commandstats")))
           redisUsec.set(command, (redisUsec.get(command) ?? 0) + usec - (statsBefore.get(command) ?? 0));
@@ -246,9 +265,9 @@ async function main(): Promise<void> {
       const drained = flooding
         ? { cpu: cpuSince(cpuBefore), seconds: (performance.now() - startedAt) / 1000 }
         : undefined;
-      phases.push({ name, run, load1, cpu, slow, flood: sent, drained });
+      phases.push({ name, run, load1, cpu, loopDelay, slow, flood: sent, drained });
       console.log(
-        `${name.padEnd(10)} B p50 ${run.p50Ms.toFixed(1)} ms p99 ${run.p99Ms.toFixed(1)} ms refused ${run.refused.length}; load ${load1.toFixed(2)}; cpu s ${JSON.stringify(cpu)}; Redis calls over ${SLOW_US / 1000} ms: ${JSON.stringify(slow)}`,
+        `${name.padEnd(10)} B p50 ${run.p50Ms.toFixed(1)} ms p99 ${run.p99Ms.toFixed(1)} ms refused ${run.refused.length}; load ${load1.toFixed(2)}; cpu s ${JSON.stringify(cpu)}; event-loop delay ms ${JSON.stringify(loopDelay)}; Redis calls over ${SLOW_US / 1000} ms: ${JSON.stringify(slow)}`,
       );
       if (sent)
         console.log(
