@@ -21,6 +21,7 @@ import { chargeRoutes } from "./charges.js";
 import { configurationRoutes } from "./configuration.js";
 import { deadLetterRoutes, type ReplayEnqueue } from "./dead-letters.js";
 import { insightRoutes } from "./insights.js";
+import { AccountReadSlots } from "../account-read-slots.js";
 import { outcomeRoutes } from "./outcomes.js";
 import { taskRoutes } from "./tasks.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -90,7 +91,11 @@ export function resourceRoutes({
     ),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
-    ...insightRoutes(new InsightStore(redis, keys, shards, archive?.rollups), clock),
+    ...insightRoutes(
+      new InsightStore(redis, keys, shards, archive?.rollups),
+      new AccountReadSlots(quotas.insightReads),
+      clock,
+    ),
     ...webhookRoutes({
       redis,
       keys,

@@ -1,6 +1,7 @@
 // GET /v1/insights: time series per task, agent or customer from the hourly rollups (docs/insights.md).
 import typia, { type tags } from "typia";
 import { ApiError } from "../../errors/api-error.js";
+import type { AccountReadSlots } from "../account-read-slots.js";
 import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
 import { HOUR_MS } from "../../outcomes/insight-rollup.js";
@@ -82,7 +83,7 @@ function parseRequest(
   return { query, bucket, tz, starts: range.starts, end: range.end };
 }
 
-export function insightRoutes(insights: InsightStore, clock: () => number): Route[] {
+export function insightRoutes(insights: InsightStore, slots: AccountReadSlots, clock: () => number): Route[] {
   return [
     {
       method: "GET",
@@ -92,7 +93,7 @@ export function insightRoutes(insights: InsightStore, clock: () => number): Rout
         const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
         if (limit > 1000) throw invalid("limit", "must be from 1 to 1000");
         const tally = new InsightTally(query.group_by, query.key, { starts, end }, query.percentiles === "series");
-        await insights.read(req.accountId, starts[0]!, end, tally);
+        await slots.run(req.accountId, () => insights.read(req.accountId, starts[0]!, end, tally));
         const { groups, total } = tally.result(limit);
         const head = {
           bucket,
