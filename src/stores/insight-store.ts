@@ -19,8 +19,8 @@ export interface ArchivedRollups {
 
 /**
  * Shards one read has asked Redis for at once. Every shard's reply at once arrives, is decoded and is added up
- * in one stretch of the event loop that other requests wait behind; two keep Redis busy while the last
- * reply is added up.
+ * in one stretch that the other reads under way wait behind; two keep Redis busy while the last reply is
+ * added up.
  */
 const SHARDS_IN_FLIGHT = 2;
 
@@ -63,7 +63,8 @@ export interface RollupSink {
 
 /**
  * A shard's days cut into slices of about DAY_VALUES_PER_TURN values, each added up in an event-loop turn of
- * its own so that requests that came meanwhile go first (a day hash may be cut: its fields add up alone).
+ * its own so that the other reads under way take turns with it (a day hash may be cut: its fields add up
+ * alone).
  */
 function* slices(days: readonly RollupDay[]): Generator<RollupDay[]> {
   let slice: RollupDay[] = [];

@@ -1,6 +1,6 @@
 // A large insight read gives way to other work: each shard's days reach the tally in slices, each in an
-// event-loop turn of its own, at most two shards' at a time, so requests that came meanwhile are served
-// between them (docs/performance.md, Costly reads beside another account's events). Every field still
+// event-loop turn of its own, at most two shards' at a time, so the other reads on the insight thread take
+// turns with it (docs/performance.md, Costly reads beside another account's events). Every field still
 // reaches the tally exactly once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { msgpack } from "../../src/codec/msgpack.js";
