@@ -20,6 +20,7 @@ export const BENCH_QUOTAS: QuotaOptions = {
   openOutcomes: 1_000_000_000,
   eventsPerSecond: 1_000_000_000,
   eventBurst: 1_000_000_000,
+  insightReads: 1_000_000,
 };
 
 /** BENCH_QUOTAS as the environment of a spawned process. */

@@ -188,6 +188,9 @@ export const PATHS: Record<string, Partial<Record<Method, Operation>>> = {
       summary:
         "Time series per task, agent or customer from hourly rollups: outcomes opened, verdicts, charges, dead letters, failing clauses",
       responses: { 200: "InsightsView" },
+      errors: {
+        429: "QUOTA_EXCEEDED (`insight_reads`): the account has its reads running in this process and more waiting; `Retry-After` says when to try again",
+      },
       query: {
         group_by: "Required: task, agent or customer.",
         key: "Only this task, agent or customer (answered with zeros where it has nothing).",

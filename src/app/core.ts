@@ -3,11 +3,10 @@
 import type { Registry } from "prom-client";
 import { Accounts } from "../accounts/accounts.js";
 import { createArchiveMetrics, type ArchiveMetrics } from "../archive-move/archive-metrics.js";
-import type { ArchiveSql } from "../archive-db/archive-db.js";
+import type { ArchiveLocation, ArchiveSql } from "../archive-db/archive-db.js";
 import { ArchivedCharges } from "../archive-read/archived-charges.js";
 import { ArchivedDeadLetters } from "../archive-read/archived-dead-letters.js";
 import { ArchivedOutcomes } from "../archive-read/archived-outcomes.js";
-import { ArchivedRollupsPg } from "../archive-read/archived-rollups.js";
 import { openMigratedArchive } from "../archive-db/configured-archive.js";
 import type { VerdictOptions } from "../config/options.js";
 import type { RedisClient, RedisEndpoint } from "../redis/client.js";
@@ -28,13 +27,14 @@ const REDIS_MEMORY_SAMPLE_MS = 10_000;
 /** The PostgreSQL archive as the parts use it: its reads for the API, its pool and retention for the movers. */
 export interface AppArchive {
   sql: ArchiveSql;
+  /** Where `sql` connects, for the insight thread's own connection. */
+  location: ArchiveLocation;
   /** How long a settled outcome stays in Redis after its verdict. */
   retentionMs: number;
   metrics: ArchiveMetrics;
   outcomes: ArchivedOutcomes;
   charges: ArchivedCharges;
   deadLetters: ArchivedDeadLetters;
-  rollups: ArchivedRollupsPg;
 }
 
 /** What the other parts (and extra routes) get from the core. */
@@ -143,14 +143,14 @@ async function openAppArchive(
     return undefined;
   }
   lifecycle.onStop(() => archive.close());
-  const { sql } = archive;
+  const { sql, location } = archive;
   return {
     sql,
+    location,
     retentionMs: options.hotRetentionMs,
     metrics: createArchiveMetrics(registry),
     outcomes: new ArchivedOutcomes(sql),
     charges: new ArchivedCharges(sql),
     deadLetters: new ArchivedDeadLetters(sql),
-    rollups: new ArchivedRollupsPg(sql),
   };
 }

@@ -10,6 +10,7 @@ import { EventRateLimiter } from "../ingress/event-rate.js";
 import { startHttpServer } from "../ingress/http-server.js";
 import type { Route } from "../ingress/router.js";
 import { eventRoutes } from "../ingress/routes/events.js";
+import { InsightThread } from "./insight-thread.js";
 import { startOtlpIngress, type OtlpIngress } from "./otlp.js";
 import { RecordStore } from "../records/record-store.js";
 import type { RedisClient } from "../redis/client.js";
@@ -42,7 +43,7 @@ export async function startIngress(
   const { options, logger, metrics, clock } = core;
   const connections = await openConnections(core, lifecycle);
   const enqueuer = shardEnqueuer(core, connections.enqueue);
-  const apiRoutes = guardedByLiveness(apiRoutesOf(core, enqueuer), connections.liveness);
+  const apiRoutes = guardedByLiveness(apiRoutesOf(core, enqueuer, lifecycle), connections.liveness);
   const rate = new EventRateLimiter(connections.enqueue, core.keys, options.quotas);
   const pipeline = new EventPipeline({ enqueuer, shards: options.shards, metrics, rate });
   const events = eventRoutes({ pipeline, eventsPerSecond: options.quotas.eventsPerSecond });
@@ -138,8 +139,16 @@ function startOtlp(core: Core, enqueue: RedisClient, pipeline: EventPipeline, li
   return otlp;
 }
 
-function apiRoutesOf(core: Core, enqueuer: ShardEnqueuer): Route[] {
+function apiRoutesOf(core: Core, enqueuer: ShardEnqueuer, lifecycle: Lifecycle): Route[] {
   const { options, redis, keys, clock, archive } = core;
+  const insights = new InsightThread({
+    endpoint: core.endpoint,
+    keyPrefix: options.keyPrefix,
+    shards: options.shards,
+    archive: archive && { location: archive.location, stallMs: options.archiveStallMs },
+    logLevel: options.logLevel,
+  });
+  lifecycle.onStop(() => insights.close());
   return resourceRoutes({
     redis,
     keys,
@@ -157,8 +166,8 @@ function apiRoutesOf(core: Core, enqueuer: ShardEnqueuer): Route[] {
       outcomes: archive.outcomes,
       charges: archive.charges,
       deadLetters: archive.deadLetters,
-      rollups: archive.rollups,
     },
     deadLetterMaxEventBytes: options.dlqMaxEventBytes,
+    insights,
   });
 }

@@ -4,11 +4,13 @@
 // else started here and stopped by close).
 import type { VerdictOptions } from "../config/options.js";
 import type { Logger } from "../telemetry/logger.js";
-import { archiveHost, migrate, openArchive, type ArchiveSql } from "./archive-db.js";
+import { archiveHost, migrate, openArchive, type ArchiveLocation, type ArchiveSql } from "./archive-db.js";
 import { startEmbeddedArchive } from "./embedded-archive.js";
 
 export interface ConfiguredArchive {
   sql: ArchiveSql;
+  /** Where `sql` connects, for another connection to it (a worker thread's). */
+  location: ArchiveLocation;
   /** For the start's log line: where the archive is (never a password). */
   where: string;
   /** Ends the pool, then stops the embedded archive if this process runs it. */
@@ -19,13 +21,20 @@ export interface ConfiguredArchive {
 export async function openConfiguredArchive(options: VerdictOptions): Promise<ConfiguredArchive | undefined> {
   if (options.archiveUrl !== undefined) {
     const sql = openArchive(options.archiveUrl, options.archiveStallMs);
-    return { sql, where: `PostgreSQL at ${archiveHost(options.archiveUrl)}`, close: () => sql.end({ timeout: 5 }) };
+    return {
+      sql,
+      location: options.archiveUrl,
+      where: `PostgreSQL at ${archiveHost(options.archiveUrl)}`,
+      close: () => sql.end({ timeout: 5 }),
+    };
   }
   if (options.redis.kind !== "embedded") return undefined;
   const embedded = await startEmbeddedArchive(options.redis.dataDir);
-  const sql = openArchive({ socketPath: embedded.socketPath });
+  const location = { socketPath: embedded.socketPath };
+  const sql = openArchive(location);
   return {
     sql,
+    location,
     where: `embedded PGlite at ${embedded.directory}${embedded.owned ? "" : " (served by another process of this data dir)"}`,
     close: async () => {
       await sql.end({ timeout: 5 });

@@ -113,6 +113,7 @@ function quotas(env: Env): QuotaOptions {
     openOutcomes: setting("openOutcomes"),
     eventsPerSecond: setting("eventsPerSecond"),
     eventBurst: setting("eventBurst"),
+    insightReads: setting("insightReads"),
   };
 }
 

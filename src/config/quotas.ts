@@ -21,11 +21,20 @@ export interface QuotaOptions {
   eventsPerSecond: number;
   /** Events an idle account may send at once before the rate applies: the bucket's size. @default 10_000 */
   eventBurst: number;
+  /** `GET /v1/insights` requests of one account running at once in each ingress process. @default 2 */
+  insightReads: number;
 }
 
 /** The quotas one `QUOTA_EXCEEDED` answer can name (its `quota` field). */
 export type QuotaName =
-  "tasks" | "agents" | "customers" | "rate_cards" | "webhook_endpoints" | "open_outcomes" | "events_per_second";
+  | "tasks"
+  | "agents"
+  | "customers"
+  | "rate_cards"
+  | "webhook_endpoints"
+  | "open_outcomes"
+  | "events_per_second"
+  | "insight_reads";
 
 export const DEFAULT_QUOTAS: Readonly<QuotaOptions> = Object.freeze({
   tasks: 1000,
@@ -36,6 +45,7 @@ export const DEFAULT_QUOTAS: Readonly<QuotaOptions> = Object.freeze({
   openOutcomes: 250_000,
   eventsPerSecond: 5000,
   eventBurst: 10_000,
+  insightReads: 2,
 });
 
 /** Each quota's setting, for the environment and for the messages that name one. */
@@ -48,6 +58,7 @@ export const QUOTA_SETTINGS: Readonly<Record<keyof QuotaOptions, string>> = Obje
   openOutcomes: "VERDICT_QUOTA_OPEN_OUTCOMES",
   eventsPerSecond: "VERDICT_QUOTA_EVENTS_PER_SECOND",
   eventBurst: "VERDICT_QUOTA_EVENT_BURST",
+  insightReads: "VERDICT_QUOTA_INSIGHT_READS",
 });
 
 /**

@@ -22,3 +22,13 @@ export function rateExceeded(limit: number, retryAfterSeconds: number): ApiError
     },
   );
 }
+
+/** Costly reads: 429 with Retry-After, since a slot frees as soon as one of the account's reads answers. */
+export function readsExceeded(limit: number): ApiError {
+  return new ApiError(
+    "QUOTA_EXCEEDED",
+    `the account has ${limit} insight reads running and more waiting; retry after 1 s`,
+    undefined,
+    { status: 429, retryAfterSeconds: 1, quota: { name: "insight_reads", limit } },
+  );
+}

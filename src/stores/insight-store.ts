@@ -1,5 +1,6 @@
 // Reads an account's insight rollups for a range of hours: the archived ones from PostgreSQL, then the hot
 // ones from every shard, each counted once (docs/insights.md#where-rollups-live).
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { ApiError } from "../errors/api-error.js";
 import {
   dayOf,
@@ -15,6 +16,19 @@ import type { Keys } from "../redis/keys.js";
 export interface ArchivedRollups {
   read(accountId: string, from: number, to: number): Promise<{ moves: ReadonlySet<string>; hours: RollupHour[] }>;
 }
+
+/**
+ * Shards one read has asked Redis for at once. Every shard's reply at once arrives, is decoded and is added up
+ * in one stretch that the other reads under way wait behind; two keep Redis busy while the last reply is
+ * added up.
+ */
+const SHARDS_IN_FLIGHT = 2;
+
+/** Archived hours added up per event-loop turn, for the same reason. */
+const HOURS_PER_TURN = 2000;
+
+/** Values of day hashes (fields and counts, an even number) added up per event-loop turn. */
+const DAY_VALUES_PER_TURN = 4000;
 
 /** Reads of a shard that saw its rollups move meanwhile are repeated at most this often (a mover takes a page at once). */
 const MAX_SNAPSHOT_TRIES = 10;
@@ -47,6 +61,30 @@ export interface RollupSink {
   days(days: readonly RollupDay[]): void;
 }
 
+/**
+ * A shard's days cut into slices of about DAY_VALUES_PER_TURN values, each added up in an event-loop turn of
+ * its own so that the other reads under way take turns with it (a day hash may be cut: its fields add up
+ * alone).
+ */
+function* slices(days: readonly RollupDay[]): Generator<RollupDay[]> {
+  let slice: RollupDay[] = [];
+  let values = 0;
+  for (const { day, fields } of days) {
+    for (let at = 0; at < fields.length;) {
+      const part = fields.slice(at, at + DAY_VALUES_PER_TURN - values);
+      slice.push({ day, fields: part });
+      values += part.length;
+      at += part.length;
+      if (values >= DAY_VALUES_PER_TURN) {
+        yield slice;
+        slice = [];
+        values = 0;
+      }
+    }
+  }
+  if (slice.length > 0) yield slice;
+}
+
 /** A reply of MULTI's, or its error. */
 function replyOf<T>(entry: [Error | null, unknown] | undefined): T {
   if (!entry) throw new Error("a rollup read's MULTI answered fewer replies than it sent");
@@ -72,11 +110,28 @@ export class InsightStore {
     const archived = this.archive
       ? await this.archive.read(accountId, dayOf(from), to)
       : { moves: new Set<string>(), hours: [] };
-    sink.hours(archived.hours);
-    const shards = Array.from({ length: this.shards }, (_, shard) => shard);
+    for (let i = 0; i < archived.hours.length; i += HOURS_PER_TURN) {
+      if (i > 0) await nextTurn();
+      sink.hours(archived.hours.slice(i, i + HOURS_PER_TURN));
+    }
+    let next = 0;
+    let failed = false;
+    const reader = async (): Promise<void> => {
+      while (next < this.shards && !failed) {
+        for (const slice of slices(await this.shardDays(next++, accountId, dayOf(from), to, archived.moves))) {
+          await nextTurn();
+          sink.days(slice);
+        }
+      }
+    };
     try {
       await Promise.all(
-        shards.map(async (shard) => sink.days(await this.shardDays(shard, accountId, dayOf(from), to, archived.moves))),
+        Array.from({ length: Math.min(SHARDS_IN_FLIGHT, this.shards) }, () =>
+          reader().catch((error: unknown) => {
+            failed = true;
+            throw error;
+          }),
+        ),
       );
     } catch (error) {
       throw readFailure(error);

@@ -7,7 +7,6 @@ import { enqueueFailure } from "../../errors/enqueue-failure.js";
 import type { Route } from "../../ingress/router.js";
 import { ChargeStore } from "../../stores/charge-store.js";
 import { DeadLetterStore } from "../../stores/dead-letter-store.js";
-import { InsightStore, type ArchivedRollups } from "../../stores/insight-store.js";
 import { OutcomeStore } from "../../stores/outcome-store.js";
 import { replayClaim } from "../../outcomes/replay-claim.js";
 import type { RedisClient } from "../../redis/client.js";
@@ -21,6 +20,8 @@ import { chargeRoutes } from "./charges.js";
 import { configurationRoutes } from "./configuration.js";
 import { deadLetterRoutes, type ReplayEnqueue } from "./dead-letters.js";
 import { insightRoutes } from "./insights.js";
+import { AccountReadSlots } from "../account-read-slots.js";
+import type { InsightReader } from "../insight-answer.js";
 import { outcomeRoutes } from "./outcomes.js";
 import { taskRoutes } from "./tasks.js";
 import { webhookRoutes } from "./webhooks.js";
@@ -41,13 +42,14 @@ export interface ResourceRouteDeps {
         outcomes: ArchivedOutcomes;
         charges: ArchivedCharges;
         deadLetters: ArchivedDeadLetters;
-        rollups: ArchivedRollups;
       }
     | undefined;
   /** Per-account quotas: records refuse creations beyond theirs, outcomes beyond the open-outcome quota. */
   quotas: QuotaOptions;
   /** Dead letters' events larger than this are presented truncated (options.dlqMaxEventBytes). */
   deadLetterMaxEventBytes: number;
+  /** Answers GET /v1/insights (off the event loop: app/insight-thread.ts). */
+  insights: InsightReader;
 }
 
 export function resourceRoutes({
@@ -61,6 +63,7 @@ export function resourceRoutes({
   archive,
   quotas,
   deadLetterMaxEventBytes,
+  insights,
 }: ResourceRouteDeps): Route[] {
   const records = new RecordStore(redis, keys, quotas);
   const outcomes = new OutcomeStore(redis, keys, shards, archive?.outcomes, quotas.openOutcomes);
@@ -90,7 +93,7 @@ export function resourceRoutes({
     ),
     ...configurationRoutes(records),
     ...chargeRoutes(new ChargeStore(redis, keys, shards, archive?.charges)),
-    ...insightRoutes(new InsightStore(redis, keys, shards, archive?.rollups), clock),
+    ...insightRoutes(insights, new AccountReadSlots(quotas.insightReads), clock),
     ...webhookRoutes({
       redis,
       keys,

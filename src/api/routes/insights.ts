@@ -1,13 +1,13 @@
 // GET /v1/insights: time series per task, agent or customer from the hourly rollups (docs/insights.md).
 import typia, { type tags } from "typia";
 import { ApiError } from "../../errors/api-error.js";
+import type { AccountReadSlots } from "../account-read-slots.js";
 import { INSTANT_RULE, parseInstant } from "../../ingress/instant.js";
 import type { Route } from "../../ingress/router.js";
 import { HOUR_MS } from "../../outcomes/insight-rollup.js";
-import type { InsightStore } from "../../stores/insight-store.js";
 import { bucketStarts, knownZone, MAX_BUCKETS, type BucketSize } from "../insight-buckets.js";
-import { insightsJson } from "../insight-json.js";
-import { InsightTally, type InsightGroup } from "../insight-series.js";
+import type { InsightRead, InsightReader } from "../insight-answer.js";
+import type { InsightGroup } from "../insight-series.js";
 import { validBody } from "../request-checks.js";
 
 /** The query of GET /v1/insights, as strings (typia checks it whole: an unknown parameter is refused too). */
@@ -82,7 +82,7 @@ function parseRequest(
   return { query, bucket, tz, starts: range.starts, end: range.end };
 }
 
-export function insightRoutes(insights: InsightStore, clock: () => number): Route[] {
+export function insightRoutes(reader: InsightReader, slots: AccountReadSlots, clock: () => number): Route[] {
   return [
     {
       method: "GET",
@@ -91,17 +91,17 @@ export function insightRoutes(insights: InsightStore, clock: () => number): Rout
         const { query, bucket, tz, starts, end } = parseRequest(req.query, clock());
         const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
         if (limit > 1000) throw invalid("limit", "must be from 1 to 1000");
-        const tally = new InsightTally(query.group_by, query.key, { starts, end }, query.percentiles === "series");
-        await insights.read(req.accountId, starts[0]!, end, tally);
-        const { groups, total } = tally.result(limit);
-        const head = {
-          bucket,
-          from: new Date(starts[0]!).toISOString(),
-          to: new Date(end).toISOString(),
-          tz,
-          groups_total: total,
+        const read: InsightRead = {
+          accountId: req.accountId,
+          groupBy: query.group_by,
+          key: query.key,
+          starts,
+          end,
+          perBucket: query.percentiles === "series",
+          limit,
+          head: { bucket, from: new Date(starts[0]!).toISOString(), to: new Date(end).toISOString(), tz },
         };
-        return { status: 200, json: insightsJson(head, groups, starts) };
+        return { status: 200, json: await slots.run(req.accountId, () => reader.answer(read)) };
       },
     },
   ];
