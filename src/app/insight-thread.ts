@@ -1,8 +1,7 @@
-// GET /v1/insights answered on a worker thread of the ingress. A 30-day read over 1,000 groups decodes,
-// adds up and writes about 4 MB; on the event loop that work, its garbage and its collections came between
-// every other request, and another account's single events waited 40-90 ms at the median behind even one
-// such read at a time (docs/performance.md, Costly reads beside another account's events). The thread has
-// its own heap and connections, and hands back the JSON bytes; the event loop only sends them.
+// GET /v1/insights answered on a worker thread of the ingress: a large read's decoding, sums and collections
+// would otherwise come between every other request on the event loop, other accounts' events included
+// (docs/performance.md, Costly reads beside another account's events). The thread has its own heap and
+// connections and hands back the JSON bytes; the event loop only sends them.
 import { Worker } from "node:worker_threads";
 import { errorFromData, type ErrorData } from "../api/error-data.js";
 import { insightReaderLost, type InsightRead, type InsightReader } from "../api/insight-answer.js";
