@@ -98,8 +98,7 @@ describe("webhook endpoint that cannot be reached", () => {
     // Reachable again: the back-off's next step finds it, and every message goes out, each once.
     receiver = await new Receiver(port).start();
     await eventually(
-      async () =>
-        (await messages(endpointId)).every((message) => message.status === "delivered") ? true : undefined,
+      async () => ((await messages(endpointId)).every((message) => message.status === "delivered") ? true : undefined),
       20_000,
       "every message delivered",
     );
