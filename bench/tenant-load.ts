@@ -103,12 +103,18 @@ export type Call = (
 
 /**
  * A JSON call to the API at `base` with a bearer token, over kept-alive node:http connections (fetch's CPU per
- * request was the flood generator's largest cost).
+ * request was the flood generator's largest cost). A kept-alive connection the server closed while it sat
+ * idle between phases fails the request sent on it at once, unread: that one is sent again, on a new one.
  */
 export function apiCaller(base: string): Call {
   const agent = new Agent({ keepAlive: true });
   const { hostname, port } = new URL(base);
-  return (token, method, path, body, serialized = false) =>
+  const call: Call = (token, method, path, body, serialized = false) =>
+    once(token, method, path, body, serialized).catch((error: unknown) => {
+      if (!(error instanceof StaleConnection)) throw error;
+      return once(token, method, path, body, serialized);
+    });
+  const once: Call = (token, method, path, body, serialized = false) =>
     new Promise((resolve, reject) => {
       const text = body === undefined ? undefined : serialized ? (body as string) : JSON.stringify(body);
       const headers: Record<string, string | number> = {
@@ -128,9 +134,19 @@ export function apiCaller(base: string): Call {
           });
         });
       });
-      req.on("error", reject);
+      req.on("error", (error: NodeJS.ErrnoException) =>
+        reject(req.reusedSocket && error.code === "ECONNRESET" ? new StaleConnection(error) : error),
+      );
       req.end(text);
     });
+  return call;
+}
+
+/** A request that failed on a kept-alive connection the server had closed: never read, safe to send again. */
+class StaleConnection extends Error {
+  constructor(cause: Error) {
+    super("kept-alive connection closed by the server", { cause });
+  }
 }
 
 /** A dashboard visitor signed in as account A: what the live pages need. */
