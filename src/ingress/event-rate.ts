@@ -97,11 +97,13 @@ export class EventRateLimiter {
    * its last call cut a request short, and the bucket cannot have refilled to `events` since (without
    * `events`, a batch whose size is unknown yet: the size of the request cut, at most a second of the rate).
    * The bucket's tokens then plus the refill since the call was sent bound what it holds now from above,
-   * whatever other ingress processes took meanwhile, so a refusal here is one Redis would make as well.
+   * whatever other ingress processes took meanwhile, so a refusal here is one Redis would make as well; a
+   * request this process's lease could serve is never refused.
    */
   refuses(accountId: string, events?: number): boolean {
     const dry = this.dry.get(accountId);
     if (!dry) return false;
+    if (events !== undefined && this.leases.holds(accountId, events, performance.now())) return false;
     const most = Math.min(
       this.options.eventBurst,
       dry.tokens + ((performance.now() - dry.sentAt) * this.options.eventsPerSecond) / 1000,
@@ -140,6 +142,8 @@ export class EventRateLimiter {
     }
     if (lease > 0)
       this.leases.granted(accountId, Array.isArray(reply) ? Number(reply[asks.length]) : 0, performance.now());
+    // A top-up alone cut no request: what the account's requests taught stands.
+    if (asks.length === 0) return;
     this.answered(accountId, asks.length);
     let cut = 0;
     asks.forEach((ask, i) => {
@@ -157,7 +161,6 @@ export class EventRateLimiter {
   }
 
   private answered(accountId: string, asks: number): void {
-    if (asks === 0) return;
     const left = (this.asking.get(accountId) ?? asks) - asks;
     if (left > 0) this.asking.set(accountId, left);
     else this.asking.delete(accountId);

@@ -9,7 +9,9 @@ describe("RateLeases", () => {
     leases.granted("a", 100, 0);
     expect(leases.take("a", 60, 10)).toBe(true);
     expect(leases.take("a", 41, 10)).toBe(false);
+    expect(leases.holds("a", 40, 10)).toBe(true);
     expect(leases.take("a", 40, 10)).toBe(true);
+    expect(leases.holds("a", 1, 10)).toBe(false);
     expect(leases.take("b", 1, 10)).toBe(false);
   });
 

@@ -27,11 +27,16 @@ export class RateLeases {
     private readonly ttlMs: number,
   ) {}
 
+  /** Whether the account's lease holds `events` tokens, unlapsed. */
+  holds(accountId: string, events: number, now: number): boolean {
+    const lease = this.byAccount.get(accountId);
+    return lease !== undefined && lease.expiresAt > now && lease.tokens >= events;
+  }
+
   /** Takes `events` from the account's lease when it holds that many, unlapsed; false leaves it as it was. */
   take(accountId: string, events: number, now: number): boolean {
-    const lease = this.byAccount.get(accountId);
-    if (lease === undefined || lease.expiresAt <= now || lease.tokens < events) return false;
-    lease.tokens -= events;
+    if (!this.holds(accountId, events, now)) return false;
+    this.byAccount.get(accountId)!.tokens -= events;
     return true;
   }
 

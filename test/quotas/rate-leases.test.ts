@@ -68,6 +68,18 @@ describe("event rate leases (standalone)", () => {
     expect(granted).toBeGreaterThanOrEqual(options.eventBurst - 20);
   });
 
+  it("never refuses unread a request the lease could serve, after a request was cut", async () => {
+    // A lease of 10.
+    const limiter = new EventRateLimiter(client, keys, { eventsPerSecond: 100, eventBurst: 100 });
+    const accountId = account();
+    expect(await limiter.take(accountId, 1)).toBe(1);
+    // Past what the bucket holds: cut, so the process remembers the account dry.
+    expect(await limiter.take(accountId, 200)).toBeLessThan(200);
+    expect(limiter.refuses(accountId, 5)).toBe(false);
+    expect(limiter.refuses(accountId, 50)).toBe(true);
+    expect(await limiter.take(accountId, 5)).toBe(5);
+  });
+
   it("keeps an account's grants in arrival order when one must ask Redis", async () => {
     const limiter = new EventRateLimiter(client, keys, { eventsPerSecond: 1000, eventBurst: 2000 });
     const accountId = account();
