@@ -6,8 +6,6 @@ import { notificationPrefix, writeNotificationHeader, type Notification } from "
 import type { ScriptArg } from "../redis/script-command.js";
 import { RollupDelta } from "../outcomes/insight-rollup.js";
 import { COMMIT_REPLY } from "./actor-scripts.js";
-import { SnapshotArgs } from "./snapshot-args.js";
-import { SortedSetWrites } from "./sorted-set-writes.js";
 
 export type CommitResult =
   | { ok: true }
@@ -28,6 +26,8 @@ interface Refusable {
 
 /** Index in KEYS of the shard's due-time index (fixed by the constructor). */
 const DUE_KEY = 3;
+/** Unpack slices in the script hold at most this many values; a variadic call longer than that is split. */
+const SORTED_SET_SLICE = 1000;
 
 /**
  * Commit ids are this process's random prefix and a count: unique across processes and restarts as a
@@ -46,15 +46,18 @@ export class BatchCommit {
   private opCount = 0;
   /** The operations a refusal may name (Lua counts from 1). */
   private readonly refusable = new Map<number, Refusable>();
-  /** The operation that carried each blob, so a notification refers to the letter or charge already sent. */
+  /** The operation that carried each blob, so a notification refers to the snapshot, letter or charge already sent. */
   private readonly blobOps = new Map<Buffer, number>();
-  /** The snapshots of `set` and `create`, sent as arguments of their own (snapshot-args.ts). */
-  private readonly snapshots = new SnapshotArgs();
   private readonly acks: string[] = [];
   /** Bytes of the blobs staged so far (see `bytes`). */
   private blobBytes = 0;
-  /** Sorted-set writes, sent after the other operations (sorted-set-writes.ts). */
-  private readonly sortedSets = new SortedSetWrites();
+  /**
+   * Sorted-set writes per KEYS index, member to score (null removes; the last write of a member wins, as
+   * when run in order): sent as one variadic ZADD and one ZREM per key after the other operations, so a
+   * storm's verdicts cost the script one call per commit rather than one per outcome. `nx` sets are the
+   * lexical indexes (ZADD NX 0).
+   */
+  private readonly sortedSets = new Map<number, { nx: boolean; members: Map<string, number | null> }>();
   /**
    * Verdict notifications per account: the operations carrying their snapshots, sent as one operation per
    * account and commit, so a verdict costs the commit a number here rather than an operation of its own
@@ -63,7 +66,7 @@ export class BatchCommit {
   private readonly verdictNotices = new Map<string, VerdictNotices>();
   private noticeCount = 0;
   /** The finished arguments, once execute has run (a second execute sends the same commit). */
-  private finished: ScriptArg[] | undefined;
+  private finished: { ops: Buffer; acks: Buffer } | undefined;
   /**
    * Names this commit: the script records it, and a second run of the same commit (a call re-sent after
    * its connection dropped, by any client layer) finds it recorded and changes nothing.
@@ -87,7 +90,7 @@ export class BatchCommit {
   }
 
   get empty(): boolean {
-    return this.opCount === 0 && this.snapshots.sets === 0 && this.acks.length === 0 && this.sortedSets.size === 0;
+    return this.opCount === 0 && this.acks.length === 0 && this.sortedSets.size === 0;
   }
 
   /** The writer, for its buffer to be reused once the commit has been answered (never before). */
@@ -97,7 +100,9 @@ export class BatchCommit {
 
   /** Writes staged so far, each a command or so of the script's (operations, sorted-set members): what bounds a commit's time in Redis. */
   get work(): number {
-    return this.opCount + this.snapshots.sets + this.sortedSets.members + this.noticeCount;
+    let members = 0;
+    for (const { members: staged } of this.sortedSets.values()) members += staged.size;
+    return this.opCount + members + this.noticeCount;
   }
 
   /** Bytes of the values staged so far (snapshots, log entries, letters, notifications). */
@@ -128,14 +133,12 @@ export class BatchCommit {
   /** Starts an operation of `length` fields named `kind`; returns its number (from 1, as Lua counts). */
   private op(kind: string, length: number): number {
     if (this.finished) throw new Error("a commit is not changed once it has run");
-    // Every other operation comes after the sets staged before it, as when each set was an operation.
-    if (kind !== "mset" && this.snapshots.pending) this.mset();
     this.out.array(length);
     this.out.string(kind);
     return ++this.opCount;
   }
 
-  /** An operation `kind` of KEYS[k] and a blob (log, append, follow). */
+  /** An operation `kind` of KEYS[k] and a blob (set, log, append, follow). */
   private blobOp(kind: string, key: number, bytes: Buffer): number {
     const n = this.op(kind, 3);
     this.out.number(key);
@@ -145,19 +148,17 @@ export class BatchCommit {
     return n;
   }
 
-  /** The sets staged since the last operation, as one operation. */
-  private mset(): void {
-    const { first, keys } = this.snapshots.takePending();
-    this.op("mset", 3);
-    this.out.number(first);
-    this.out.list(keys);
+  private sortedSet(key: number, nx: boolean, member: string, score: number | null): void {
+    let set = this.sortedSets.get(key);
+    if (!set) {
+      set = { nx, members: new Map() };
+      this.sortedSets.set(key, set);
+    }
+    set.members.set(member, score);
   }
 
-  /** Writes an outcome's snapshot: a key and an argument, no operation of its own. */
   set(key: string, bytes: Buffer): void {
-    if (this.finished) throw new Error("a commit is not changed once it has run");
-    this.snapshots.set(this.onceKey(key), bytes);
-    this.blobBytes += bytes.byteLength;
+    this.blobOp("set", this.onceKey(key), bytes);
   }
 
   /**
@@ -168,9 +169,10 @@ export class BatchCommit {
     const n = this.op("create", 4);
     const k = this.key(key);
     this.out.number(k);
-    this.out.number(this.snapshots.add(bytes));
+    this.out.blob(bytes);
     this.blobBytes += bytes.byteLength;
     this.out.number(this.key(idempotencyKey));
+    this.blobOps.set(bytes, n);
     this.refusable.set(n, { kind: "create", key: k });
   }
 
@@ -181,22 +183,22 @@ export class BatchCommit {
 
   /** Adds the member to a lexical index (ZADD NX 0), unless it is there. */
   index(key: string, member: string): void {
-    this.sortedSets.write(this.key(key), true, member, 0);
+    this.sortedSet(this.key(key), true, member, 0);
   }
 
   /** Removes the member from a lexical index (the score indexes). */
   unindex(key: string, member: string): void {
-    this.sortedSets.write(this.key(key), true, member, null);
+    this.sortedSet(this.key(key), true, member, null);
   }
 
   /** Adds or moves a member of a sorted set (the settled outcomes awaiting the archive, by verdict time). */
   zadd(key: string, score: number, member: string): void {
-    this.sortedSets.write(this.key(key), false, member, score);
+    this.sortedSet(this.key(key), false, member, score);
   }
 
   /** Schedules (or with null, unschedules) the member in the shard's due-time index. */
   due(member: string, at: number | null): void {
-    this.sortedSets.write(DUE_KEY, false, member, at);
+    this.sortedSet(DUE_KEY, false, member, at);
   }
 
   append(key: string, bytes: Buffer): void {
@@ -231,7 +233,7 @@ export class BatchCommit {
    * "notify-verdicts"), which puts each notification's header before the snapshot it names.
    */
   outboxVerdict(key: string, accountId: string, snapshot: Buffer, accountsKey: string): void {
-    const carrier = this.snapshots.arg(snapshot);
+    const carrier = this.blobOps.get(snapshot);
     if (carrier === undefined) {
       this.outbox(key, { kind: "outcome", accountId, bytes: snapshot }, accountsKey);
       return;
@@ -336,8 +338,8 @@ export class BatchCommit {
     leaseValue: string,
     group: string,
   ): Promise<CommitResult> {
-    this.finished ??= this.finish(leaseValue, group);
-    const reply = await run(this.keys, this.finished);
+    this.finished ??= this.finish();
+    const reply = await run(this.keys, [leaseValue, group, this.finished.ops, this.finished.acks, this.id]);
     if (reply === COMMIT_REPLY.COMMITTED) return { ok: true };
     if (reply === COMMIT_REPLY.LEASE_LOST) return { ok: false, reason: "lease-lost" };
     if (reply === COMMIT_REPLY.FOREIGN_PENDING) return { ok: false, reason: "foreign-pending" };
@@ -348,11 +350,9 @@ export class BatchCommit {
 
   /**
    * The verdict notifications (one operation per account), the sorted-set operations (one variadic ZADD
-   * and one ZREM per set, in slices the script can unpack), then the operations' count; the script's
-   * arguments.
+   * and one ZREM per set, in slices the script can unpack), then the operations' count.
    */
-  private finish(leaseValue: string, group: string): ScriptArg[] {
-    if (this.snapshots.pending) this.mset();
+  private finish(): { ops: Buffer; acks: Buffer } {
     for (const [accountId, { outbox, accounts, carriers }] of this.verdictNotices) {
       this.op("notify-verdicts", 6);
       this.out.number(outbox);
@@ -361,14 +361,27 @@ export class BatchCommit {
       this.out.blob(notificationPrefix("outcome", accountId));
       this.out.list(carriers);
     }
-    for (const op of this.sortedSets.ops()) {
-      this.op(op.kind, op.kind === "zadd" ? 4 : 3);
-      this.out.number(op.key);
-      if (op.kind === "zadd") this.out.number(op.nx ? 1 : 0);
-      this.out.list(op.values);
+    for (const [key, { nx, members }] of this.sortedSets) {
+      const added: (string | number)[] = [];
+      const removed: string[] = [];
+      for (const [member, score] of members) {
+        if (score === null) removed.push(member);
+        else added.push(score, member);
+      }
+      for (let i = 0; i < added.length; i += SORTED_SET_SLICE) {
+        this.op("zadd", 4);
+        this.out.number(key);
+        this.out.number(nx ? 1 : 0);
+        this.out.list(added.slice(i, i + SORTED_SET_SLICE));
+      }
+      for (let i = 0; i < removed.length; i += SORTED_SET_SLICE) {
+        this.op("zrem", 3);
+        this.out.number(key);
+        this.out.list(removed.slice(i, i + SORTED_SET_SLICE));
+      }
     }
     this.out.patchArray32(this.opsHeader, this.opCount);
-    return [leaseValue, group, this.out.bytes(), msgpack.pack(this.acks), this.id, ...this.snapshots.all];
+    return { ops: this.out.bytes(), acks: msgpack.pack(this.acks) };
   }
 }
 

@@ -104,10 +104,9 @@ describe.each(DEPLOYMENTS)("recovery (%s)", (deployment) => {
         scripts.run("commit", commitKeys, [
           lease,
           "verdict",
-          msgpack.pack([["mset", 6, [6]]]),
+          msgpack.pack([["set", 6, value]]),
           msgpack.pack([]),
           `commit-${value}`,
-          value,
         ]);
 
       expect(await scripts.run("lease-acquire", [keys.lease(shard), keys.fence(shard)], ["w1", 60_000])).toBe("w1:1");

@@ -12,10 +12,9 @@
   ARGV[1] expected lease value "<worker>:<token>"
   ARGV[2] consumer group
   ARGV[3] operations, msgpack array of arrays (b is a blob, a str of any bytes):
-          {"mset", a, {k, ...}}    SET KEYS[k] ARGV[a], the next k to ARGV[a + 1], and so on (snapshots)
-          {"create", k, a, h}      SET KEYS[k] ARGV[a], but KEYS[k] must not exist (precondition); PERSIST
-                                   KEYS[h], the new outcome's idempotency hash (it may carry an orphan's
-                                   expiry)
+          {"set", k, b}            SET KEYS[k] b
+          {"create", k, b, h}      like set, but KEYS[k] must not exist (precondition); PERSIST KEYS[h], the
+                                   new outcome's idempotency hash (it may carry an orphan's expiry)
           {"log", k, b}            XADD KEYS[k] * e b                 (outcome event log)
           {"zadd", k, nx, {score, m, ...}}  ZADD KEYS[k] [NX] score m ...  (due-time index, settled
                                    outcomes awaiting the archive; with nx 1 the lexical indexes)
@@ -28,9 +27,9 @@
                                    the number of the operation whose third field it is), but only when
                                    KEYS[s], the shard's set of accounts with webhook endpoints, holds the
                                    account, or does not hold "*" yet (not known complete)
-          {"notify-verdicts", k, s, account, prefix, {a, ...}}  for each a, like notify with the header
-                                   prefix .. the bin header of the snapshot ARGV[a] and that snapshot: an
-                                   account's verdict notifications in one operation
+          {"notify-verdicts", k, s, account, prefix, {i, ...}}  for each i, like notify with the header
+                                   prefix .. the bin header of the snapshot of operation i (a set or create)
+                                   and that snapshot: an account's verdict notifications in one operation
           {"expire-orphan", h, o, ms}  PEXPIRE KEYS[h] ms unless KEYS[o] (the outcome) exists
           {"count", k, f, n[, ms]} HINCRBY KEYS[k] f n, then PEXPIRE KEYS[k] ms when given
                                    (billable usage; events received per minute)
@@ -44,8 +43,6 @@
   ARGV[4] stream entry ids to acknowledge, msgpack array
   ARGV[5] this commit's id: a commit whose id is already recorded in KEYS[5] ran before (the same call
           sent twice) and returns 1 without writing anything again
-  ARGV[6..] snapshots named by the operations (each a value of its own: a string made a Lua value is
-          hashed whole, so a snapshot inside ARGV[3] was hashed twice)
 
   Returns (named in src/actors/actor-scripts.ts, COMMIT_REPLY):
   COMMITTED (1)        committed
@@ -122,16 +119,12 @@ end
 local appended = ''
 for _, op in ipairs(ops) do
   local kind = op[1]
-  if kind == 'mset' then
-    local a = op[2] - 1
-    for i, k in ipairs(op[3]) do
-      sets[#sets + 1] = KEYS[k]
-      sets[#sets + 1] = ARGV[a + i]
-    end
-  elseif kind == 'create' then
+  if kind == 'set' or kind == 'create' then
     sets[#sets + 1] = KEYS[op[2]]
-    sets[#sets + 1] = ARGV[op[3]]
-    redis.call('PERSIST', KEYS[op[4]])
+    sets[#sets + 1] = op[3]
+    if kind == 'create' then
+      redis.call('PERSIST', KEYS[op[4]])
+    end
   elseif kind == 'log' then
     redis.call('XADD', KEYS[op[2]], '*', 'e', op[3])
   elseif kind == 'zadd' then
@@ -157,7 +150,7 @@ for _, op in ipairs(ops) do
   elseif kind == 'notify-verdicts' then
     if notifies(op[3], op[4]) then
       for _, carrier in ipairs(op[6]) do
-        local snapshot = ARGV[carrier]
+        local snapshot = ops[carrier][3]
         redis.call('XADD', KEYS[op[2]], '*', 'd', op[5] .. binHeader(#snapshot) .. snapshot, 'p', appended)
       end
     end
