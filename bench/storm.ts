@@ -11,7 +11,8 @@
 // (default 1) `--role worker` processes on a throwaway redis-server; STORM_MODE=cluster the same on a
 // throwaway 3-master Redis Cluster (REDIS_CLUSTER_NODES). STORM_CLI runs another build's CLI
 // (dist/src/cli/main.js of a `git worktree` of an older commit) for a before/after in one sitting.
-// Prints one line of figures, then the same as JSON on the last line.
+// Prints the deadline and the Redis pids ahead of the deadline (to attach a profiler), then one line of figures,
+// then the same as JSON on the last line.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -127,6 +128,8 @@ async function main(): Promise<void> {
     const due = await dueBy(target.redis, keys, settlesAt);
     if (due !== OUTCOMES) throw new Error(`${due} outcomes due at the deadline, not ${OUTCOMES}`);
     const confirmedBefore = await metricSumAll(target, "verdict_verdicts_total", "CONFIRMED");
+    // Ahead of the deadline, so that a profiler attached from outside (perf -p) can cover the storm's span.
+    console.error(`deadline ${settlesAt} (epoch ms); redis pids ${target.pids.redis.join(",")}`);
 
     await sleep(settlesAt - PREPARATION_MS - Date.now());
     const preparedFrom = { worker: cpuOf(target.pids.worker), redis: cpuOf(target.pids.redis) };
