@@ -1,6 +1,6 @@
 // Tokens an ingress process holds ahead from accounts' shared buckets, so that an account sending within its
 // rate is granted without a Redis round trip per request: a request waits on Redis once (its enqueue) instead
-// of twice, and the second wait is the one a busy Redis stretches for every account. Each lease is tokens the
+// of twice, and each wait is one a Redis busy with another account's work stretches. Each lease is tokens the
 // shared bucket already gave this process, so the rate across every ingress process stays the bucket's.
 
 /** An account's lease in this process. */
