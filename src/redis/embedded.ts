@@ -42,10 +42,12 @@ async function answersPing(socketPath: string): Promise<boolean> {
   }
 }
 
-/** Starts (or reuses, if one is already serving the data dir) the embedded redis-server. */
 /** The embedded Redis's stream-node-max-bytes (see docs/operations.md, Redis memory per open outcome). */
 export const STREAM_NODE_MAX_BYTES = 1024;
+/** The embedded Redis's auto-aof-rewrite-min-size (see docs/operations.md, the embedded Redis's AOF). */
+const AOF_REWRITE_MIN_SIZE = "256mb";
 
+/** Starts (or reuses, if one is already serving the data dir) the embedded redis-server. */
 export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
   mkdirSync(dataDir, { recursive: true });
   const socketPath = join(dataDir, "redis.sock");
@@ -71,6 +73,10 @@ export async function startEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis
       "everysec",
       "--save",
       "",
+      // Every commit rewrites its outcomes' whole snapshots, so the AOF grows many times faster than the data:
+      // at Redis's 64 MB a small data set is rewritten (a fork and a pass over every key) every few tens of MB.
+      "--auto-aof-rewrite-min-size",
+      AOF_REWRITE_MIN_SIZE,
       "--maxmemory-policy",
       "noeviction",
       // Redis 7.0 gives every new stream node this many bytes at once, so each outcome's event log (a
