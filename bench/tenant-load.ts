@@ -110,11 +110,15 @@ export function apiCaller(base: string): Call {
   const agent = new Agent({ keepAlive: true });
   const { hostname, port } = new URL(base);
   const call: Call = (token, method, path, body, serialized = false) =>
-    once(token, method, path, body, serialized).catch((error: unknown) => {
+    once(agent, token, method, path, body, serialized).catch((error: unknown) => {
       if (!(error instanceof StaleConnection)) throw error;
-      return once(token, method, path, body, serialized);
+      // A connection of its own: the pool's next idle one may be just as stale.
+      return once(false, token, method, path, body, serialized);
     });
-  const once: Call = (token, method, path, body, serialized = false) =>
+  const once = (
+    via: Agent | false,
+    ...[token, method, path, body, serialized = false]: Parameters<Call>
+  ): ReturnType<Call> =>
     new Promise((resolve, reject) => {
       const text = body === undefined ? undefined : serialized ? (body as string) : JSON.stringify(body);
       const headers: Record<string, string | number> = {
@@ -122,7 +126,7 @@ export function apiCaller(base: string): Call {
         "content-type": "application/json",
       };
       if (text !== undefined) headers["content-length"] = Buffer.byteLength(text);
-      const req = request({ host: hostname, port, path, method, agent, headers }, (response) => {
+      const req = request({ host: hostname, port, path, method, agent: via, headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", reject);
