@@ -65,16 +65,19 @@ export function killAll(): void {
   for (const child of children) child.kill("SIGKILL");
 }
 
-/** Runs a benchmark's main and exits: 0 when it resolved; 1 when it threw, after killing its children. */
+/**
+ * Runs a benchmark's main and exits: 0 when it resolved; 1 when it threw, or a promise it left behind failed,
+ * after killing its children (left running, they would take the machine's cores from the next run).
+ */
 export function runMain(main: () => Promise<void>): void {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      killAll();
-      process.exit(1);
-    },
-  );
+  const fail = (error: unknown): void => {
+    console.error(error);
+    killAll();
+    process.exit(1);
+  };
+  process.once("uncaughtException", fail);
+  process.once("unhandledRejection", fail);
+  main().then(() => process.exit(0), fail);
 }
 
 /** Signals one child and waits until it is gone (SIGKILL after `graceMs` if another signal did not end it). */
